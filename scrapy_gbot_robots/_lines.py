@@ -1,0 +1,291 @@
+"""Bytes to logical robots.txt lines: the one tokenizer shared by the matcher and the linter.
+
+It follows Google's ``RobotsTxtParser`` byte for byte: the body is bytes (never decoded), only
+CR, LF and CRLF end a line, a leading BOM prefix is skipped, a line keeps 16,663 bytes, a NUL
+ends a line's content, ``#`` starts a comment anywhere, keys are matched by ASCII
+case-insensitive prefix (with Google's accepted typos), and allow/disallow values are
+normalised (``%xx`` upper-cased, bytes >= 0x80 percent-escaped).
+"""
+
+from __future__ import annotations
+
+import enum
+import re
+from dataclasses import dataclass
+
+MAX_LINE_BYTES = 16663  # Google's buffer is 2083 * 8 bytes, one of which holds the final NUL.
+MAX_BODY_BYTES = 512_000  # 500 KiB; content past it is ignored.
+
+_BOM = b"\xef\xbb\xbf"
+_SPACE_TAB = b" \t"
+# What C's isspace() accepts, and what bytes.strip() strips.
+_ASCII_WS = b" \t\n\v\f\r"
+
+
+class Kind(enum.IntEnum):
+    """What a directive line is, after key recognition."""
+
+    USER_AGENT = 1
+    ALLOW = 2
+    DISALLOW = 3
+    SITEMAP = 4
+    UNKNOWN = 5
+
+
+_USER_AGENT_KEYS = (b"user-agent", b"useragent", b"user agent")
+_ALLOW_KEYS = (b"allow",)
+_DISALLOW_KEYS = (b"disallow", b"dissallow", b"dissalow", b"disalow", b"diasllow", b"disallaw")
+_SITEMAP_KEYS = (b"sitemap", b"site-map")
+_CANONICAL = {
+    Kind.USER_AGENT: b"user-agent",
+    Kind.ALLOW: b"allow",
+    Kind.DISALLOW: b"disallow",
+    Kind.SITEMAP: b"sitemap",
+}
+
+_ESCAPE_RE = re.compile(rb"%([0-9A-Fa-f]{2})|[\x80-\xff]")
+
+
+def bom_length(body: bytes) -> int:
+    """How many leading bytes the parser skips as a (possibly partial) UTF-8 BOM."""
+    n = 0
+    while n < 3 and n < len(body) and body[n] == _BOM[n]:
+        n += 1
+    return n
+
+
+def physical_lines(body: bytes) -> list[bytes]:
+    """Split after the BOM on CR, LF and CRLF only; the last (possibly empty) line counts."""
+    skip = bom_length(body)
+    if skip:
+        body = body[skip:]
+    if b"\r" in body:
+        body = body.replace(b"\r\n", b"\n").replace(b"\r", b"\n")
+    return body.split(b"\n")
+
+
+_classified: dict[bytes, tuple[Kind, bool]] = {}
+_CLASSIFIED_MAX = 4096  # real files use a handful of spellings; hostile ones can't grow this
+
+
+def classify(key: bytes) -> tuple[Kind, bool]:
+    """Recognise a key by ASCII case-insensitive prefix; the flag says a typo was accepted."""
+    known = _classified.get(key)
+    if known is not None:
+        return known
+    lowered = key.lower()
+    if lowered.startswith(_USER_AGENT_KEYS):
+        result = Kind.USER_AGENT, not lowered.startswith(b"user-agent")
+    elif lowered.startswith(_ALLOW_KEYS):
+        result = Kind.ALLOW, False
+    elif lowered.startswith(_DISALLOW_KEYS):
+        result = Kind.DISALLOW, not lowered.startswith(b"disallow")
+    elif lowered.startswith(_SITEMAP_KEYS):
+        result = Kind.SITEMAP, not lowered.startswith(b"sitemap")
+    else:
+        result = Kind.UNKNOWN, False
+    if len(_classified) < _CLASSIFIED_MAX:
+        _classified[key] = result
+    return result
+
+
+def _upper_escape(match: re.Match[bytes]) -> bytes:
+    hex_digits = match.group(1)
+    if hex_digits is not None:
+        return b"%" + hex_digits.upper()
+    return b"%%%02X" % match.group()[0]
+
+
+def escape_pattern(value: bytes) -> str:
+    """Google's ``MaybeEscapePattern``: the result is always ASCII, so it can be a ``str``."""
+    if b"%" in value or not value.isascii():
+        value = _ESCAPE_RE.sub(_upper_escape, value)
+    return value.decode("ascii")
+
+
+# The outcome of splitting one line: (key, value, colon) or an "ignored" reason string, or None
+# for a line with no content.
+Split = tuple[bytes, bytes, bool] | str | None
+
+
+def split_line(content: bytes) -> Split:
+    """Key and value of a line whose length, NUL and comment cuts are already applied."""
+    content = content.strip()
+    if not content:
+        return None
+    sep = content.find(b":")
+    colon = sep >= 0
+    if not colon:
+        # A missing colon is forgiven when whitespace separates exactly two tokens.
+        space = content.find(b" ")
+        tab = content.find(b"\t")
+        sep = space if tab < 0 or 0 <= space < tab else tab
+        if sep < 0:
+            return "no-separator"
+        rest = content[sep:].lstrip(_SPACE_TAB)
+        if b" " in rest or b"\t" in rest:
+            return "too-many-tokens"
+    key = content[:sep].strip()
+    if not key:
+        return "empty-key"
+    return key, content[sep + 1 :].strip(), colon
+
+
+# The common line, "key: value # comment", in one C call: key up to the first colon, value
+# up to the comment.  Lines it does not fit go through split_line (same rules, more steps).
+_COLON_LINE = re.compile(rb"([^:#]*):([^#]*)")
+
+
+def directives(body: bytes) -> list[tuple[int, Kind, bytes, bytes]]:
+    """``(line number, kind, key, value)`` for every line that yields a key and value.
+
+    The value is as written; allow/disallow callers normalise it with :func:`escape_pattern`.
+    """
+    lines = physical_lines(body)
+    if b"\0" in body or len(body) > MAX_LINE_BYTES:
+        lines = [_cut(line) for line in lines]
+    colon_line = _COLON_LINE.match
+    out: list[tuple[int, Kind, bytes, bytes]] = []
+    append = out.append
+    number = 0
+    for line in lines:
+        number += 1
+        match = colon_line(line)
+        if match is not None:
+            key = match.group(1).strip()
+            if not key:
+                continue
+            value = match.group(2).strip()
+        else:
+            parts = split_line(line.partition(b"#")[0])
+            if parts is None or isinstance(parts, str):
+                continue
+            key, value, _ = parts
+        append((number, classify(key)[0], key, value))
+    return out
+
+
+def _cut(line: bytes) -> bytes:
+    """Apply the parser's line-length and NUL cuts."""
+    line = line[:MAX_LINE_BYTES]
+    nul = line.find(b"\0")
+    return line if nul < 0 else line[:nul]
+
+
+# The matcher only needs user-agent, allow and disallow lines, in order.  One regular
+# expression finds every line that starts (after whitespace) with one of their spellings and
+# splits it at the first colon, unless a "#" comes first.  The search is anchored on a
+# literal newline, so the engine skips from line to line in C; greedy classes keep it
+# linear.  It is exact when the body has no NUL, no line over the length cap, and every such
+# line has its colon; otherwise (whitespace standing in for a colon, say) the general path
+# answers.
+_MATCHER_KEYS = (
+    r"user-agent|useragent|user agent|allow|disallow|dissallow|dissalow|disalow|diasllow|disallaw"
+)
+_MATCHER_LINE = re.compile(r"\n[ \t\v\f]*((?i:" + _MATCHER_KEYS + r"))[^:#\n]*(:?)([^#\n]*)")
+_LONG_LINE = re.compile(rb"[^\n]{%d}" % (MAX_LINE_BYTES + 1))
+_KIND_OF_SPELLING = {
+    "user-agent": Kind.USER_AGENT,
+    "useragent": Kind.USER_AGENT,
+    "user agent": Kind.USER_AGENT,
+    "allow": Kind.ALLOW,
+}
+_MATCHER_KINDS = (Kind.USER_AGENT, Kind.ALLOW, Kind.DISALLOW)
+_WS = " \t\n\v\f\r"
+
+
+def matcher_directives(
+    body: bytes,
+) -> list[tuple[int, Kind, bytes, bytes]] | list[tuple[int, Kind, bytes, str]]:
+    """The user-agent, allow and disallow entries of :func:`directives`, found faster.
+
+    On the fast path (an ASCII body without ``%``, where normalisation changes nothing)
+    values come back as ``str``, line numbers as 0 and keys as ``b""``: verdicts need none
+    of those.  Otherwise this is :func:`directives`, filtered.
+    """
+    skip = bom_length(body)
+    text = body[skip:] if skip else body
+    if b"\r" in text:
+        text = text.replace(b"\r\n", b"\n").replace(b"\r", b"\n")
+    if (
+        text.isascii()
+        and b"%" not in text
+        and b"\0" not in text
+        and (len(text) <= MAX_LINE_BYTES or _LONG_LINE.search(text) is None)
+    ):
+        found = _MATCHER_LINE.findall("\n" + text.decode("ascii"))
+        if all(colon for _, colon, _ in found):
+            kind_of = _KIND_OF_SPELLING.get
+            disallow = Kind.DISALLOW
+            return [
+                (0, kind_of(spelling.lower(), disallow), b"", value.strip(_WS))
+                for spelling, _, value in found
+            ]
+    return [entry for entry in directives(body) if entry[1] in _MATCHER_KINDS]
+
+
+@dataclass(frozen=True, slots=True)
+class LineReport:
+    """How Google's parser reads one physical line; the linter's raw material."""
+
+    number: int
+    text: bytes
+    kind: Kind | None
+    key: bytes
+    value: bytes
+    pattern: str | None
+    comment: bool
+    colon: bool
+    typo: bool
+    exact_key: bool
+    too_long: bool
+    nul: bool
+    ignored: str | None
+
+
+def report(body: bytes) -> list[LineReport]:
+    """One :class:`LineReport` per physical line, using the same cuts and split as the matcher."""
+    out: list[LineReport] = []
+    for number, text in enumerate(physical_lines(body), start=1):
+        line = text
+        too_long = len(line) > MAX_LINE_BYTES
+        if too_long:
+            line = line[:MAX_LINE_BYTES]
+        nul_at = line.find(b"\0")
+        if nul_at >= 0:
+            line = line[:nul_at]
+        hash_at = line.find(b"#")
+        if hash_at >= 0:
+            line = line[:hash_at]
+        parts = split_line(line)
+        kind: Kind | None = None
+        key = value = b""
+        pattern: str | None = None
+        colon = typo = exact = False
+        ignored: str | None = None
+        if isinstance(parts, str):
+            ignored = parts
+        elif parts is not None:
+            key, value, colon = parts
+            kind, typo = classify(key)
+            exact = _CANONICAL.get(kind) == key.lower()
+            if kind in (Kind.ALLOW, Kind.DISALLOW):
+                pattern = escape_pattern(value)
+        out.append(
+            LineReport(
+                number=number,
+                text=text,
+                kind=kind,
+                key=key,
+                value=value,
+                pattern=pattern,
+                comment=hash_at >= 0,
+                colon=colon,
+                typo=typo,
+                exact_key=exact,
+                too_long=too_long,
+                nul=nul_at >= 0,
+                ignored=ignored,
+            )
+        )
+    return out

@@ -1,0 +1,417 @@
+"""Lines to rules to verdicts: ``parse``, ``RobotsTxt`` and ``Decision``.
+
+``parse`` only caps and keeps the bytes.  The first question for a user agent walks the
+lines once (Google's group logic) and keeps, for that agent only, a compact matcher; a broad
+crawl asks one agent per origin, so that is all it pays for.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from typing import Literal
+
+from ._agent import is_valid_token
+from ._lines import MAX_BODY_BYTES, Kind, directives, escape_pattern, matcher_directives
+from ._match import path_params_query, wildcard_match
+
+Group = Literal["agent", "global", "none"]
+
+_TOKEN = re.compile(r"[A-Za-z_-]*")
+_ASCII_WS = " \t\n\v\f\r"
+_MAX_AGENTS = 16  # per-agent matchers kept per file; more agents than this is unusual
+
+
+@dataclass(frozen=True, slots=True)
+class Decision:
+    """A verdict with its reason: the deciding line as Google's ``matching_line()`` reports it."""
+
+    allowed: bool
+    line: int
+    directive: str
+    value: str
+    pattern: str
+    group: Group
+
+    @property
+    def rule(self) -> str:
+        """The deciding rule as written, e.g. ``Disallow: /private``; empty when none."""
+        return f"{self.directive}: {self.value}" if self.directive else ""
+
+
+# A rule as the group walk yields it: (line, is_allow, normalised pattern, key, value as
+# written); line, key and value are only filled in when the caller reports lines.
+_Rule = tuple[int, bool, str, bytes, bytes]
+# A wildcard or anchored rule: (-priority, is_disallow, shape, first piece, second piece,
+# pieces); plain tuple order puts higher priority first and allow first on ties.
+_Wild = tuple[int, bool, int, str, str, tuple[str, ...]]
+# Shapes of wildcard and anchored rules, each checked inline by the matcher.
+_PREFIX, _EXACT, _ONE, _ONE_END, _MANY, _MANY_END = range(6)
+_ANCHORED = (_EXACT, _ONE_END, _MANY_END)
+
+
+def _agent_key(user_agent: str) -> str | None:
+    """What file tokens are compared with; None when no token can ever equal the agent."""
+    if user_agent == "" or is_valid_token(user_agent):
+        return user_agent.lower()
+    return None
+
+
+def _index_htm_fallback(pattern: str) -> str | None:
+    """Google's rule: ``Allow: /d/index.htm*`` also allows ``/d/`` itself (as ``/d/$``)."""
+    slash = pattern.rfind("/")
+    if slash >= 0 and pattern.startswith("/index.htm", slash):
+        return pattern[: slash + 1] + "$"
+    return None
+
+
+def _walk_groups(
+    entries: list[tuple[int, Kind, bytes, bytes]] | list[tuple[int, Kind, bytes, str]],
+    agent: str | None,
+) -> tuple[bool, list[_Rule], list[_Rule], list[tuple[bool, bytes, bytes]]]:
+    """Google's group logic for one agent, the only place it lives.
+
+    Returns whether any group names the agent (then only its rules count and every ``*``
+    rule is ignored), the agent's rules, the ``*`` rules, and the unknown lines with the
+    kind of group they fell in.  A group ends only when a user-agent line follows an allow
+    or disallow line; rules before any user-agent line, or under agents that are neither
+    ``*`` nor this one, are ignored.  Values come as bytes (as written: user-agent values
+    are compared raw, rule values get normalised here) or, from the matcher's fast path, as
+    ``str`` (user-agent values latin-1 decoded, rule values already normalised).
+    """
+    specific_rules: list[_Rule] = []
+    global_rules: list[_Rule] = []
+    unknown: list[tuple[bool, bytes, bytes]] = []
+    seen_global = seen_specific = seen_separator = ever_specific = False
+    token_of = _TOKEN.match
+    user_agent, allow, disallow = Kind.USER_AGENT, Kind.ALLOW, Kind.DISALLOW
+    for line, kind, key, value in entries:
+        if kind is user_agent:
+            if seen_separator:
+                seen_global = seen_specific = seen_separator = False
+            text = value if isinstance(value, str) else value.decode("latin-1")
+            if text[:1] == "*" and (len(text) == 1 or text[1] in _ASCII_WS):
+                seen_global = True
+            elif agent is not None:
+                match = token_of(text)
+                if match is not None and match.group().lower() == agent:
+                    seen_specific = ever_specific = True
+        elif kind is allow or kind is disallow:
+            if not (seen_specific or seen_global):
+                continue
+            seen_separator = True
+            if isinstance(value, str):
+                rule = (line, kind is allow, value, key, b"")
+            else:
+                rule = (line, kind is allow, escape_pattern(value), key, value)
+            (specific_rules if seen_specific else global_rules).append(rule)
+        elif kind is Kind.UNKNOWN and (seen_specific or seen_global):
+            assert isinstance(value, bytes)
+            unknown.append((seen_specific, key, value))
+    return ever_specific, specific_rules, global_rules, unknown
+
+
+class _AgentMatcher:
+    """The rules that apply to one agent, arranged so that most checks cost one C call.
+
+    * ``_prefilter``: the literal prefixes of every rule except the ``/*...`` kind; a URL
+      path that starts with none of them (the usual case) needs nothing more, unless
+      ``_trivial`` says there are ``/*...`` rules, which are then screened by ``_tails``
+      (``endswith`` for anchored ones) and ``_needles`` (substrings the others need).
+    * ``_plain``: rules without ``*`` or ``$``, by pattern; the longest that prefixes the
+      path is found by one dict lookup per distinct length (``_lengths``, longest first).
+      ``Allow: /`` or ``Disallow: /`` is kept aside in ``_root``.
+    * ``_wild``: the other rules, by priority, allow first on ties, each in one of a few
+      shapes checked inline, only while they could still beat the best plain match.
+
+    Only what verdicts need is kept; ``decide`` rebuilds per-line detail on demand.
+    """
+
+    __slots__ = (
+        "_detail",
+        "_lengths",
+        "_needles",
+        "_plain",
+        "_plain_firsts",
+        "_prefilter",
+        "_root",
+        "_tails",
+        "_trivial",
+        "_wild",
+        "_wild_firsts",
+        "specific",
+    )
+
+    def __init__(self, allows: list[str], disallows: list[str], specific: bool) -> None:
+        self.specific = specific
+        self._detail: list[_Rule] | None = None
+        # Built with C-level dict operations: a tie between allow and disallow goes to allow.
+        plain = dict.fromkeys(disallows, False)
+        plain.update(dict.fromkeys(allows, True))
+        plain.pop("", None)  # priority 0: never decides
+        wild: list[_Wild] = []
+        joined = "\n".join(plain)
+        if "*" in joined or "$" in joined:
+            for pattern in [p for p in plain if "*" in p or p[-1] == "$"]:
+                _add_wild(pattern, plain.pop(pattern), wild)
+        if "/index.htm" in joined:
+            for pattern in allows:
+                fallback = _index_htm_fallback(pattern)
+                if fallback is not None and fallback not in plain:
+                    _add_wild(fallback, True, wild)
+        wild.sort()
+        self._root = plain.pop("/", None)
+        self._plain = plain
+        self._plain_firsts = tuple(plain)
+        self._lengths = tuple(sorted(set(map(len, plain)), reverse=True))
+        self._wild = tuple(wild)
+        self._wild_firsts = tuple({entry[3] for entry in wild})
+        trivial = [entry for entry in wild if entry[3] in ("", "/")]
+        # "Allow: /" alone never changes a verdict unless a priority-1 disallow ("*") exists.
+        root_matters = self._root is False or any(e[0] == -1 and e[1] for e in wild)
+        self._trivial = bool(trivial) or (self._root is not None and root_matters)
+        always = (self._root is not None and root_matters) or any(
+            e[2] == _PREFIX for e in trivial
+        )
+        self._tails = () if always else tuple({e[5][-1] for e in trivial if e[2] in _ANCHORED})
+        self._needles = (
+            ("",) if always else tuple({e[4] for e in trivial if e[2] not in _ANCHORED})
+        )
+        self._prefilter = self._plain_firsts + tuple(
+            first for first in self._wild_firsts if first not in ("", "/")
+        )
+
+    def allowed_path(self, path: str) -> bool:
+        """The verdict for a path (which always starts with ``/``)."""
+        # Past the prefilter only "/*..." rules can still match: screen them by what they need.
+        if not path.startswith(self._prefilter) and not path.endswith(self._tails):
+            for needle in self._needles:
+                if needle in path:
+                    break
+            else:
+                return True
+        best = -1
+        best_allow = True
+        if path.startswith(self._plain_firsts):
+            size = len(path)
+            plain = self._plain
+            for length in self._lengths:
+                if length <= size:
+                    verdict = plain.get(path[:length])
+                    if verdict is not None:
+                        best, best_allow = length, verdict
+                        break
+        elif self._root is not None:
+            best, best_allow = 1, self._root
+        if not path.startswith(self._wild_firsts):
+            return best_allow
+        size = len(path)
+        for negative, disallow, shape, first, second, pieces in self._wild:
+            priority = -negative
+            if priority < best or (priority == best and (best_allow or disallow)):
+                break
+            if not path.startswith(first):
+                continue
+            if shape == _ONE:
+                hit = path.find(second, len(first)) >= 0
+            elif shape == _ONE_END:
+                hit = path.endswith(second) and size - len(second) >= len(first)
+            elif shape == _PREFIX:
+                hit = True
+            elif shape == _EXACT:
+                hit = size == len(first)
+            else:
+                hit = wildcard_match(path, pieces, shape == _MANY_END)
+            if hit:
+                return not disallow
+        return best_allow
+
+    def decide(self, path: str, rules: list[_Rule]) -> Decision:
+        """Replay Google's matcher over this agent's rules, keeping lines for the report."""
+        best = {True: (-1, 0), False: (-1, 0)}  # is_allow -> (priority, line)
+        chosen: dict[bool, tuple[str, bytes, bytes]] = {}
+        for line, allow, pattern, key, value in rules:
+            priority = _priority(path, pattern)
+            if priority < 0 and allow:
+                fallback = _index_htm_fallback(pattern)
+                if fallback is not None:
+                    pattern = fallback
+                    priority = _priority(path, fallback)
+            if priority > best[allow][0]:
+                best[allow] = (priority, line)
+                chosen[allow] = (pattern, key, value)
+        d_priority, a_priority = best[False][0], best[True][0]
+        disallowed = d_priority > a_priority if (d_priority > 0 or a_priority > 0) else False
+        winner_allow = not d_priority > a_priority
+        line = best[winner_allow][1]
+        if not line:
+            return Decision(not disallowed, 0, "", "", "", "none")
+        pattern, key, value = chosen[winner_allow]
+        return Decision(
+            allowed=not disallowed,
+            line=line,
+            directive=key.decode("utf-8", "backslashreplace"),
+            value=value.decode("utf-8", "backslashreplace"),
+            pattern=pattern,
+            group="agent" if self.specific else "global",
+        )
+
+
+def _add_wild(pattern: str, allow: bool, wild: list[_Wild]) -> None:
+    """Classify a pattern with ``*`` or a final ``$`` into one of the inline shapes."""
+    if pattern[0] != "/" and pattern[0] != "*":
+        return  # a pattern that starts with neither "/" nor "*" can never match a path
+    anchored = pattern[-1] == "$"
+    body = pattern[:-1] if anchored else pattern
+    star = body.find("*")
+    if star < 0:  # "/a$"
+        if not body:
+            return  # "$" alone: the path is never empty
+        wild.append((-len(pattern), not allow, _EXACT, body, "", (body,)))
+        return
+    first = body[:star]
+    rest = body[star:].strip("*")
+    if not rest:  # "/a*", "/a*$": any tail
+        wild.append((-len(pattern), not allow, _PREFIX, first, "", (first,)))
+        return
+    if anchored and body[-1] == "*":
+        anchored = False  # "*$" at the end matches any tail
+    if "*" not in rest:  # "/*x", "/*.pdf$"
+        shape = _ONE_END if anchored else _ONE
+        wild.append((-len(pattern), not allow, shape, first, rest, (first, rest)))
+        return
+    pieces = (first, *[piece for piece in rest.split("*") if piece])
+    shape = _MANY_END if anchored else _MANY
+    wild.append((-len(pattern), not allow, shape, first, pieces[1], pieces))
+
+
+def _priority(path: str, pattern: str) -> int:
+    """Google's match priority: the pattern's byte length if it matches, else -1."""
+    if not pattern:
+        return 0
+    anchored = pattern.endswith("$")
+    pieces = tuple((pattern[:-1] if anchored else pattern).split("*"))
+    if path.startswith(pieces[0]) and wildcard_match(path, pieces, anchored):
+        return len(pattern)
+    return -1
+
+
+class RobotsTxt:
+    """A parsed robots.txt body: ask it what Google's parser would decide.
+
+    Matching state is built per user agent on first use and kept for the last agent in a
+    fast slot (a crawl asks with one token), others in a small bounded dict.
+    """
+
+    __slots__ = ("_agent", "_matcher", "_others", "_sitemaps", "body", "truncated")
+
+    def __init__(self, body: bytes, truncated: bool = False) -> None:
+        self.body = body
+        self.truncated = truncated
+        self._agent: str | None = None
+        self._matcher: _AgentMatcher | None = None
+        self._others: dict[str, _AgentMatcher] | None = None
+        self._sitemaps: tuple[str, ...] | None = None
+
+    def __repr__(self) -> str:
+        return f"<RobotsTxt {len(self.body)} bytes{' (truncated)' if self.truncated else ''}>"
+
+    def allowed(self, url: str, user_agent: str) -> bool:
+        """Google's verdict for ``url`` (already percent-encoded) and a product token."""
+        matcher = self._matcher if user_agent == self._agent else self._matcher_for(user_agent)
+        # Inlined fast path: for an http(s) URL the prefilter runs on the URL in place.
+        if url.startswith("https://"):
+            start = 8
+        elif url.startswith("http://"):
+            start = 7
+        else:
+            return matcher.allowed_path(path_params_query(url))  # type: ignore[union-attr]
+        slash = url.find("/", start)
+        if slash < 0 or url.find("?", start, slash) >= 0 or url.find(";", start, slash) >= 0:
+            return matcher.allowed_path(path_params_query(url))  # type: ignore[union-attr]
+        # The path is url[slash:] up to "#" (and a NUL), so a prefix of it is a prefix here.
+        if not matcher._trivial and not url.startswith(matcher._prefilter, slash):  # type: ignore[union-attr]
+            return True
+        end = url.find("#", slash)
+        path = url[slash:end] if end >= 0 else url[slash:]
+        if "\0" in path:
+            path = path[: path.index("\0")]
+        return matcher.allowed_path(path)  # type: ignore[union-attr]
+
+    def decide(self, url: str, user_agent: str) -> Decision:
+        """The verdict with the deciding line; slower than :meth:`allowed`."""
+        matcher = self._matcher_for(user_agent)
+        if matcher._detail is None:
+            walked = _walk_groups(directives(self.body), _agent_key(user_agent))
+            matcher._detail = walked[1] if walked[0] else walked[2]
+        return matcher.decide(path_params_query(url), matcher._detail)
+
+    def names_agent(self, user_agent: str) -> bool:
+        """Whether a group names this agent, which hides every ``*`` rule from it."""
+        return self._matcher_for(user_agent).specific
+
+    @property
+    def sitemaps(self) -> tuple[str, ...]:
+        """Every sitemap URL in file order, from anywhere in the file."""
+        if self._sitemaps is None:
+            self._sitemaps = tuple(
+                value.decode("utf-8", "backslashreplace")
+                for _, kind, _, value in directives(self.body)
+                if kind is Kind.SITEMAP and value
+            )
+        return self._sitemaps
+
+    def crawl_delay(self, user_agent: str) -> float | None:
+        """The first valid ``Crawl-delay`` of the agent's groups (Google ignores it)."""
+        specific, _, _, unknown = _walk_groups(directives(self.body), _agent_key(user_agent))
+        for in_specific, key, value in unknown:
+            if in_specific != specific or not key.lower().startswith(b"crawl-delay"):
+                continue
+            try:
+                delay = float(value.decode("ascii"))
+            except (UnicodeDecodeError, ValueError):
+                continue
+            if 0 <= delay < float("inf"):
+                return delay
+        return None
+
+    def _matcher_for(self, user_agent: str) -> _AgentMatcher:
+        if user_agent == self._agent and self._matcher is not None:
+            return self._matcher
+        others = self._others
+        matcher = others.get(user_agent) if others is not None else None
+        if matcher is None:
+            specific, agent_rules, global_rules, _ = _walk_groups(
+                matcher_directives(self.body), _agent_key(user_agent)
+            )
+            rules = agent_rules if specific else global_rules
+            matcher = _AgentMatcher(
+                [r[2] for r in rules if r[1]], [r[2] for r in rules if not r[1]], specific
+            )
+        # The newest agent takes the fast slot; the previous one moves to the bounded dict.
+        if self._agent is not None and self._matcher is not None:
+            if others is None:
+                others = self._others = {}
+            elif len(others) >= _MAX_AGENTS:
+                del others[next(iter(others))]
+            others[self._agent] = self._matcher
+        if others is not None:
+            others.pop(user_agent, None)
+        self._agent, self._matcher = user_agent, matcher
+        return matcher
+
+
+def parse(body: bytes | str, *, max_bytes: int = MAX_BODY_BYTES) -> RobotsTxt:
+    """Parse a robots.txt body (bytes; a ``str`` is UTF-8 encoded) with Google's 500 KiB cap.
+
+    Never raises for any bytes: the cap is a plain byte cut, and a partial last line is
+    still a line.
+    """
+    if isinstance(body, str):
+        body = body.encode("utf-8", "surrogateescape")
+    elif not isinstance(body, bytes):
+        body = bytes(body)
+    truncated = len(body) > max_bytes
+    if truncated:
+        body = body[:max_bytes]
+    return RobotsTxt(body, truncated)
