@@ -74,6 +74,16 @@ def _comment_token(comment: str) -> str | None:
     return None
 
 
+def _comment_product(header: str) -> str | None:
+    """A ``Name/version`` comment entry, e.g. ``(X11; Linux x86_64; Storebot-Google/1.0)``."""
+    for comment in re.findall(r"\(([^()]*)\)", header):
+        for entry in comment.split(";"):
+            match = _ENTRY_RE.fullmatch(entry.strip())
+            if match and "/" in entry and match.group(1).lower() not in _COMPAT_PRODUCTS:
+                return match.group(1)
+    return None
+
+
 def product_token(user_agent_header: str) -> str:
     """Derive the robots.txt token a crawler with this User-Agent header should obey.
 
@@ -83,10 +93,14 @@ def product_token(user_agent_header: str) -> str:
     2. else the first token-shaped entry (``Name`` or ``Name/version``, or an entry whose last
        word is so shaped) of a parenthesised comment that contains ``compatible`` or a URL,
        e.g. ``Mozilla/5.0 (compatible; Googlebot/2.1; +http://www.google.com/bot.html)``;
-    3. else the first top-level product ``Name/version`` whose name is not a browser
+       (words that browsers use, such as ``Gecko`` or ``Linux``-like single words outside
+       such a comment, are skipped);
+    3. else the first comment entry that is exactly ``Name/version`` with a name that is not
+       a browser word, e.g. ``(X11; Linux x86_64; Storebot-Google/1.0)``;
+    4. else the first top-level product ``Name/version`` whose name is not a browser
        compatibility token (Mozilla, AppleWebKit, Chrome, Safari, Gecko, ...);
-    4. else the first top-level product's token (``Mozilla`` for a plain browser header);
-    5. else the header's leading ``[A-Za-z_-]`` run (possibly empty).
+    5. else the first top-level product's token (``Mozilla`` for a plain browser header);
+    6. else the header's leading ``[A-Za-z_-]`` run (possibly empty).
 
     The token is the product name's leading ``[A-Za-z_-]`` run, as Google's parser extracts it.
     """
@@ -102,6 +116,9 @@ def product_token(user_agent_header: str) -> str:
                 return token
         elif product is not None:
             products.append(product)
+    token = _comment_product(header)
+    if token:
+        return token
     first_token = ""
     for product in products:
         token = token_prefix(product)

@@ -45,6 +45,8 @@ _Rule = tuple[int, bool, str, bytes, bytes]
 # A wildcard or anchored rule: (-priority, is_disallow, shape, first piece, second piece,
 # pieces); plain tuple order puts higher priority first and allow first on ties.
 _Wild = tuple[int, bool, int, str, str, tuple[str, ...]]
+# An unknown line: (its group names the agent, its group names "*", key, value).
+_Unknown = tuple[bool, bool, bytes, bytes]
 # Shapes of wildcard and anchored rules, each checked inline by the matcher.
 _PREFIX, _EXACT, _ONE, _ONE_END, _MANY, _MANY_END = range(6)
 _ANCHORED = (_EXACT, _ONE_END, _MANY_END)
@@ -68,20 +70,23 @@ def _index_htm_fallback(pattern: str) -> str | None:
 def _walk_groups(
     entries: list[tuple[int, Kind, bytes, bytes]] | list[tuple[int, Kind, bytes, str]],
     agent: str | None,
-) -> tuple[bool, list[_Rule], list[_Rule], list[tuple[bool, bytes, bytes]]]:
+) -> tuple[bool, list[_Rule], list[_Rule], list[_Unknown]]:
     """Google's group logic for one agent, the only place it lives.
 
     Returns whether any group names the agent (then only its rules count and every ``*``
-    rule is ignored), the agent's rules, the ``*`` rules, and the unknown lines with the
-    kind of group they fell in.  A group ends only when a user-agent line follows an allow
-    or disallow line; rules before any user-agent line, or under agents that are neither
-    ``*`` nor this one, are ignored.  Values come as bytes (as written: user-agent values
+    rule is ignored), the agent's rules, the ``*`` rules, and the unknown lines with
+    whether their group names the agent and whether it names ``*`` (known only once the
+    group's user-agent lines are all read: an unknown line does not split them).  A group
+    ends only when a user-agent line follows an allow or disallow line; rules before any
+    user-agent line, or under agents that are neither ``*`` nor this one, are ignored.  Values come as bytes (as written: user-agent values
     are compared raw, rule values get normalised here) or, from the matcher's fast path, as
     ``str`` (user-agent values latin-1 decoded, rule values already normalised).
     """
     specific_rules: list[_Rule] = []
     global_rules: list[_Rule] = []
-    unknown: list[tuple[bool, bytes, bytes]] = []
+    # Unknown lines wait, with their group's number, until the group's agents are known.
+    pending: list[tuple[int, bytes, bytes]] = []
+    group_kinds: list[tuple[bool, bool]] = [(False, False)]
     seen_global = seen_specific = seen_separator = ever_specific = False
     token_of = _TOKEN.match
     user_agent, allow, disallow = Kind.USER_AGENT, Kind.ALLOW, Kind.DISALLOW
@@ -89,6 +94,7 @@ def _walk_groups(
         if kind is user_agent:
             if seen_separator:
                 seen_global = seen_specific = seen_separator = False
+                group_kinds.append((False, False))
             text = value if isinstance(value, str) else value.decode("latin-1")
             if text[:1] == "*" and (len(text) == 1 or text[1] in _ASCII_WS):
                 seen_global = True
@@ -96,6 +102,7 @@ def _walk_groups(
                 match = token_of(text)
                 if match is not None and match.group().lower() == agent:
                     seen_specific = ever_specific = True
+            group_kinds[-1] = (seen_specific, seen_global)
         elif kind is allow or kind is disallow:
             if not (seen_specific or seen_global):
                 continue
@@ -105,9 +112,10 @@ def _walk_groups(
             else:
                 rule = (line, kind is allow, escape_pattern(value), key, value)
             (specific_rules if seen_specific else global_rules).append(rule)
-        elif kind is Kind.UNKNOWN and (seen_specific or seen_global):
+        elif kind is Kind.UNKNOWN:
             assert isinstance(value, bytes)
-            unknown.append((seen_specific, key, value))
+            pending.append((len(group_kinds) - 1, key, value))
+    unknown = [(*group_kinds[group], key, value) for group, key, value in pending]
     return ever_specific, specific_rules, global_rules, unknown
 
 
@@ -327,7 +335,12 @@ class RobotsTxt:
         else:
             return matcher.allowed_path(path_params_query(url))  # type: ignore[union-attr]
         slash = url.find("/", start)
-        if slash < 0 or url.find("?", start, slash) >= 0 or url.find(";", start, slash) >= 0:
+        if (
+            slash < 0
+            or url.find("?", start, slash) >= 0
+            or url.find(";", start, slash) >= 0
+            or url.find("#", start, slash) >= 0
+        ):  # the path starts elsewhere, or is "/" when a fragment comes first
             return matcher.allowed_path(path_params_query(url))  # type: ignore[union-attr]
         # The path is url[slash:] up to "#" (and a NUL), so a prefix of it is a prefix here.
         if not matcher._trivial and not url.startswith(matcher._prefilter, slash):  # type: ignore[union-attr]
@@ -364,8 +377,9 @@ class RobotsTxt:
     def crawl_delay(self, user_agent: str) -> float | None:
         """The first valid ``Crawl-delay`` of the agent's groups (Google ignores it)."""
         specific, _, _, unknown = _walk_groups(directives(self.body), _agent_key(user_agent))
-        for in_specific, key, value in unknown:
-            if in_specific != specific or not key.lower().startswith(b"crawl-delay"):
+        for names_agent, names_star, key, value in unknown:
+            applies = names_agent if specific else names_star
+            if not applies or not key.lower().startswith(b"crawl-delay"):
                 continue
             try:
                 delay = float(value.decode("ascii"))

@@ -1,0 +1,102 @@
+"""The matcher's fast tokenizer path must give exactly what the general path gives.
+
+``matcher_directives`` answers from one regular expression when it can and from
+``directives`` otherwise; these properties pin the two to each other on robots-like bodies
+built to hit every special case (typos, colon-less lines, comments, NUL, CR, BOM, ``%``,
+non-ASCII, long lines).
+"""
+
+from __future__ import annotations
+
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from scrapy_gbot_robots import parse
+from scrapy_gbot_robots._lines import (
+    MAX_LINE_BYTES,
+    Kind,
+    directives,
+    escape_pattern,
+    matcher_directives,
+    report,
+)
+
+KEYS = [
+    b"User-agent", b"user-agent", b"USERAGENT", b"user agent", b"User-agents", b"Allow",
+    b"allowance", b"Disallow", b"disalow", b"DISSALLOW", b"diasllow", b"disallaw", b"Sitemap",
+    b"site-map", b"Crawl-delay", b"Host", b"Foo", b"", b"xallow", b"*",
+]
+VALUES = [
+    b"*", b"* ", b"*foo", b"Googlebot", b"googlebot/2.1", b"Googl\xc3\xb6t", b"/", b"/a", b"/a*b$",
+    b"/%7e%2F", b"/caf\xc3\xa9", b"/a b", b"", b"/index.html", b"$", b"/*.pdf$", b"bing-bot",
+]
+SEPARATORS = [b": ", b":", b" : ", b" ", b"\t", b"  ", b"#:", b"::"]
+TAILS = [b"", b" # comment", b"#", b" \t", b"\0junk", b"\x0b", b" extra"]
+BREAKS = [b"\n", b"\r\n", b"\r", b"\n\n"]
+
+line = st.builds(
+    lambda pre, key, sep, value, tail: pre + key + sep + value + tail,
+    st.sampled_from([b"", b" ", b"\t", b"\xef\xbb\xbf"]),
+    st.sampled_from(KEYS),
+    st.sampled_from(SEPARATORS),
+    st.sampled_from(VALUES),
+    st.sampled_from(TAILS),
+)
+body = st.builds(
+    lambda bom, parts: bom + b"".join(text + brk for text, brk in parts),
+    st.sampled_from([b"", b"\xef\xbb\xbf", b"\xef\xbb"]),
+    st.lists(st.tuples(line, st.sampled_from(BREAKS)), max_size=25),
+)
+
+
+Entries = list[tuple[int, Kind, bytes, bytes]] | list[tuple[int, Kind, bytes, str]]
+
+
+def _normalised(entries: Entries) -> list[tuple[Kind, str]]:
+    out = []
+    for _, kind, _, value in entries:
+        if kind not in (Kind.USER_AGENT, Kind.ALLOW, Kind.DISALLOW):
+            continue
+        if isinstance(value, bytes):
+            value = value.decode("latin-1") if kind is Kind.USER_AGENT else escape_pattern(value)
+        out.append((kind, value))
+    return out
+
+
+@settings(max_examples=400, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(body)
+def test_fast_path_equals_general_path_on_robots_like_bodies(data: bytes) -> None:
+    assert _normalised(matcher_directives(data)) == _normalised(directives(data))
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.binary(max_size=400))
+def test_fast_path_equals_general_path_on_random_bytes(data: bytes) -> None:
+    assert _normalised(matcher_directives(data)) == _normalised(directives(data))
+
+
+def test_fast_path_sees_a_rule_after_an_over_long_line_as_the_general_path_does() -> None:
+    long_rule = b"Disallow: /" + b"a" * (MAX_LINE_BYTES + 50) + b"\n"
+    data = b"User-agent: *\n" + long_rule + b"Allow: /ok\n"
+    assert _normalised(matcher_directives(data)) == _normalised(directives(data))
+    robots = parse(data)
+    cut = "/" + "a" * (MAX_LINE_BYTES - len(b"Disallow: /"))
+    assert robots.allowed("https://x.com" + cut, "bot") is False
+    assert robots.allowed("https://x.com" + cut[:-1], "bot") is True
+
+
+def test_line_report_and_directives_agree_on_every_line() -> None:
+    data = (
+        b"\xef\xbb\xbfUser-agent: *\r\nDisalow /x\r\nDisallow /a /b\r\n: empty\r\n"
+        b"Allow: /p%7e # c\rSitemap: https://x.com/s.xml\n\0\n"
+    )
+    lines = report(data)
+    kinds = {r.number: (r.kind, r.key, r.value) for r in lines if r.kind is not None}
+    assert kinds == {n: (k, key, v) for n, k, key, v in directives(data)}
+    by_number = {r.number: r for r in lines}
+    assert by_number[2].typo is True and by_number[2].colon is False
+    assert by_number[3].ignored == "too-many-tokens"
+    assert by_number[4].ignored == "empty-key"
+    assert by_number[5].pattern == "/p%7E" and by_number[5].comment is True
+    assert by_number[7].nul is True
+    assert len(lines) == 8
