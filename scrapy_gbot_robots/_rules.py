@@ -78,9 +78,10 @@ def _walk_groups(
     whether their group names the agent and whether it names ``*`` (known only once the
     group's user-agent lines are all read: an unknown line does not split them).  A group
     ends only when a user-agent line follows an allow or disallow line; rules before any
-    user-agent line, or under agents that are neither ``*`` nor this one, are ignored.  Values come as bytes (as written: user-agent values
-    are compared raw, rule values get normalised here) or, from the matcher's fast path, as
-    ``str`` (user-agent values latin-1 decoded, rule values already normalised).
+    user-agent line, or under agents that are neither ``*`` nor this one, are ignored.
+    Values come as bytes (as written: user-agent values are compared raw, rule values get
+    normalised here) or, from the matcher's fast path, as ``str`` (user-agent values
+    latin-1 decoded, rule values already normalised).
     """
     specific_rules: list[_Rule] = []
     global_rules: list[_Rule] = []
@@ -343,7 +344,8 @@ class RobotsTxt:
         ):  # the path starts elsewhere, or is "/" when a fragment comes first
             return matcher.allowed_path(path_params_query(url))  # type: ignore[union-attr]
         # The path is url[slash:] up to "#" (and a NUL), so a prefix of it is a prefix here.
-        if not matcher._trivial and not url.startswith(matcher._prefilter, slash):  # type: ignore[union-attr]
+        prefilter = matcher._prefilter  # type: ignore[union-attr]
+        if not matcher._trivial and not url.startswith(prefilter, slash):  # type: ignore[union-attr]
             return True
         end = url.find("#", slash)
         path = url[slash:end] if end >= 0 else url[slash:]
