@@ -43,7 +43,6 @@ _CANONICAL = {
     Kind.SITEMAP: b"sitemap",
 }
 
-_ESCAPE_RE = re.compile(rb"%([0-9A-Fa-f]{2})|[\x80-\xff]")
 
 
 def bom_length(body: bytes) -> int:
@@ -89,18 +88,28 @@ def classify(key: bytes) -> tuple[Kind, bool]:
     return result
 
 
-def _upper_escape(match: re.Match[bytes]) -> bytes:
-    hex_digits = match.group(1)
-    if hex_digits is not None:
-        return b"%" + hex_digits.upper()
-    return b"%%%02X" % match.group()[0]
+# Bytes >= 0x80 become %XX (upper-case hex), as Google's MaybeEscapePattern writes them.
+_HIGH_BYTES = {byte: "%%%02X" % byte for byte in range(0x80, 0x100)}
+_ESCAPE = re.compile(r"%[0-9A-Fa-f]{2}")
+_LOWER_ESCAPE = re.compile(r"%(?:[a-f][0-9A-Fa-f]|[0-9A-F][a-f])")
+
+
+def _upper(match: re.Match[str]) -> str:
+    return match.group().upper()
 
 
 def escape_pattern(value: bytes) -> str:
-    """Google's ``MaybeEscapePattern``: the result is always ASCII, so it can be a ``str``."""
-    if b"%" in value or not value.isascii():
-        value = _ESCAPE_RE.sub(_upper_escape, value)
-    return value.decode("ascii")
+    """Google's ``MaybeEscapePattern``: the result is always ASCII, so it can be a ``str``.
+
+    Escaping high bytes first cannot create a new ``%xx`` (each escape starts with ``%``),
+    so upper-casing the escapes afterwards gives what Google's single pass gives.
+    """
+    text = value.decode("latin-1")
+    if not value.isascii():
+        text = text.translate(_HIGH_BYTES)
+    if "%" in text and _LOWER_ESCAPE.search(text) is not None:
+        text = _ESCAPE.sub(_upper, text)
+    return text
 
 
 # The outcome of splitting one line: (key, value, colon) or an "ignored" reason string, or None
@@ -182,8 +191,10 @@ def _cut(line: bytes) -> bytes:
 _MATCHER_KEYS = (
     r"user-agent|useragent|user agent|allow|disallow|dissallow|dissalow|disalow|diasllow|disallaw"
 )
-_MATCHER_LINE = re.compile(r"\n[ \t\v\f]*((?i:" + _MATCHER_KEYS + r"))[^:#\n]*(:?)([^#\n]*)")
-_LONG_LINE = re.compile(rb"[^\n]{%d}" % (MAX_LINE_BYTES + 1))
+_MATCHER_LINE = re.compile(
+    r"\n[ \t\v\f]*((?i:" + _MATCHER_KEYS + r"))([^:#\n]*)(:?)([^#\n]*)"
+)
+_LONG_LINE = re.compile(rb"(?m)^[^\n]{%d}" % (MAX_LINE_BYTES + 1))  # tried at line starts only
 _KIND_OF_SPELLING = {
     "user-agent": Kind.USER_AGENT,
     "useragent": Kind.USER_AGENT,
@@ -199,29 +210,36 @@ def matcher_directives(
 ) -> list[tuple[int, Kind, bytes, bytes]] | list[tuple[int, Kind, bytes, str]]:
     """The user-agent, allow and disallow entries of :func:`directives`, found faster.
 
-    On the fast path (an ASCII body without ``%``, where normalisation changes nothing)
-    values come back as ``str``, line numbers as 0 and keys as ``b""``: verdicts need none
-    of those.  Otherwise this is :func:`directives`, filtered.
+    On the fast path (an ASCII body without ``%``, where normalisation changes nothing, and
+    with no NUL or over-long line) values come back as ``str``, line numbers as 0 and keys as
+    ``b""``: verdicts need none of those.  Otherwise this is :func:`directives`, filtered.
     """
     skip = bom_length(body)
     text = body[skip:] if skip else body
     if b"\r" in text:
         text = text.replace(b"\r\n", b"\n").replace(b"\r", b"\n")
-    if (
+    if not (
         text.isascii()
         and b"%" not in text
         and b"\0" not in text
         and (len(text) <= MAX_LINE_BYTES or _LONG_LINE.search(text) is None)
     ):
-        found = _MATCHER_LINE.findall("\n" + text.decode("ascii"))
-        if all(colon for _, colon, _ in found):
-            kind_of = _KIND_OF_SPELLING.get
-            disallow = Kind.DISALLOW
-            return [
-                (0, kind_of(spelling.lower(), disallow), b"", value.strip(_WS))
-                for spelling, _, value in found
-            ]
-    return [entry for entry in directives(body) if entry[1] in _MATCHER_KINDS]
+        return [entry for entry in directives(body) if entry[1] in _MATCHER_KINDS]
+    out: list[tuple[int, Kind, bytes, str]] = []
+    append = out.append
+    spelling_kind = _KIND_OF_SPELLING.get
+    disallow = Kind.DISALLOW
+    for spelling, rest, colon, value in _MATCHER_LINE.findall("\n" + text.decode("ascii")):
+        if colon:
+            append((0, spelling_kind(spelling.lower(), disallow), b"", value.strip(_WS)))
+            continue
+        # No colon: whitespace may stand in for it, by split_line's rule on the whole key.
+        parts = split_line((spelling + rest).encode("ascii"))
+        if isinstance(parts, tuple):
+            kind = classify(parts[0])[0]
+            if kind in _MATCHER_KINDS:
+                append((0, kind, b"", parts[1].decode("ascii")))
+    return out
 
 
 @dataclass(frozen=True, slots=True)
