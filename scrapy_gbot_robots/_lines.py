@@ -89,7 +89,7 @@ def classify(key: bytes) -> tuple[Kind, bool]:
 
 
 # Bytes >= 0x80 become %XX (upper-case hex), as Google's MaybeEscapePattern writes them.
-_HIGH_BYTES = {byte: "%%%02X" % byte for byte in range(0x80, 0x100)}
+_HIGH_BYTES = {byte: f"%{byte:02X}" for byte in range(0x80, 0x100)}
 _ESCAPE = re.compile(r"%[0-9A-Fa-f]{2}")
 _LOWER_ESCAPE = re.compile(r"%(?:[a-f][0-9A-Fa-f]|[0-9A-F][a-f])")
 
