@@ -1,0 +1,242 @@
+"""``gbot-robots fetch`` against a real HTTP server on 127.0.0.1, run as a subprocess.
+
+The server runs in a thread of the test process (the CLI runs its own reactor in the
+subprocess), listens on an ephemeral loopback port, counts every hit, and is always shut down.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import socket
+import subprocess
+import sys
+import threading
+import time
+from collections import Counter
+from collections.abc import Iterator
+from dataclasses import dataclass, field
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from pathlib import Path
+
+import pytest
+
+SCRIPT = Path(sys.executable).parent / "gbot-robots"
+ENTRY = [str(SCRIPT)] if SCRIPT.exists() else [sys.executable, "-m", "scrapy_gbot_robots"]
+
+ROBOTS = b"""\
+User-agent: *
+Disallow: /private/
+
+User-agent: Googlebot
+Disallow: /nogooglebot/
+Crawl-delay: 5
+
+Sitemap: http://www.example.com/sitemap.xml
+"""
+
+
+@dataclass
+class Answer:
+    status: int = 200
+    body: bytes = b""
+    headers: dict[str, str] = field(default_factory=dict)
+    delay: float = 0.0
+
+
+class Site:
+    """Routes by path; every hit counted."""
+
+    def __init__(self) -> None:
+        self.routes: dict[str, Answer] = {}
+        self.hits: Counter[str] = Counter()
+        self.port = 0
+
+    @property
+    def base(self) -> str:
+        return f"http://127.0.0.1:{self.port}"
+
+
+def _handler(site: Site) -> type[BaseHTTPRequestHandler]:
+    class Handler(BaseHTTPRequestHandler):
+        def do_GET(self) -> None:
+            site.hits[self.path] += 1
+            answer = site.routes.get(self.path, Answer(404, b"not found"))
+            if answer.delay:
+                time.sleep(answer.delay)
+            try:
+                self.send_response(answer.status)
+                for name, value in answer.headers.items():
+                    self.send_header(name, value)
+                self.send_header("Content-Length", str(len(answer.body)))
+                self.end_headers()
+                self.wfile.write(answer.body)
+            except OSError:  # the client gave up (timeout test)
+                pass
+
+        def log_message(self, format: str, *args: object) -> None:
+            pass
+
+    return Handler
+
+
+@pytest.fixture()
+def site() -> Iterator[Site]:
+    s = Site()
+    server = ThreadingHTTPServer(("127.0.0.1", 0), _handler(s))
+    server.daemon_threads = True
+    server.block_on_close = False
+    s.port = server.server_address[1]
+    thread = threading.Thread(target=server.serve_forever, kwargs={"poll_interval": 0.05})
+    thread.start()
+    try:
+        yield s
+    finally:
+        server.shutdown()
+        server.server_close()
+        thread.join(timeout=10)
+        assert not thread.is_alive()
+
+
+def fetch(*args: str) -> subprocess.CompletedProcess[str]:
+    env = {k: v for k, v in os.environ.items() if "proxy" not in k.lower() and k != "NO_COLOR"}
+    proc = subprocess.run(
+        [*ENTRY, "fetch", *args], capture_output=True, env=env, timeout=120, check=False
+    )
+    return subprocess.CompletedProcess(
+        proc.args, proc.returncode, proc.stdout.decode(), proc.stderr.decode()
+    )
+
+
+def fetch_json(*args: str) -> tuple[int, dict[str, object]]:
+    proc = fetch(*args, "--json")
+    assert "Traceback" not in proc.stderr, proc.stderr
+    return proc.returncode, json.loads(proc.stdout)
+
+
+def test_rules_with_max_age(site: Site) -> None:
+    site.routes["/robots.txt"] = Answer(200, ROBOTS, {"Cache-Control": "public, max-age=600"})
+    proc = fetch(f"{site.base}/nogooglebot/page.html", "-u", "Googlebot")
+    assert proc.returncode == 0, proc.stderr
+    out = proc.stdout
+    assert f"GET  {site.base}/robots.txt  200" in out
+    assert "policy    rules: obey the file (HTTP 200)" in out
+    assert "cache     10 min (from Cache-Control max-age=600)" in out
+    assert "disallowed (line 5: Disallow: /nogooglebot/)" in out
+    assert "GR207" in out  # the lint report follows, with the crawl-delay finding
+    # Only robots.txt went on the network: the URL itself was never downloaded.
+    assert site.hits == Counter({"/robots.txt": 1})
+
+
+def test_rules_json(site: Site) -> None:
+    site.routes["/robots.txt"] = Answer(200, ROBOTS)
+    status, data = fetch_json(f"{site.base}/private/x", "--user-agent", "Bingbot")
+    assert status == 0
+    assert data["origin"] == site.base and data["robots_url"] == f"{site.base}/robots.txt"
+    assert data["state"] == "rules" and data["policy"] == "rules" and data["status"] == 200
+    assert data["cache_seconds"] == 86_400
+    assert [(c["url"], c["status"]) for c in data["chain"]] == [(f"{site.base}/robots.txt", 200)]
+    verdict = data["verdict"]
+    assert (verdict["allowed"], verdict["line"], verdict["group"]) == (False, 2, "global")
+    assert data["sitemaps"] == ["http://www.example.com/sitemap.xml"]
+    lint = data["lint"]
+    assert isinstance(lint, dict)
+    assert {f["code"] for f in lint["findings"]} >= {"GR207", "GR402"}
+
+
+def test_redirect_is_followed(site: Site) -> None:
+    site.routes["/robots.txt"] = Answer(301, headers={"Location": "/real-robots.txt"})
+    site.routes["/real-robots.txt"] = Answer(200, ROBOTS)
+    status, data = fetch_json(f"{site.base}/")
+    assert status == 0
+    assert [(c["status"], c["location"]) for c in data["chain"]] == [
+        (301, "/real-robots.txt"),
+        (200, None),
+    ]
+    assert data["state"] == "rules"
+
+
+def test_too_many_redirects_is_no_restrictions(site: Site) -> None:
+    for i in range(10):
+        site.routes["/robots.txt" if i == 0 else f"/r{i}"] = Answer(
+            302, headers={"Location": f"/r{i + 1}"}
+        )
+    proc = fetch(f"{site.base}/private/")
+    assert proc.returncode == 0, proc.stderr
+    assert "no restrictions (still redirecting after 5 hops, which counts as a 404)" in (
+        proc.stdout
+    )
+    assert sum(site.hits.values()) == 6  # the first request and five hops, no more
+    assert "allowed (no restrictions)" in proc.stdout
+
+
+def test_404_is_no_restrictions(site: Site) -> None:
+    status, data = fetch_json(f"{site.base}/anything")
+    assert status == 0
+    assert data["state"] == "allow_all" and data["policy"] == "allow_all"
+    assert data["lint"] is None
+    assert data["verdict"]["allowed"] is True
+
+
+def test_server_error_stops_and_exits_1(site: Site) -> None:
+    site.routes["/robots.txt"] = Answer(503, b"down")
+    proc = fetch(f"{site.base}/")
+    assert proc.returncode == 1
+    assert "stopped: server error (503)" in proc.stdout
+    assert "12 h" in proc.stdout and "30 d" in proc.stdout
+    assert "not crawled for now" in proc.stdout
+    # The middleware's retry is part of "the way the middleware does": two 503s.
+    assert site.hits == Counter({"/robots.txt": 2})
+
+
+def test_429_is_a_server_error(site: Site) -> None:
+    site.routes["/robots.txt"] = Answer(429, headers={"Retry-After": "120"})
+    status, data = fetch_json(f"{site.base}/")
+    assert status == 1
+    assert data["state"] == "server_error" and data["policy"] == "stopped"
+    assert data["cache_seconds"] == 120  # the retry waits for Retry-After
+
+
+def test_timeout_is_a_server_error(site: Site) -> None:
+    site.routes["/robots.txt"] = Answer(200, ROBOTS, delay=3)
+    started = time.monotonic()
+    status, data = fetch_json(f"{site.base}/", "--timeout", "0.5")
+    assert time.monotonic() - started < 30
+    assert status == 1
+    assert data["state"] == "server_error"
+    assert "Timeout" in str(data["reason"])
+    assert data["chain"][-1]["status"] is None and data["chain"][-1]["error"] == data["reason"]
+
+
+def test_connection_refused_is_a_server_error() -> None:
+    with socket.socket() as sock:  # a port that was free a moment ago: nobody listens
+        sock.bind(("127.0.0.1", 0))
+        port = sock.getsockname()[1]
+    status, data = fetch_json(f"http://127.0.0.1:{port}/")
+    assert status == 1
+    assert data["state"] == "server_error"
+    assert data["status"] is None
+
+
+def test_fail_on_lint_findings(site: Site) -> None:
+    site.routes["/robots.txt"] = Answer(200, b"User-agent: *\nDisalow: /x\n")
+    assert fetch(f"{site.base}/").returncode == 0
+    proc = fetch(f"{site.base}/", "--fail-on", "warning", "-q")
+    assert proc.returncode == 1
+    assert "GR201" in proc.stdout and "READ AS" not in proc.stdout
+
+
+@pytest.mark.parametrize(
+    ("args", "message"),
+    [
+        (["ftp://example.com/"], "only http and https URLs"),
+        (["example.com"], "not an absolute URL"),
+        (["http://127.0.0.1:1/", "-u", "Googlebot/2.1"], "invalid user-agent token"),
+        (["http://127.0.0.1:1/", "--timeout", "0"], "--timeout must be a positive number"),
+    ],
+)
+def test_fetch_usage_errors(args: list[str], message: str) -> None:
+    proc = fetch(*args)
+    assert proc.returncode == 2
+    assert message in proc.stderr
+    assert "Traceback" not in proc.stderr
