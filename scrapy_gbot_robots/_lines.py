@@ -188,31 +188,27 @@ def _cut(line: bytes) -> bytes:
 # linear.  It is exact when the body has no NUL, no line over the length cap, and every such
 # line has its colon; otherwise (whitespace standing in for a colon, say) the general path
 # answers.
-_MATCHER_KEYS = (
-    r"user-agent|useragent|user agent|allow|disallow|dissallow|dissalow|disalow|diasllow|disallaw"
-)
 _MATCHER_LINE = re.compile(
-    r"\n[ \t\v\f]*((?i:" + _MATCHER_KEYS + r"))([^:#\n]*)(:?)([^#\n]*)"
+    r"\n[ \t\v\f]*(?:((?i:user-agent|useragent|user agent))|((?i:allow))|"
+    r"((?i:disallow|dissallow|dissalow|disalow|diasllow|disallaw)))([^:#\n]*)(:?)([^#\n]*)"
 )
 _LONG_LINE = re.compile(rb"(?m)^[^\n]{%d}" % (MAX_LINE_BYTES + 1))  # tried at line starts only
-_KIND_OF_SPELLING = {
-    "user-agent": Kind.USER_AGENT,
-    "useragent": Kind.USER_AGENT,
-    "user agent": Kind.USER_AGENT,
-    "allow": Kind.ALLOW,
-}
 _MATCHER_KINDS = (Kind.USER_AGENT, Kind.ALLOW, Kind.DISALLOW)
-_WS = " \t\n\v\f\r"
+WS = " \t\n\v\f\r"  # what C's isspace() accepts; str.strip() alone would strip more
+
+# One user-agent, allow or disallow line as the fast path finds it: (user-agent spelling,
+# allow spelling, disallow spelling (two of the three empty), rest of the key, ":", value).
+FastLine = tuple[str, str, str, str, str, str]
+_AS_FAST = {Kind.USER_AGENT: ("u", "", ""), Kind.ALLOW: ("", "a", ""), Kind.DISALLOW: ("", "", "d")}
 
 
-def matcher_directives(
-    body: bytes,
-) -> list[tuple[int, Kind, bytes, bytes]] | list[tuple[int, Kind, bytes, str]]:
-    """The user-agent, allow and disallow entries of :func:`directives`, found faster.
+def fast_matcher_lines(body: bytes) -> list[FastLine] | None:
+    """The user-agent, allow and disallow lines of ``body`` by one regex, or None.
 
-    On the fast path (an ASCII body without ``%``, where normalisation changes nothing, and
-    with no NUL or over-long line) values come back as ``str``, line numbers as 0 and keys as
-    ``b""``: verdicts need none of those.  Otherwise this is :func:`directives`, filtered.
+    None when the fast path would not be exact: a body that is not ASCII or has ``%``
+    (patterns would need normalising), a NUL, or a line over the length cap.  Callers then
+    use :func:`directives`.  A line without its colon (whitespace may stand in for it) is
+    left for the caller to pass through :func:`colonless_line`.
     """
     skip = bom_length(body)
     text = body[skip:] if skip else body
@@ -224,22 +220,29 @@ def matcher_directives(
         and b"\0" not in text
         and (len(text) <= MAX_LINE_BYTES or _LONG_LINE.search(text) is None)
     ):
-        return [entry for entry in directives(body) if entry[1] in _MATCHER_KINDS]
-    out: list[tuple[int, Kind, bytes, str]] = []
-    append = out.append
-    spelling_kind = _KIND_OF_SPELLING.get
-    disallow = Kind.DISALLOW
-    for spelling, rest, colon, value in _MATCHER_LINE.findall("\n" + text.decode("ascii")):
-        if colon:
-            append((0, spelling_kind(spelling.lower(), disallow), b"", value.strip(_WS)))
-            continue
-        # No colon: whitespace may stand in for it, by split_line's rule on the whole key.
-        parts = split_line((spelling + rest).encode("ascii"))
-        if isinstance(parts, tuple):
-            kind = classify(parts[0])[0]
-            if kind in _MATCHER_KINDS:
-                append((0, kind, b"", parts[1].decode("ascii")))
-    return out
+        return None
+    found: list[FastLine] = _MATCHER_LINE.findall("\n" + text.decode("ascii"))
+    return found
+
+
+def colonless_line(entry: FastLine) -> FastLine | None:
+    """A fast-path line without a colon, by the whitespace-separator rule, in colon form.
+
+    None when the line gives no user-agent, allow or disallow directive.
+    """
+    parts = split_line("".join(entry[:4]).encode("ascii"))
+    if not isinstance(parts, tuple):
+        return None
+    kind = classify(parts[0])[0]
+    if kind not in _AS_FAST:
+        return None
+    ua, allow, disallow = _AS_FAST[kind]
+    return ua, allow, disallow, "", ":", parts[1].decode("ascii")
+
+
+def matcher_directives(body: bytes) -> list[tuple[int, Kind, bytes, bytes]]:
+    """The user-agent, allow and disallow entries of :func:`directives`."""
+    return [entry for entry in directives(body) if entry[1] in _MATCHER_KINDS]
 
 
 @dataclass(frozen=True, slots=True)

@@ -8,17 +8,27 @@ crawl asks one agent per origin, so that is all it pays for.
 from __future__ import annotations
 
 import re
+from bisect import bisect_left
 from dataclasses import dataclass
 from typing import Literal
 
 from ._agent import is_valid_token
-from ._lines import MAX_BODY_BYTES, Kind, directives, escape_pattern, matcher_directives
+from ._lines import (
+    MAX_BODY_BYTES,
+    WS,
+    FastLine,
+    Kind,
+    colonless_line,
+    directives,
+    escape_pattern,
+    fast_matcher_lines,
+    matcher_directives,
+)
 from ._match import path_params_query, wildcard_match
 
 Group = Literal["agent", "global", "none"]
 
 _TOKEN = re.compile(r"[A-Za-z_-]*")
-_ASCII_WS = " \t\n\v\f\r"
 _MAX_AGENTS = 16  # per-agent matchers kept per file; more agents than this is unusual
 
 
@@ -68,7 +78,7 @@ def _index_htm_fallback(pattern: str) -> str | None:
 
 
 def _walk_groups(
-    entries: list[tuple[int, Kind, bytes, bytes]] | list[tuple[int, Kind, bytes, str]],
+    entries: list[tuple[int, Kind, bytes, bytes]],
     agent: str | None,
 ) -> tuple[bool, list[_Rule], list[_Rule], list[_Unknown]]:
     """Google's group logic for one agent, the only place it lives.
@@ -79,9 +89,8 @@ def _walk_groups(
     group's user-agent lines are all read: an unknown line does not split them).  A group
     ends only when a user-agent line follows an allow or disallow line; rules before any
     user-agent line, or under agents that are neither ``*`` nor this one, are ignored.
-    Values come as bytes (as written: user-agent values are compared raw, rule values get
-    normalised here) or, from the matcher's fast path, as ``str`` (user-agent values
-    latin-1 decoded, rule values already normalised).
+    Values are bytes as written: user-agent values are compared raw, rule values get
+    normalised here.
     """
     specific_rules: list[_Rule] = []
     global_rules: list[_Rule] = []
@@ -96,8 +105,8 @@ def _walk_groups(
             if seen_separator:
                 seen_global = seen_specific = seen_separator = False
                 group_kinds.append((False, False))
-            text = value if isinstance(value, str) else value.decode("latin-1")
-            if text[:1] == "*" and (len(text) == 1 or text[1] in _ASCII_WS):
+            text = value.decode("latin-1")
+            if text[:1] == "*" and (len(text) == 1 or text[1] in WS):
                 seen_global = True
             elif agent is not None:
                 match = token_of(text)
@@ -108,16 +117,54 @@ def _walk_groups(
             if not (seen_specific or seen_global):
                 continue
             seen_separator = True
-            if isinstance(value, str):
-                rule = (line, kind is allow, value, key, b"")
-            else:
-                rule = (line, kind is allow, escape_pattern(value), key, value)
+            rule = (line, kind is allow, escape_pattern(value), key, value)
             (specific_rules if seen_specific else global_rules).append(rule)
         elif kind is Kind.UNKNOWN:
-            assert isinstance(value, bytes)
             pending.append((len(group_kinds) - 1, key, value))
     unknown = [(*group_kinds[group], key, value) for group, key, value in pending]
     return ever_specific, specific_rules, global_rules, unknown
+
+
+def _fast_select(lines: list[FastLine], agent: str | None) -> tuple[bool, list[str], list[str]]:
+    """:func:`_walk_groups` for the matcher's fast path: allow and disallow patterns only.
+
+    The same state machine, specialised to the tuples of :func:`fast_matcher_lines` so that
+    the first check of a site does no per-line bookkeeping it does not need (a third of the
+    time of a first check).  ``tests/test_engine_internal.py`` pins it to
+    :func:`_walk_groups` on random bodies; keep the two in step.
+    """
+    specific_allows: list[str] = []
+    specific_disallows: list[str] = []
+    global_allows: list[str] = []
+    global_disallows: list[str] = []
+    seen_global = seen_specific = seen_separator = ever_specific = False
+    token_of = _TOKEN.match
+    for entry in lines:
+        if not entry[4]:
+            fixed = colonless_line(entry)
+            if fixed is None:
+                continue
+            entry = fixed
+        user_agent, allow, _, _, _, value = entry
+        if user_agent:
+            if seen_separator:
+                seen_global = seen_specific = seen_separator = False
+            value = value.strip(WS)
+            if value[:1] == "*" and (len(value) == 1 or value[1] in WS):
+                seen_global = True
+            elif agent is not None:
+                match = token_of(value)
+                if match is not None and match.group().lower() == agent:
+                    seen_specific = ever_specific = True
+        elif seen_specific:
+            seen_separator = True
+            (specific_allows if allow else specific_disallows).append(value.strip(WS))
+        elif seen_global:
+            seen_separator = True
+            (global_allows if allow else global_disallows).append(value.strip(WS))
+    if ever_specific:
+        return True, specific_allows, specific_disallows
+    return False, global_allows, global_disallows
 
 
 class _AgentMatcher:
@@ -127,8 +174,11 @@ class _AgentMatcher:
       path that starts with none of them (the usual case) needs nothing more, unless
       ``_trivial`` says there are ``/*...`` rules, which are then screened by ``_tails``
       (``endswith`` for anchored ones) and ``_needles`` (substrings the others need).
-    * ``_plain``: rules without ``*`` or ``$``, by pattern; the longest that prefixes the
-      path is found by one dict lookup per distinct length (``_lengths``, longest first).
+    * plain rules (no ``*`` or ``$``) are the first ``_plain_count`` entries of
+      ``_prefilter``, sorted, with their verdicts in the bytes ``_plain_allow``; the
+      longest that prefixes the path is found by one binary search per distinct length
+      (``_lengths``, longest first).  One shared tuple and one byte per rule cost far less
+      memory than a dict, and the search only runs on a prefix hit.
       ``Allow: /`` or ``Disallow: /`` is kept aside in ``_root``.
     * ``_wild``: the other rules, by priority, allow first on ties, each in one of a few
       shapes checked inline, only while they could still beat the best plain match.
@@ -140,8 +190,8 @@ class _AgentMatcher:
         "_detail",
         "_lengths",
         "_needles",
-        "_plain",
-        "_plain_firsts",
+        "_plain_allow",
+        "_plain_count",
         "_prefilter",
         "_root",
         "_tails",
@@ -170,9 +220,10 @@ class _AgentMatcher:
                     _add_wild(fallback, True, wild)
         wild.sort()
         self._root = plain.pop("/", None)
-        self._plain = plain
-        self._plain_firsts = tuple(plain)
-        self._lengths = tuple(sorted(set(map(len, plain)), reverse=True))
+        ordered = sorted(plain)
+        self._plain_count = len(ordered)
+        self._plain_allow = bytes(map(plain.__getitem__, ordered))
+        self._lengths = tuple(sorted(set(map(len, ordered)), reverse=True))
         self._wild = tuple(wild)
         self._wild_firsts = tuple({entry[3] for entry in wild})
         trivial = [entry for entry in wild if entry[3] in ("", "/")]
@@ -186,14 +237,14 @@ class _AgentMatcher:
         self._needles = (
             ("",) if always else tuple({e[4] for e in trivial if e[2] not in _ANCHORED})
         )
-        self._prefilter = self._plain_firsts + tuple(
-            first for first in self._wild_firsts if first not in ("", "/")
-        )
+        ordered.extend(first for first in self._wild_firsts if first not in ("", "/"))
+        self._prefilter = tuple(ordered)
 
     def allowed_path(self, path: str) -> bool:
         """The verdict for a path (which always starts with ``/``)."""
+        prefixed = path.startswith(self._prefilter)
         # Past the prefilter only "/*..." rules can still match: screen them by what they need.
-        if not path.startswith(self._prefilter) and not path.endswith(self._tails):
+        if not prefixed and not path.endswith(self._tails):
             for needle in self._needles:
                 if needle in path:
                     break
@@ -201,16 +252,17 @@ class _AgentMatcher:
                 return True
         best = -1
         best_allow = True
-        if path.startswith(self._plain_firsts):
+        if prefixed and self._plain_count:
             size = len(path)
-            plain = self._plain
+            keys, count = self._prefilter, self._plain_count
             for length in self._lengths:
                 if length <= size:
-                    verdict = plain.get(path[:length])
-                    if verdict is not None:
-                        best, best_allow = length, verdict
+                    key = path[:length]
+                    at = bisect_left(keys, key, 0, count)
+                    if at < count and keys[at] == key:
+                        best, best_allow = length, self._plain_allow[at] == 1
                         break
-        elif self._root is not None:
+        if best < 0 and self._root is not None:
             best, best_allow = 1, self._root
         if not path.startswith(self._wild_firsts):
             return best_allow
@@ -312,7 +364,7 @@ class RobotsTxt:
     fast slot (a crawl asks with one token), others in a small bounded dict.
     """
 
-    __slots__ = ("_agent", "_matcher", "_others", "_sitemaps", "body", "truncated")
+    __slots__ = ("_agent", "_matcher", "_others", "_site", "_sitemaps", "body", "truncated")
 
     def __init__(self, body: bytes, truncated: bool = False) -> None:
         self.body = body
@@ -321,6 +373,7 @@ class RobotsTxt:
         self._matcher: _AgentMatcher | None = None
         self._others: dict[str, _AgentMatcher] | None = None
         self._sitemaps: tuple[str, ...] | None = None
+        self._site = "\0"  # "scheme://host/" of the last http(s) URL; no URL starts with NUL
 
     def __repr__(self) -> str:
         return f"<RobotsTxt {len(self.body)} bytes{' (truncated)' if self.truncated else ''}>"
@@ -328,21 +381,14 @@ class RobotsTxt:
     def allowed(self, url: str, user_agent: str) -> bool:
         """Google's verdict for ``url`` (already percent-encoded) and a product token."""
         matcher = self._matcher if user_agent == self._agent else self._matcher_for(user_agent)
-        # Inlined fast path: for an http(s) URL the prefilter runs on the URL in place.
-        if url.startswith("https://"):
-            start = 8
-        elif url.startswith("http://"):
-            start = 7
+        # Fast path.  A site's URLs share "scheme://host/": once one URL showed where its
+        # path starts, one startswith finds the path of the next.
+        if url.startswith(self._site):
+            slash = len(self._site) - 1
         else:
-            return matcher.allowed_path(path_params_query(url))  # type: ignore[union-attr]
-        slash = url.find("/", start)
-        if (
-            slash < 0
-            or url.find("?", start, slash) >= 0
-            or url.find(";", start, slash) >= 0
-            or url.find("#", start, slash) >= 0
-        ):  # the path starts elsewhere, or is "/" when a fragment comes first
-            return matcher.allowed_path(path_params_query(url))  # type: ignore[union-attr]
+            slash = self._path_start(url)
+            if slash < 0:
+                return matcher.allowed_path(path_params_query(url))  # type: ignore[union-attr]
         # The path is url[slash:] up to "#" (and a NUL), so a prefix of it is a prefix here.
         prefilter = matcher._prefilter  # type: ignore[union-attr]
         if not matcher._trivial and not url.startswith(prefilter, slash):  # type: ignore[union-attr]
@@ -352,6 +398,29 @@ class RobotsTxt:
         if "\0" in path:
             path = path[: path.index("\0")]
         return matcher.allowed_path(path)  # type: ignore[union-attr]
+
+    def _path_start(self, url: str) -> int:
+        """Where an http(s) URL's path starts (its first "/"), remembering the site prefix.
+
+        -1 when the general extraction is needed: another scheme, no "/", or a "?", ";" or
+        "#" before the first "/" (the path then starts there, or is "/").
+        """
+        if url.startswith("https://"):
+            start = 8
+        elif url.startswith("http://"):
+            start = 7
+        else:
+            return -1
+        slash = url.find("/", start)
+        if (
+            slash < 0
+            or url.find("?", start, slash) >= 0
+            or url.find(";", start, slash) >= 0
+            or url.find("#", start, slash) >= 0
+        ):
+            return -1
+        self._site = url[: slash + 1]
+        return slash
 
     def decide(self, url: str, user_agent: str) -> Decision:
         """The verdict with the deciding line; slower than :meth:`allowed`."""
@@ -397,13 +466,18 @@ class RobotsTxt:
         others = self._others
         matcher = others.get(user_agent) if others is not None else None
         if matcher is None:
-            specific, agent_rules, global_rules, _ = _walk_groups(
-                matcher_directives(self.body), _agent_key(user_agent)
-            )
-            rules = agent_rules if specific else global_rules
-            matcher = _AgentMatcher(
-                [r[2] for r in rules if r[1]], [r[2] for r in rules if not r[1]], specific
-            )
+            agent = _agent_key(user_agent)
+            lines = fast_matcher_lines(self.body)
+            if lines is not None:
+                specific, allows, disallows = _fast_select(lines, agent)
+            else:
+                specific, agent_rules, global_rules, _ = _walk_groups(
+                    matcher_directives(self.body), agent
+                )
+                rules = agent_rules if specific else global_rules
+                allows = [rule[2] for rule in rules if rule[1]]
+                disallows = [rule[2] for rule in rules if not rule[1]]
+            matcher = _AgentMatcher(allows, disallows, specific)
         # The newest agent takes the fast slot; the previous one moves to the bounded dict.
         if self._agent is not None and self._matcher is not None:
             if others is None:

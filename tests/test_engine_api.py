@@ -136,3 +136,38 @@ def test_google_robot_parser_derives_the_token_from_a_full_header() -> None:
     assert parser.allowed(b"https://example.com/private/x", scrapy_header) is False
     assert parser.crawl_delay("Googlebot") == 7.0
     assert parser.sitemaps[0] == "https://example.com/sitemap.xml"
+
+
+@pytest.mark.parametrize(
+    ("url", "allowed"),
+    [
+        ("https://x.com/shop/", True),  # Allow: /shop/index.html also allows /shop/ itself
+        ("https://x.com/shop/index.htm", False),  # only "Disallow: /" matches
+        ("https://x.com/shop/index.html", True),
+        ("https://x.com/other", False),
+    ],
+)
+def test_root_rule_still_decides_when_only_a_wildcard_prefix_matched(
+    url: str, allowed: bool
+) -> None:
+    # Regression: a prefilter hit from the index.htm rule's "/shop/$" must not hide "/".
+    robots = parse(b"User-agent: *\nAllow: /shop/index.html\nDisallow: /\n")
+    assert robots.allowed(url, "bot") is allowed
+    assert robots.decide(url, "bot").allowed is allowed
+
+
+def test_same_site_prefix_cache_never_leaks_between_hosts_or_fragments() -> None:
+    robots = parse(b"User-agent: *\nDisallow: /x\n")
+    sequence = [
+        ("https://a.com/x", False),
+        ("https://a.com/y", True),
+        ("https://a.com#/x", True),  # a fragment before the path: the path is "/"
+        ("https://a.com/x", False),
+        ("https://a.com?/x", True),  # the path is "/?/x"
+        ("https://b.com/x", False),
+        ("http://a.com/x", False),
+        ("//a.com/x", False),
+        ("a.com/x", False),
+    ]
+    for url, allowed in sequence:
+        assert robots.allowed(url, "bot") is allowed, url

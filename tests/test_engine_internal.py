@@ -1,9 +1,10 @@
-"""The matcher's fast tokenizer path must give exactly what the general path gives.
+"""The matcher's fast path must give exactly what the general path gives.
 
-``matcher_directives`` answers from one regular expression when it can and from
-``directives`` otherwise; these properties pin the two to each other on robots-like bodies
-built to hit every special case (typos, colon-less lines, comments, NUL, CR, BOM, ``%``,
-non-ASCII, long lines).
+The first check of a site goes through ``fast_matcher_lines`` (one regular expression) and
+``_fast_select`` (the group walk specialised to it) when the body allows; ``decide`` and
+bodies with NUL, non-ASCII, ``%`` or over-long lines go through ``directives`` and
+``_walk_groups``.  These properties pin the two to each other on robots-like bodies built to
+hit every special case (typos, colon-less lines, comments, NUL, CR, BOM, ``%``, non-ASCII).
 """
 
 from __future__ import annotations
@@ -14,12 +15,12 @@ from hypothesis import strategies as st
 from scrapy_gbot_robots import parse
 from scrapy_gbot_robots._lines import (
     MAX_LINE_BYTES,
-    Kind,
     directives,
-    escape_pattern,
+    fast_matcher_lines,
     matcher_directives,
     report,
 )
+from scrapy_gbot_robots._rules import _agent_key, _fast_select, _walk_groups
 
 KEYS = [
     b"User-agent", b"user-agent", b"USERAGENT", b"user agent", b"User-agents", b"Allow",
@@ -49,36 +50,47 @@ body = st.builds(
 )
 
 
-Entries = list[tuple[int, Kind, bytes, bytes]] | list[tuple[int, Kind, bytes, str]]
+AGENTS = ["Googlebot", "googlebot", "bing-bot", "foo", "", "Googlebot/2.1", "*"]
 
 
-def _normalised(entries: Entries) -> list[tuple[Kind, str]]:
-    out = []
-    for _, kind, _, value in entries:
-        if kind not in (Kind.USER_AGENT, Kind.ALLOW, Kind.DISALLOW):
-            continue
-        if isinstance(value, bytes):
-            value = value.decode("latin-1") if kind is Kind.USER_AGENT else escape_pattern(value)
-        out.append((kind, value))
-    return out
+def _both(data: bytes, user_agent: str) -> tuple[object, object] | None:
+    lines = fast_matcher_lines(data)
+    if lines is None:
+        return None
+    agent = _agent_key(user_agent)
+    specific, agent_rules, global_rules, _ = _walk_groups(matcher_directives(data), agent)
+    rules = agent_rules if specific else global_rules
+    general = (specific, [r[2] for r in rules if r[1]], [r[2] for r in rules if not r[1]])
+    return _fast_select(lines, agent), general
 
 
 @settings(max_examples=400, deadline=None, suppress_health_check=[HealthCheck.too_slow])
-@given(body)
-def test_fast_path_equals_general_path_on_robots_like_bodies(data: bytes) -> None:
-    assert _normalised(matcher_directives(data)) == _normalised(directives(data))
+@given(body, st.sampled_from(AGENTS))
+def test_fast_select_equals_walk_groups_on_robots_like_bodies(data: bytes, agent: str) -> None:
+    both = _both(data, agent)
+    if both is not None:
+        assert both[0] == both[1]
 
 
 @settings(max_examples=200, deadline=None)
-@given(st.binary(max_size=400))
-def test_fast_path_equals_general_path_on_random_bytes(data: bytes) -> None:
-    assert _normalised(matcher_directives(data)) == _normalised(directives(data))
+@given(st.binary(max_size=400), st.sampled_from(AGENTS))
+def test_fast_select_equals_walk_groups_on_random_bytes(data: bytes, agent: str) -> None:
+    both = _both(data, agent)
+    if both is not None:
+        assert both[0] == both[1]
+
+
+def test_fast_path_is_taken_for_plain_ascii_and_not_for_what_it_cannot_see() -> None:
+    assert fast_matcher_lines(b"User-agent: *\nDisallow /x\n") is not None
+    too_long = b"x" * (MAX_LINE_BYTES + 1)
+    for data in (b"Disallow: /caf\xc3\xa9", b"Disallow: /%7e", b"a\0b", too_long):
+        assert fast_matcher_lines(data) is None
 
 
 def test_fast_path_sees_a_rule_after_an_over_long_line_as_the_general_path_does() -> None:
     long_rule = b"Disallow: /" + b"a" * (MAX_LINE_BYTES + 50) + b"\n"
     data = b"User-agent: *\n" + long_rule + b"Allow: /ok\n"
-    assert _normalised(matcher_directives(data)) == _normalised(directives(data))
+    assert fast_matcher_lines(data) is None  # the general path handles the cut
     robots = parse(data)
     cut = "/" + "a" * (MAX_LINE_BYTES - len(b"Disallow: /"))
     assert robots.allowed("https://x.com" + cut, "bot") is False
