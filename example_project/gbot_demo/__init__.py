@@ -1,0 +1,1 @@
+"""A runnable Scrapy project that shows scrapy-gbot-robots deciding like Googlebot."""

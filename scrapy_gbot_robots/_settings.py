@@ -1,0 +1,190 @@
+"""Every ``GBOT_ROBOTS_*`` setting, read once into one frozen, validated :class:`Config`.
+
+Validation happens at start-up, so a typo stops the crawl before the first request with a
+:class:`ConfigError` (a ``ValueError``) whose message names the setting, instead of
+surfacing hours later. The per-request hot path then reads plain attributes.
+
+Pure: reads settings through a ``get(name)`` callable, imports nothing from Scrapy.
+"""
+
+from __future__ import annotations
+
+import importlib
+import math
+import time
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import Any
+
+from ._agent import is_valid_token, product_token
+from ._policy import PolicyConfig
+
+PREFIX = "GBOT_ROBOTS_"
+
+#: name -> (default, kind, minimum); kind is "float" or "int". The single source of defaults.
+NUMERIC: dict[str, tuple[float, str, float]] = {
+    "DOWNLOAD_TIMEOUT": (30.0, "float", 0.001),
+    "RETRY_TIMES": (1, "int", 0),
+    "MAX_REDIRECTS": (5, "int", 0),
+    "MAX_BYTES": (512_000, "int", 1),
+    "CACHE_TTL": (86_400.0, "float", 0.0),
+    "CACHE_MIN_TTL": (60.0, "float", 0.0),
+    "CACHE_MAX_TTL": (30 * 86_400.0, "float", 0.0),
+    "CACHE_SIZE": (10_000, "int", 1),
+    "ERROR_STOP": (12 * 3_600.0, "float", 0.0),
+    "ERROR_GRACE": (30 * 86_400.0, "float", 0.0),
+    "RETRY_BACKOFF": (60.0, "float", 0.001),
+    "RETRY_BACKOFF_MAX": (3_600.0, "float", 0.001),
+    "PARK_TIMEOUT": (600.0, "float", 0.001),
+    "TICK": (1.0, "float", 0.01),
+}
+
+
+class ConfigError(ValueError):
+    """A setting has a value the plugin cannot use; the message names the setting."""
+
+    def __init__(self, setting: str, message: str) -> None:
+        super().__init__(f"{setting}: {message}")
+        self.setting = setting
+
+
+@dataclass(frozen=True, slots=True)
+class Config:
+    """The plugin's configuration for one crawler (per-spider ``custom_settings`` included)."""
+
+    obey: bool = True
+    robots_user_agent: str | None = None  # ROBOTSTXT_USER_AGENT
+    user_agent: str = "Scrapy"  # USER_AGENT
+    download_timeout: float = 30.0
+    retry_times: int = 1
+    cache_size: int = 10_000
+    park_timeout: float = 600.0
+    tick: float = 1.0
+    policy: PolicyConfig = field(default_factory=PolicyConfig)
+    clock: Callable[[], float] = time.time
+    store: Callable[[int], Any] | None = None  # factory(max_entries) -> OriginStore
+
+
+def _number(name: str, value: Any, kind: str, minimum: float) -> float:
+    setting = PREFIX + name
+    if isinstance(value, bool) or not isinstance(value, (int, float, str)):
+        raise ConfigError(setting, f"expected a number, got {value!r}")
+    try:
+        number = float(value)
+    except ValueError:
+        raise ConfigError(setting, f"expected a number, got {value!r}") from None
+    if math.isnan(number) or math.isinf(number):
+        raise ConfigError(setting, f"expected a finite number, got {value!r}")
+    if kind == "int" and number != int(number):
+        raise ConfigError(setting, f"expected a whole number, got {value!r}")
+    if number < minimum:
+        raise ConfigError(setting, f"must be >= {minimum:g}, got {value!r}")
+    return number
+
+
+def _load_callable(setting: str, value: Any) -> Callable[..., Any] | None:
+    if value is None or value == "":
+        return None
+    if isinstance(value, str):
+        module_name, _, attr = value.rpartition(".")
+        try:
+            value = getattr(importlib.import_module(module_name), attr)
+        except (ImportError, AttributeError, ValueError) as exc:
+            raise ConfigError(setting, f"cannot import {value!r} ({exc})") from None
+    if not callable(value):
+        raise ConfigError(setting, f"expected a callable or its import path, got {value!r}")
+    return value  # type: ignore[no-any-return]
+
+
+def _bool(setting: str, value: Any) -> bool:
+    """Scrapy's getbool() semantics, without importing Scrapy."""
+    if isinstance(value, str):
+        lowered = value.strip().lower()
+        if lowered in ("true", "1", "yes", "on"):
+            return True
+        if lowered in ("false", "0", "no", "off", ""):
+            return False
+        raise ConfigError(setting, f"expected a boolean, got {value!r}")
+    if value is None:
+        return False
+    if isinstance(value, (bool, int)):
+        return bool(value)
+    raise ConfigError(setting, f"expected a boolean, got {value!r}")
+
+
+def load(get: Callable[[str], Any]) -> Config:
+    """Read and validate every setting once; ``get(name)`` returns None for unset names."""
+    nums: dict[str, float] = {}
+    for name, (default, kind, minimum) in NUMERIC.items():
+        raw = get(PREFIX + name)
+        nums[name] = default if raw is None else _number(name, raw, kind, minimum)
+    if nums["CACHE_MAX_TTL"] < nums["CACHE_MIN_TTL"]:
+        raise ConfigError(
+            PREFIX + "CACHE_MAX_TTL",
+            f"must be >= {PREFIX}CACHE_MIN_TTL ({nums['CACHE_MIN_TTL']:g}), "
+            f"got {nums['CACHE_MAX_TTL']:g}",
+        )
+    if nums["ERROR_GRACE"] < nums["ERROR_STOP"]:
+        raise ConfigError(
+            PREFIX + "ERROR_GRACE",
+            f"must be >= {PREFIX}ERROR_STOP ({nums['ERROR_STOP']:g}), got {nums['ERROR_GRACE']:g}",
+        )
+    if nums["RETRY_BACKOFF_MAX"] < nums["RETRY_BACKOFF"]:
+        raise ConfigError(
+            PREFIX + "RETRY_BACKOFF_MAX",
+            f"must be >= {PREFIX}RETRY_BACKOFF ({nums['RETRY_BACKOFF']:g}), "
+            f"got {nums['RETRY_BACKOFF_MAX']:g}",
+        )
+    robots_ua = get("ROBOTSTXT_USER_AGENT")
+    if robots_ua is not None and not isinstance(robots_ua, str):
+        raise ConfigError("ROBOTSTXT_USER_AGENT", f"expected a string, got {robots_ua!r}")
+    user_agent = get("USER_AGENT")
+    if user_agent is not None and not isinstance(user_agent, str):
+        raise ConfigError("USER_AGENT", f"expected a string, got {user_agent!r}")
+    clock = _load_callable(PREFIX + "CLOCK", get(PREFIX + "CLOCK")) or time.time
+    store = _load_callable(PREFIX + "STORE", get(PREFIX + "STORE"))
+    policy = PolicyConfig(
+        max_redirects=int(nums["MAX_REDIRECTS"]),
+        max_bytes=int(nums["MAX_BYTES"]),
+        cache_ttl=nums["CACHE_TTL"],
+        min_ttl=nums["CACHE_MIN_TTL"],
+        max_ttl=nums["CACHE_MAX_TTL"],
+        error_stop=nums["ERROR_STOP"],
+        error_grace=nums["ERROR_GRACE"],
+        retry_backoff=nums["RETRY_BACKOFF"],
+        retry_backoff_max=nums["RETRY_BACKOFF_MAX"],
+    )
+    return Config(
+        obey=_bool("ROBOTSTXT_OBEY", get("ROBOTSTXT_OBEY")),
+        robots_user_agent=robots_ua or None,
+        user_agent=user_agent or "Scrapy",
+        download_timeout=nums["DOWNLOAD_TIMEOUT"],
+        retry_times=int(nums["RETRY_TIMES"]),
+        cache_size=int(nums["CACHE_SIZE"]),
+        park_timeout=nums["PARK_TIMEOUT"],
+        tick=nums["TICK"],
+        policy=policy,
+        clock=clock,
+        store=store,
+    )
+
+
+def configured_token(config: Config) -> tuple[str, str, str | None]:
+    """The crawler-wide product token: (token, where it came from, warning or None).
+
+    ``ROBOTSTXT_USER_AGENT`` wins when set; otherwise the ``USER_AGENT`` header is reduced
+    with :func:`product_token`. A configured value that is not itself a valid token is
+    still used, reduced the same way, with a warning that names the setting.
+    """
+    if config.robots_user_agent:
+        value, setting = config.robots_user_agent, "ROBOTSTXT_USER_AGENT"
+    else:
+        return product_token(config.user_agent), "USER_AGENT", None
+    if is_valid_token(value):
+        return value, setting, None
+    token = product_token(value)
+    warning = (
+        f"{setting} = {value!r} is not a valid robots.txt product token ([A-Za-z_-]+); "
+        f"obeying robots.txt as {token!r} instead"
+    )
+    return token, setting, warning

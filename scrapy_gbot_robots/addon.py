@@ -1,0 +1,53 @@
+"""``ADDONS = {"scrapy_gbot_robots.Addon": 0}``: the one-line switch to Google's robots.txt.
+
+It disables Scrapy's built-in ``RobotsTxtMiddleware`` and puts ours at the priority the
+built-in had (100 unless the project moved it). Parking needs no spider middleware: the
+downloader middleware parks requests from the engine's ``request_scheduled`` signal, which
+every scheduled request passes (start requests, callback output, redirects, retries), so
+nothing else has to be installed. ``ROBOTSTXT_OBEY`` keeps its Scrapy meaning.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from scrapy.settings import BaseSettings
+
+BUILTIN = "scrapy.downloadermiddlewares.robotstxt.RobotsTxtMiddleware"
+OURS = "scrapy_gbot_robots.middleware.GoogleRobotsTxtMiddleware"
+_DEFAULT_PRIORITY = 100
+
+
+def _path(component: Any) -> str:
+    if isinstance(component, str):
+        return component
+    return f"{component.__module__}.{component.__qualname__}"
+
+
+def _is(component: Any, path: str) -> bool:
+    name = _path(component)
+    return name == path or (path == OURS and name == "scrapy_gbot_robots.GoogleRobotsTxtMiddleware")
+
+
+class Addon:
+    """Scrapy add-on replacing the built-in robots.txt middleware with ours."""
+
+    def update_settings(self, settings: BaseSettings) -> None:
+        base = settings.getdict("DOWNLOADER_MIDDLEWARES_BASE")
+        mws = settings.getdict("DOWNLOADER_MIDDLEWARES")
+        priority: int | None = None
+        for table in (base, mws):  # the project's own value wins over the base one
+            for component, value in table.items():
+                if _is(component, BUILTIN) and value is not None:
+                    priority = int(value)
+        for component, value in mws.items():  # ours placed explicitly: keep that place
+            if _is(component, OURS) and value is not None:
+                priority = int(value)
+        for component in list(mws):
+            if _is(component, BUILTIN) or _is(component, OURS):
+                del mws[component]
+        mws[BUILTIN] = None
+        mws[OURS] = _DEFAULT_PRIORITY if priority is None else priority
+        current = settings.getpriority("DOWNLOADER_MIDDLEWARES") or 0
+        settings.set("DOWNLOADER_MIDDLEWARES", mws, priority=current)

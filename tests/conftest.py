@@ -1,0 +1,46 @@
+"""Shared fixtures for the middleware tests: a loopback HTTP server and a crawl runner.
+
+The suite runs under pytest-twisted with the asyncio reactor (``--reactor=asyncio`` in
+pyproject's ``addopts``), Scrapy's default reactor, so ``CrawlerRunner`` accepts it.
+"""
+
+from __future__ import annotations
+
+from collections.abc import AsyncIterator, Iterator
+from typing import Any
+
+import pytest
+import pytest_twisted
+from _httpserver import LoopbackResolver, Server
+
+
+@pytest.fixture
+def loopback_dns() -> Iterator[None]:
+    """Resolve ``*.test`` to 127.0.0.1 (and fail other names) for the test's duration."""
+    from twisted.internet import reactor
+
+    r: Any = reactor
+    old = r.resolver
+    r.installResolver(LoopbackResolver())
+    try:
+        yield
+    finally:
+        r.installResolver(old)
+
+
+@pytest_twisted.async_yield_fixture
+async def server(loopback_dns: None) -> AsyncIterator[Server]:
+    srv = Server().start()
+    try:
+        yield srv
+    finally:
+        await srv.stop()
+
+
+@pytest_twisted.async_yield_fixture
+async def server2(loopback_dns: None) -> AsyncIterator[Server]:
+    srv = Server().start()
+    try:
+        yield srv
+    finally:
+        await srv.stop()

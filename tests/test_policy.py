@@ -1,0 +1,238 @@
+"""The pure fetch policy: status codes, redirects, caching, and the 12 h / 30 d edges.
+
+Time is an argument, so the edges are tested to the second without sleeping.
+"""
+
+from __future__ import annotations
+
+import pytest
+
+from scrapy_gbot_robots._policy import (
+    FetchResult,
+    Kind,
+    Mode,
+    PolicyConfig,
+    evaluate,
+    is_server_error,
+    max_age,
+    mode_at,
+    next_hop,
+    retry_after_seconds,
+    ttl,
+)
+
+CFG = PolicyConfig()
+T0 = 1_700_000_000.0
+HOUR = 3600.0
+DAY = 86400.0
+BODY = b"User-agent: *\nDisallow: /private\n"
+
+
+def ok(body: bytes = BODY, cache_control: str | None = None) -> FetchResult:
+    return FetchResult(status=200, body=body, cache_control=cache_control)
+
+
+# -- status codes ---------------------------------------------------------------------------
+@pytest.mark.parametrize("status", [200, 203, 206, 299])
+def test_2xx_parses_body(status: int) -> None:
+    state = evaluate(FetchResult(status=status, body=BODY), T0, None, CFG)
+    assert state.kind is Kind.RULES
+    assert state.robots is not None
+    assert not state.robots.allowed("http://h/private", "Googlebot")
+    assert mode_at(state, T0, None, CFG)[0] is Mode.RULES
+
+
+@pytest.mark.parametrize("status", [400, 401, 403, 404, 410, 451, 499])
+def test_4xx_means_no_restrictions_whatever_the_body(status: int) -> None:
+    result = FetchResult(status=status, body=b"User-agent: *\nDisallow: /\n")
+    state = evaluate(result, T0, None, CFG)
+    assert state.kind is Kind.ALLOW_ALL
+    assert state.robots is None
+    assert mode_at(state, T0, None, CFG)[0] is Mode.ALLOW_ALL
+
+
+@pytest.mark.parametrize(
+    "result",
+    [
+        FetchResult(status=429),
+        FetchResult(status=500),
+        FetchResult(status=503),
+        FetchResult(status=599),
+        FetchResult(status=600),
+        FetchResult(status=101),
+        FetchResult(status=None, error="DNSLookupError"),
+        FetchResult(status=None, error="TimeoutError"),
+        FetchResult(status=None, error="ConnectionLost"),
+        FetchResult(status=200, body=BODY, error="data loss"),
+    ],
+)
+def test_server_errors(result: FetchResult) -> None:
+    assert is_server_error(result)
+    state = evaluate(result, T0, None, CFG)
+    assert state.kind is Kind.SERVER_ERROR
+    assert state.error_since == T0
+    assert mode_at(state, T0, None, CFG)[0] is Mode.STOPPED
+
+
+def test_redirect_at_end_of_chain_is_a_404() -> None:
+    state = evaluate(FetchResult(status=301, redirects=5), T0, None, CFG)
+    assert state.kind is Kind.ALLOW_ALL
+    assert state.reason == "redirect limit"
+
+
+# -- redirects ------------------------------------------------------------------------------
+def test_next_hop_follows_five_hops_then_stops() -> None:
+    url = "http://a.test/robots.txt"
+    for hops in range(5):
+        assert next_hop(url, 301, "/r", hops, CFG) == "http://a.test/r"
+    assert next_hop(url, 301, "/r", 5, CFG) is None
+
+
+@pytest.mark.parametrize("status", [301, 302, 303, 307, 308])
+def test_next_hop_cross_host_and_relative(status: int) -> None:
+    url = "http://a.test/robots.txt"
+    assert next_hop(url, status, "https://b.test:8443/robots.txt", 0, CFG) == (
+        "https://b.test:8443/robots.txt"
+    )
+    assert next_hop(url, status, "other.txt#frag", 0, CFG) == "http://a.test/other.txt"
+
+
+def test_next_hop_ends_chain() -> None:
+    url = "http://a.test/robots.txt"
+    assert next_hop(url, 200, "/x", 0, CFG) is None  # only 3xx redirects
+    assert next_hop(url, 302, None, 0, CFG) is None
+    assert next_hop(url, 302, "", 0, CFG) is None
+    assert next_hop(url, 302, "javascript:alert(1)", 0, CFG) is None
+    assert next_hop(url, 302, "/r", 0, PolicyConfig(max_redirects=0)) is None
+
+
+# -- caching --------------------------------------------------------------------------------
+def test_default_ttl_is_24h() -> None:
+    state = evaluate(ok(), T0, None, CFG)
+    assert state.refresh_at == T0 + DAY
+
+
+@pytest.mark.parametrize(
+    ("header", "seconds"),
+    [
+        ("max-age=3600", 3600.0),
+        ("public, max-age=172800", 172800.0),
+        ('max-age="600"', 600.0),
+        ("MAX-AGE=120, must-revalidate", 120.0),
+        ("s-maxage=5", None),
+        ("max-age=abc", None),
+        ("no-cache", None),
+        (None, None),
+    ],
+)
+def test_max_age(header: str | None, seconds: float | None) -> None:
+    assert max_age(header) == seconds
+
+
+def test_max_age_replaces_default_and_is_clamped() -> None:
+    assert ttl("max-age=7200", CFG) == 7200.0
+    assert ttl("max-age=172800", CFG) == 172800.0  # may increase
+    assert ttl("max-age=0", CFG) == CFG.min_ttl
+    assert ttl("max-age=999999999", CFG) == CFG.max_ttl
+    assert ttl(None, CFG) == CFG.cache_ttl
+    state = evaluate(FetchResult(status=404, cache_control="max-age=300"), T0, None, CFG)
+    assert state.refresh_at == T0 + 300
+
+
+def test_body_capped_at_500_kib() -> None:
+    body = b"User-agent: *\n" + b"#" * 600_000 + b"\nDisallow: /\n"
+    state = evaluate(ok(body), T0, None, CFG)
+    assert state.robots is not None
+    assert len(state.robots.body) == 512_000
+    assert state.robots.truncated
+    assert state.robots.allowed("http://h/x", "Googlebot")
+
+
+# -- server errors: 12 hours, 30 days -------------------------------------------------------
+def test_first_12_hours_stopped_even_with_a_good_copy() -> None:
+    good = evaluate(ok(), T0, None, CFG)
+    err = evaluate(FetchResult(status=503), T0 + DAY, good, CFG)
+    assert err.robots is good.robots
+    assert mode_at(err, T0 + DAY, None, CFG) == (Mode.STOPPED, T0 + DAY + 12 * HOUR)
+    assert mode_at(err, T0 + DAY + 12 * HOUR - 1, None, CFG)[0] is Mode.STOPPED
+
+
+def test_after_12_hours_last_good_copy_for_30_days() -> None:
+    good = evaluate(ok(), T0, None, CFG)
+    since = T0 + DAY
+    err = evaluate(FetchResult(status=500), since, good, CFG)
+    mode, until = mode_at(err, since + 12 * HOUR, None, CFG)
+    assert (mode, until) == (Mode.RULES, since + 30 * DAY)
+    assert mode_at(err, since + 30 * DAY - 1, None, CFG)[0] is Mode.RULES
+
+
+def test_after_12_hours_no_good_copy_means_no_restrictions() -> None:
+    err = evaluate(FetchResult(status=None, error="TimeoutError"), T0, None, CFG)
+    assert mode_at(err, T0 + 12 * HOUR, None, CFG)[0] is Mode.ALLOW_ALL
+    assert mode_at(err, T0 + 29 * DAY, None, CFG)[0] is Mode.ALLOW_ALL
+
+
+def test_last_good_copy_may_be_a_404() -> None:
+    gone = evaluate(FetchResult(status=404), T0, None, CFG)
+    err = evaluate(FetchResult(status=503), T0 + 1, gone, CFG)
+    assert mode_at(err, T0 + 1 + 12 * HOUR, None, CFG)[0] is Mode.ALLOW_ALL
+
+
+def test_after_30_days_depends_on_site_availability() -> None:
+    good = evaluate(ok(), T0, None, CFG)
+    err = evaluate(FetchResult(status=503), T0, good, CFG)
+    after = T0 + 30 * DAY
+    assert mode_at(err, after, None, CFG)[0] is Mode.STOPPED  # nothing answered
+    assert mode_at(err, after, T0 - 1, CFG)[0] is Mode.STOPPED  # answered before the errors
+    assert mode_at(err, after, T0 + 2 * DAY, CFG)[0] is Mode.ALLOW_ALL  # site answers
+
+
+def test_error_streak_keeps_its_start_and_backs_off() -> None:
+    first = evaluate(FetchResult(status=503), T0, None, CFG)
+    assert first.refresh_at == T0 + CFG.retry_backoff
+    second = evaluate(FetchResult(status=503), T0 + 60, first, CFG)
+    third = evaluate(FetchResult(status=None, error="TimeoutError"), T0 + 200, second, CFG)
+    assert second.error_since == third.error_since == T0
+    assert (second.errors, third.errors) == (2, 3)
+    assert second.refresh_at == T0 + 60 + 2 * CFG.retry_backoff
+    assert third.refresh_at == T0 + 200 + 4 * CFG.retry_backoff
+    many = first
+    for i in range(30):
+        many = evaluate(FetchResult(status=503), T0 + i, many, CFG)
+    assert many.refresh_at - many.fetched_at == CFG.retry_backoff_max
+    # Still stopped until 12 h after the *first* error, not the latest.
+    assert mode_at(third, T0 + 12 * HOUR, None, CFG)[0] is Mode.ALLOW_ALL
+
+
+def test_success_ends_the_streak() -> None:
+    err = evaluate(FetchResult(status=503), T0, None, CFG)
+    good = evaluate(ok(), T0 + 100, err, CFG)
+    assert good.kind is Kind.RULES and good.error_since is None and good.errors == 0
+    again = evaluate(FetchResult(status=503), T0 + 200, good, CFG)
+    assert again.error_since == T0 + 200 and again.errors == 1
+
+
+def test_retry_after_is_honoured() -> None:
+    state = evaluate(FetchResult(status=503, retry_after="120"), T0, None, CFG)
+    assert state.refresh_at == T0 + 120
+    state = evaluate(FetchResult(status=429, retry_after="999999"), T0, None, CFG)
+    assert state.refresh_at == T0 + CFG.retry_backoff_max
+    state = evaluate(FetchResult(status=503, retry_after="0"), T0, None, CFG)
+    assert state.refresh_at == T0 + 1  # never a hot retry loop
+
+
+def test_retry_after_http_date() -> None:
+    now = 1_445_412_480.0  # Wed, 21 Oct 2015 07:28:00 GMT
+    assert retry_after_seconds("Wed, 21 Oct 2015 07:30:00 GMT", now) == 120.0
+    assert retry_after_seconds("Wed, 21 Oct 2015 07:00:00 GMT", now) == 0.0
+    assert retry_after_seconds("soon", now) is None
+    assert retry_after_seconds(None, now) is None
+
+
+def test_custom_durations() -> None:
+    cfg = PolicyConfig(error_stop=10, error_grace=100)
+    good = evaluate(ok(), T0, None, cfg)
+    err = evaluate(FetchResult(status=502), T0, good, cfg)
+    assert mode_at(err, T0 + 9.9, None, cfg)[0] is Mode.STOPPED
+    assert mode_at(err, T0 + 10, None, cfg)[0] is Mode.RULES
+    assert mode_at(err, T0 + 100, None, cfg)[0] is Mode.STOPPED

@@ -1,0 +1,181 @@
+"""Settings: read once, validated, and a bad value stops start-up naming the setting."""
+
+from __future__ import annotations
+
+import logging
+import time
+from typing import Any
+
+import pytest
+import pytest_twisted
+from _httpserver import Server, crawl, make_spider
+
+from scrapy_gbot_robots._settings import Config, ConfigError, configured_token, load
+
+
+def _load(**values: Any) -> Config:
+    return load(values.get)
+
+
+def test_defaults_are_googles() -> None:
+    config = _load(ROBOTSTXT_OBEY=True)
+    policy = config.policy
+    assert config.obey
+    assert policy.max_redirects == 5
+    assert policy.max_bytes == 512_000
+    assert policy.cache_ttl == 24 * 3600
+    assert policy.error_stop == 12 * 3600
+    assert policy.error_grace == 30 * 86400
+    # Well below Scrapy's 3 x 180 s for one robots.txt.
+    assert config.download_timeout * (config.retry_times + 1) < 3 * 180
+    assert config.clock is time.time
+    assert config.store is None
+
+
+def test_values_from_strings() -> None:
+    config = _load(
+        GBOT_ROBOTS_PARK_TIMEOUT="12.5", GBOT_ROBOTS_CACHE_SIZE="7", ROBOTSTXT_OBEY="False"
+    )
+    assert config.park_timeout == 12.5
+    assert config.cache_size == 7
+    assert not config.obey
+
+
+@pytest.mark.parametrize(
+    ("setting", "value"),
+    [
+        ("GBOT_ROBOTS_PARK_TIMEOUT", "soon"),
+        ("GBOT_ROBOTS_PARK_TIMEOUT", -1),
+        ("GBOT_ROBOTS_PARK_TIMEOUT", 0),
+        ("GBOT_ROBOTS_DOWNLOAD_TIMEOUT", float("nan")),
+        ("GBOT_ROBOTS_CACHE_SIZE", 0),
+        ("GBOT_ROBOTS_CACHE_SIZE", 2.5),
+        ("GBOT_ROBOTS_MAX_REDIRECTS", True),
+        ("GBOT_ROBOTS_MAX_BYTES", [1]),
+        ("GBOT_ROBOTS_ERROR_STOP", float("inf")),
+        ("GBOT_ROBOTS_CLOCK", "no.such.module.clock"),
+        ("GBOT_ROBOTS_CLOCK", 42),
+        ("GBOT_ROBOTS_STORE", "scrapy_gbot_robots._cache.NoSuchStore"),
+        ("ROBOTSTXT_OBEY", "maybe"),
+        ("ROBOTSTXT_USER_AGENT", 12),
+    ],
+)
+def test_bad_value_names_the_setting(setting: str, value: Any) -> None:
+    with pytest.raises(ConfigError) as info:
+        _load(**{setting: value})
+    assert info.value.setting == setting
+    assert str(info.value).startswith(setting + ":")
+    assert isinstance(info.value, ValueError)
+
+
+@pytest.mark.parametrize(
+    ("values", "setting"),
+    [
+        ({"GBOT_ROBOTS_ERROR_STOP": 100, "GBOT_ROBOTS_ERROR_GRACE": 50}, "GBOT_ROBOTS_ERROR_GRACE"),
+        (
+            {"GBOT_ROBOTS_CACHE_MIN_TTL": 100, "GBOT_ROBOTS_CACHE_MAX_TTL": 50},
+            "GBOT_ROBOTS_CACHE_MAX_TTL",
+        ),
+        (
+            {"GBOT_ROBOTS_RETRY_BACKOFF": 100, "GBOT_ROBOTS_RETRY_BACKOFF_MAX": 50},
+            "GBOT_ROBOTS_RETRY_BACKOFF_MAX",
+        ),
+    ],
+)
+def test_inconsistent_pairs(values: dict[str, Any], setting: str) -> None:
+    with pytest.raises(ConfigError, match=setting):
+        load(values.get)
+
+
+def test_clock_and_store_by_import_path() -> None:
+    config = _load(
+        GBOT_ROBOTS_CLOCK="time.monotonic",
+        GBOT_ROBOTS_STORE="scrapy_gbot_robots._cache.MemoryStore",
+    )
+    assert config.clock is time.monotonic
+    assert config.store is not None and len(config.store(3)) == 0
+
+
+def test_token_from_robotstxt_user_agent_or_user_agent() -> None:
+    ua = "Mozilla/5.0 (compatible; Googlebot/2.1; +http://www.google.com/bot.html)"
+    assert configured_token(_load(USER_AGENT=ua)) == ("Googlebot", "USER_AGENT", None)
+    assert configured_token(_load(USER_AGENT=ua, ROBOTSTXT_USER_AGENT="MyBot")) == (
+        "MyBot",
+        "ROBOTSTXT_USER_AGENT",
+        None,
+    )
+    token, source, warning = configured_token(_load(ROBOTSTXT_USER_AGENT="MyBot/1.0"))
+    assert (token, source) == ("MyBot", "ROBOTSTXT_USER_AGENT")
+    assert warning is not None and "ROBOTSTXT_USER_AGENT" in warning and "'MyBot'" in warning
+
+
+@pytest_twisted.ensureDeferred
+async def test_bad_setting_stops_the_crawl_before_any_request(server: Server) -> None:
+    spider = make_spider(urls=[server.url("/a")])
+    with pytest.raises(ConfigError, match="GBOT_ROBOTS_PARK_TIMEOUT"):
+        await crawl(spider, {"GBOT_ROBOTS_PARK_TIMEOUT": "ten minutes"})
+    assert server.hits == {}
+
+
+@pytest_twisted.ensureDeferred
+async def test_invalid_token_warns_once_naming_the_setting(
+    server: Server, caplog: pytest.LogCaptureFixture
+) -> None:
+    server.route("/robots.txt", body=b"User-agent: mybot\nDisallow: /\n")
+    caplog.set_level(logging.INFO, logger="scrapy_gbot_robots")
+    crawler = await crawl(
+        make_spider(urls=[server.url("/a")]), {"ROBOTSTXT_USER_AGENT": "MyBot/2.0 (+http://x)"}
+    )
+    warnings = [r for r in caplog.records if r.levelno == logging.WARNING]
+    assert len(warnings) == 1
+    assert "ROBOTSTXT_USER_AGENT" in warnings[0].getMessage()
+    assert "'MyBot'" in warnings[0].getMessage()
+    infos = [r.getMessage() for r in caplog.records if "Obeying robots.txt as" in r.getMessage()]
+    assert infos == ["Obeying robots.txt as user agent 'MyBot' (from ROBOTSTXT_USER_AGENT)"]
+    assert crawler.spider.crawled == []  # MyBot is disallowed everything
+
+
+def test_every_setting_works_in_custom_settings() -> None:
+    """Per-spider values reach that spider's middleware (Scrapy merges custom_settings)."""
+    import scrapy
+    from scrapy.utils.test import get_crawler
+
+    from scrapy_gbot_robots import GoogleRobotsTxtMiddleware
+    from scrapy_gbot_robots._settings import NUMERIC, PREFIX
+
+    custom: dict[str, Any] = {
+        PREFIX + name: (default * 2 if kind == "float" else int(default) + 3)
+        for name, (default, kind, _) in NUMERIC.items()
+    }
+    custom.update(
+        ROBOTSTXT_OBEY=True, ROBOTSTXT_USER_AGENT="PerSpiderBot", GBOT_ROBOTS_CLOCK="time.monotonic"
+    )
+
+    class Spider(scrapy.Spider):
+        name = "custom"
+        custom_settings = custom
+
+    crawler = get_crawler(Spider, {"ROBOTSTXT_OBEY": False, "GBOT_ROBOTS_PARK_TIMEOUT": 1})
+    mw = GoogleRobotsTxtMiddleware.from_crawler(crawler)
+    config, policy = mw.config, mw.config.policy
+    assert mw.token == "PerSpiderBot"
+    assert config.clock is time.monotonic
+    values = {
+        "DOWNLOAD_TIMEOUT": config.download_timeout,
+        "RETRY_TIMES": config.retry_times,
+        "MAX_REDIRECTS": policy.max_redirects,
+        "MAX_BYTES": policy.max_bytes,
+        "CACHE_TTL": policy.cache_ttl,
+        "CACHE_MIN_TTL": policy.min_ttl,
+        "CACHE_MAX_TTL": policy.max_ttl,
+        "CACHE_SIZE": config.cache_size,
+        "ERROR_STOP": policy.error_stop,
+        "ERROR_GRACE": policy.error_grace,
+        "RETRY_BACKOFF": policy.retry_backoff,
+        "RETRY_BACKOFF_MAX": policy.retry_backoff_max,
+        "PARK_TIMEOUT": config.park_timeout,
+        "TICK": config.tick,
+    }
+    assert set(values) == set(NUMERIC)
+    for name, value in values.items():
+        assert value == custom[PREFIX + name], name
