@@ -347,6 +347,11 @@ class GoogleRobotsTxtMiddleware:
         queue.append(_Parked(request, self.clock() + self.config.park_timeout))
         self._parked_count += 1
         self.stats.inc_value("robotstxt/deferred")
+        logger.debug(
+            "Deferred until the robots.txt of %(origin)s is decided: %(request)s",
+            {"origin": origin, "request": request},
+            extra={"spider": self.crawler.spider},
+        )
         self.crawler.signals.send_catch_log(
             signal=signals.request_deferred, request=request, spider=self.crawler.spider
         )

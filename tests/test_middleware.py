@@ -62,6 +62,9 @@ async def test_allowed_and_forbidden_with_deciding_line(
     logs = [r.getMessage() for r in caplog.records if "Forbidden by robots.txt" in r.getMessage()]
     assert len(logs) == 1 and "line 4" in logs[0] and "Disallow: /private" in logs[0]
     assert all(r.levelno == logging.DEBUG for r in caplog.records if "Forbidden" in r.getMessage())
+    deferred = [r for r in caplog.records if r.getMessage().startswith("Deferred until")]
+    assert len(deferred) == stats["robotstxt/deferred"]
+    assert all(r.levelno == logging.DEBUG for r in deferred)
 
 
 @pytest.mark.parametrize("status", [401, 403, 404, 410])
