@@ -1,6 +1,6 @@
 """Speed, memory and bounded cost of the engine, against Protego, in one run.
 
-    python benchmarks/bench_engine.py            # full run on ../shared/corpus (~2-3 min)
+    python benchmarks/bench_engine.py            # full run on ../shared/corpus (~30-60 s)
     python benchmarks/bench_engine.py --quick    # every 10th site, fewer repetitions (smoke test)
 
 Why this shape: the ratios are only meaningful when both parsers run on the same machine in the

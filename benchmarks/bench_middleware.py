@@ -8,6 +8,8 @@ both see the same requests, in interleaved rounds, called the way Scrapy's
 ``DownloaderMiddlewareManager`` calls them: ``await ensure_awaitable(mw.process_request(
 request=request))``. Each timed request is fresh but warmed the way the downloader warms it
 (``urlparse_cached`` and ``meta["download_slot"]`` are set before middlewares run).
+Logging stays at Python's default (WARNING), as in a crawl run with LOG_LEVEL=INFO: at DEBUG
+both middlewares log every forbidden request, and the log handlers would dominate.
 Target: ours / built-in <= 1.0.
 
     .venv/bin/python benchmarks/bench_middleware.py [--requests 2000] [--rounds 15]

@@ -233,7 +233,7 @@ class _AgentMatcher:
         always = (self._root is not None and root_matters) or any(
             e[2] == _PREFIX for e in trivial
         )
-        self._tails = () if always else tuple({e[5][-1] for e in trivial if e[2] in _ANCHORED})
+        self._tails = () if always else tuple({_tail(e) for e in trivial if e[2] in _ANCHORED})
         self._needles = (
             ("",) if always else tuple({e[4] for e in trivial if e[2] not in _ANCHORED})
         )
@@ -318,6 +318,16 @@ class _AgentMatcher:
         )
 
 
+def _tail(entry: _Wild) -> str:
+    """What an anchored rule's path must end with."""
+    shape = entry[2]
+    if shape == _EXACT:
+        return entry[3]
+    if shape == _ONE_END:
+        return entry[4]
+    return entry[5][-1]
+
+
 def _add_wild(pattern: str, allow: bool, wild: list[_Wild]) -> None:
     """Classify a pattern with ``*`` or a final ``$`` into one of the inline shapes."""
     if pattern[0] != "/" and pattern[0] != "*":
@@ -325,21 +335,22 @@ def _add_wild(pattern: str, allow: bool, wild: list[_Wild]) -> None:
     anchored = pattern[-1] == "$"
     body = pattern[:-1] if anchored else pattern
     star = body.find("*")
+    # Only the many-piece shapes read ``pieces``; the others share the empty tuple.
     if star < 0:  # "/a$"
         if not body:
             return  # "$" alone: the path is never empty
-        wild.append((-len(pattern), not allow, _EXACT, body, "", (body,)))
+        wild.append((-len(pattern), not allow, _EXACT, body, "", ()))
         return
     first = body[:star]
     rest = body[star:].strip("*")
     if not rest:  # "/a*", "/a*$": any tail
-        wild.append((-len(pattern), not allow, _PREFIX, first, "", (first,)))
+        wild.append((-len(pattern), not allow, _PREFIX, first, "", ()))
         return
     if anchored and body[-1] == "*":
         anchored = False  # "*$" at the end matches any tail
     if "*" not in rest:  # "/*x", "/*.pdf$"
         shape = _ONE_END if anchored else _ONE
-        wild.append((-len(pattern), not allow, shape, first, rest, (first, rest)))
+        wild.append((-len(pattern), not allow, shape, first, rest, ()))
         return
     pieces = (first, *[piece for piece in rest.split("*") if piece])
     shape = _MANY_END if anchored else _MANY
@@ -467,6 +478,8 @@ class RobotsTxt:
         matcher = others.get(user_agent) if others is not None else None
         if matcher is None:
             agent = _agent_key(user_agent)
+            if agent and agent.encode("ascii") not in self.body.lower():
+                agent = None  # no line can name it: skip every token comparison
             lines = fast_matcher_lines(self.body)
             if lines is not None:
                 specific, allows, disallows = _fast_select(lines, agent)

@@ -590,6 +590,9 @@ class GoogleRobotsTxtMiddleware:
             )
         if state.kind is Kind.RULES:
             assert state.robots is not None
+            # Build the rules of the crawl's token now, while no request waits on a check:
+            # the engine defers that work to the first question, linear in the body's size.
+            state.robots.names_agent(self.token)
             if state.robots.truncated:
                 stats.inc_value("robotstxt/truncated")
             robots_parsed = getattr(scrapy_signals, "robots_parsed", None)  # Scrapy >= 2.12
