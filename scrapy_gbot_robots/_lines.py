@@ -18,7 +18,6 @@ MAX_BODY_BYTES = 512_000  # 500 KiB; content past it is ignored.
 
 _BOM = b"\xef\xbb\xbf"
 _SPACE_TAB = b" \t"
-# What C's isspace() accepts, and what bytes.strip() strips.
 
 
 class Kind(enum.IntEnum):
