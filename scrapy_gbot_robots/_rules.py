@@ -216,7 +216,7 @@ class _AgentMatcher:
         if "/index.htm" in joined:
             for pattern in allows:
                 fallback = _index_htm_fallback(pattern)
-                if fallback is not None and fallback not in plain:
+                if fallback is not None:  # "/dir/$": anchored, so always a wild rule
                     _add_wild(fallback, True, wild)
         wild.sort()
         self._root = plain.pop("/", None)
