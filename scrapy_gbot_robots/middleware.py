@@ -39,7 +39,16 @@ from . import signals
 from ._agent import is_valid_token, product_token
 from ._cache import MemoryStore, OriginStore
 from ._origin import origin_of, robots_url
-from ._policy import FetchResult, Kind, Mode, OriginState, evaluate, mode_at, next_hop
+from ._policy import (
+    FetchResult,
+    Kind,
+    Mode,
+    OriginState,
+    evaluate,
+    is_server_error,
+    mode_at,
+    next_hop,
+)
 from ._rules import RobotsTxt
 from ._settings import ConfigError, configured_token, load
 
@@ -486,7 +495,9 @@ class GoogleRobotsTxtMiddleware:
                 "dont_obey_robotstxt": True,
                 "dont_redirect": True,
                 "download_timeout": self.config.download_timeout,
-                "max_retry_times": self.config.retry_times,
+                # Immediate retries are ours (see _get): a 5xx here is a state we handle,
+                # not an error for RetryMiddleware to log.
+                "dont_retry": True,
                 "handle_httpstatus_all": True,
                 FETCH_META: origin,
             },
@@ -495,7 +506,17 @@ class GoogleRobotsTxtMiddleware:
         )
 
     async def _get(self, origin: str) -> FetchResult:
-        """Download robots.txt, following HTTP redirects ourselves (never meta refresh)."""
+        """Download robots.txt, retrying a server error at once up to the retry budget."""
+        result = await self._get_once(origin)
+        for _ in range(self.config.retry_times):
+            if not is_server_error(result):
+                break
+            self.stats.inc_value("robotstxt/fetch_retry")
+            result = await self._get_once(origin)
+        return result
+
+    async def _get_once(self, origin: str) -> FetchResult:
+        """One download of robots.txt, following HTTP redirects ourselves (never meta refresh)."""
         url = robots_url(origin)
         hops = 0
         while True:

@@ -306,3 +306,40 @@ async def test_queued_requests_of_a_newly_stopped_origin_wait_outside_the_downlo
     # While stopped, nothing new was crawled; queued requests were sent back to be parked.
     assert not any("/q" in url for url in spider.seen_stopped)
     assert crawler.stats.get_value("robotstxt/bounced", 0) >= 1
+
+
+@pytest_twisted.ensureDeferred
+async def test_immediate_retries_are_ours_and_log_no_error(
+    server: Server, caplog: pytest.LogCaptureFixture
+) -> None:
+    # 503, 429, then the file: within a budget of 2 immediate retries the first fetch
+    # decides, and Scrapy's RetryMiddleware (bypassed) logs no "Gave up retrying".  (Not a
+    # reset: Twisted's connection pool silently re-sends a GET after one.)
+    answers = iter(
+        [Route(status=503), Route(status=429), Route(body=b"User-agent: *\nDisallow: /x\n")]
+    )
+    server.handle("/robots.txt", lambda request: next(answers))
+    urls = [server.url("/a"), server.url("/x")]
+    crawler = await crawl(make_spider(urls=urls), {"GBOT_ROBOTS_RETRY_TIMES": 2})
+    assert crawler.spider.crawled == [urls[0]]
+    assert server.count("/robots.txt") == 3
+    assert server.count("/x") == 0
+    stats = crawler.stats.get_stats()
+    assert stats["robotstxt/fetch_retry"] == 2
+    assert stats.get("robotstxt/server_error") is None  # decided by the third answer
+    assert not [r for r in caplog.records if r.levelno >= logging.ERROR]
+
+
+@pytest_twisted.ensureDeferred
+async def test_retry_budget_is_bounded_then_server_error(server: Server) -> None:
+    server.route("/robots.txt", status=500)
+    crawler = await crawl(
+        make_spider(urls=[server.url("/a")]),
+        {"GBOT_ROBOTS_RETRY_TIMES": 1, "GBOT_ROBOTS_PARK_TIMEOUT": 0.5},
+    )
+    assert crawler.spider.crawled == []
+    assert server.count("/a") == 0
+    stats = crawler.stats.get_stats()
+    assert stats["robotstxt/fetch_retry"] == 1
+    assert stats["robotstxt/server_error"] == 1
+    assert server.count("/robots.txt") == 2  # one fetch: the request and one retry
