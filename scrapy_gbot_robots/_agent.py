@@ -10,7 +10,8 @@ from __future__ import annotations
 import re
 
 _TOKEN_RE = re.compile(r"[A-Za-z_-]+")
-_TOKEN_PREFIX_RE = re.compile(r"[A-Za-z_-]*")
+# Shared with the matcher's group walk, which calls .match itself on its hot loop.
+TOKEN_PREFIX_RE = re.compile(r"[A-Za-z_-]*")
 
 # Products that browsers and crawlers put in their headers for compatibility, never the
 # crawler's own name.
@@ -50,9 +51,17 @@ def is_valid_token(value: str) -> bool:
     return _TOKEN_RE.fullmatch(value) is not None
 
 
+def names_everyone(value: str) -> bool:
+    """Whether a (stripped) user-agent value is the global agent, as Google reads it.
+
+    ``*`` alone or followed by whitespace is global; ``*foo``, ``**`` and ``*/*`` name nobody.
+    """
+    return value[:1] == "*" and (len(value) == 1 or value[1] in " \t\n\v\f\r")
+
+
 def token_prefix(value: str) -> str:
     """The leading ``[A-Za-z_-]`` run: what Google's parser keeps of a user-agent value."""
-    match = _TOKEN_PREFIX_RE.match(value)
+    match = TOKEN_PREFIX_RE.match(value)
     return match.group() if match else ""
 
 

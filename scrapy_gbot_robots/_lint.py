@@ -16,7 +16,7 @@ from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 from urllib.parse import urlsplit
 
-from ._agent import is_valid_token, token_prefix
+from ._agent import is_valid_token, names_everyone, token_prefix
 from ._lines import MAX_BODY_BYTES, MAX_LINE_BYTES, Kind, LineReport, bom_length, report
 from ._rules import parse
 
@@ -241,8 +241,8 @@ _ASCII_WS = b" \t\n\v\f\r"
 
 
 def agent_is_global(value: bytes) -> bool:
-    """``*`` alone or followed by whitespace is the global agent; ``*foo`` and ``**`` are nobody."""
-    return value[:1] == b"*" and (len(value) == 1 or value[1] in _ASCII_WS)
+    """``*`` alone or followed by whitespace is the global agent (the engine's rule)."""
+    return names_everyone(value.decode("latin-1"))
 
 
 def agent_token(value: bytes) -> str:

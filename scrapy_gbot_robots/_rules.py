@@ -7,12 +7,11 @@ crawl asks one agent per origin, so that is all it pays for.
 
 from __future__ import annotations
 
-import re
 from bisect import bisect_left
 from dataclasses import dataclass
 from typing import Literal
 
-from ._agent import is_valid_token
+from ._agent import TOKEN_PREFIX_RE, is_valid_token, names_everyone
 from ._lines import (
     MAX_BODY_BYTES,
     WS,
@@ -28,7 +27,6 @@ from ._match import path_params_query, wildcard_match
 
 Group = Literal["agent", "global", "none"]
 
-_TOKEN = re.compile(r"[A-Za-z_-]*")
 _MAX_AGENTS = 16  # per-agent matchers kept per file; more agents than this is unusual
 
 
@@ -98,7 +96,7 @@ def _walk_groups(
     pending: list[tuple[int, bytes, bytes]] = []
     group_kinds: list[tuple[bool, bool]] = [(False, False)]
     seen_global = seen_specific = seen_separator = ever_specific = False
-    token_of = _TOKEN.match
+    token_of = TOKEN_PREFIX_RE.match
     user_agent, allow, disallow = Kind.USER_AGENT, Kind.ALLOW, Kind.DISALLOW
     for line, kind, key, value in entries:
         if kind is user_agent:
@@ -106,7 +104,7 @@ def _walk_groups(
                 seen_global = seen_specific = seen_separator = False
                 group_kinds.append((False, False))
             text = value.decode("latin-1")
-            if text[:1] == "*" and (len(text) == 1 or text[1] in WS):
+            if names_everyone(text):
                 seen_global = True
             elif agent is not None:
                 match = token_of(text)
@@ -138,7 +136,7 @@ def _fast_select(lines: list[FastLine], agent: str | None) -> tuple[bool, list[s
     global_allows: list[str] = []
     global_disallows: list[str] = []
     seen_global = seen_specific = seen_separator = ever_specific = False
-    token_of = _TOKEN.match
+    token_of = TOKEN_PREFIX_RE.match
     for entry in lines:
         if not entry[4]:
             fixed = colonless_line(entry)
@@ -150,6 +148,7 @@ def _fast_select(lines: list[FastLine], agent: str | None) -> tuple[bool, list[s
             if seen_separator:
                 seen_global = seen_specific = seen_separator = False
             value = value.strip(WS)
+            # names_everyone(), inlined: this loop runs once per line of a first check.
             if value[:1] == "*" and (len(value) == 1 or value[1] in WS):
                 seen_global = True
             elif agent is not None:
