@@ -25,7 +25,7 @@ from __future__ import annotations
 import enum
 import math
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from email.utils import parsedate_to_datetime
 from urllib.parse import urljoin, urlsplit
 
@@ -80,6 +80,7 @@ class FetchResult:
     retry_after: str | None = None
     error: str | None = None
     redirects: int = 0
+    truncated: bool = False  # the body was cut before its end (Google's 500 KiB)
 
 
 @dataclass(frozen=True, slots=True)
@@ -99,6 +100,7 @@ class OriginState:
     error_since: float | None = None  # first server error of the current streak
     errors: int = 0  # server errors in a row: the backoff exponent
     status: int | None = None  # final HTTP status, None for network errors
+    page_ok_at: float | None = None  # another page answered (< 500) during this error streak
 
 
 def is_redirect(status: int) -> bool:
@@ -180,12 +182,14 @@ def evaluate(
     """The origin's new state after a fetch ended with ``result`` at time ``now``."""
     if is_server_error(result):
         reason = result.error or str(result.status)
+        page_ok_at = None
         if previous is None:
             robots, good_at, since, errors = None, None, now, 1
         else:
             robots, good_at = previous.robots, previous.good_at
             if previous.kind is Kind.SERVER_ERROR and previous.error_since is not None:
                 since, errors = previous.error_since, previous.errors + 1
+                page_ok_at = previous.page_ok_at  # the same streak: the evidence stands
             else:
                 since, errors = now, 1
         return OriginState(
@@ -198,16 +202,20 @@ def evaluate(
             error_since=since,
             errors=errors,
             status=result.status,
+            page_ok_at=page_ok_at,
         )
     assert result.status is not None
     expires = now + ttl(result.cache_control, cfg)
     if 200 <= result.status < 300:
+        robots = parse(result.body, max_bytes=cfg.max_bytes)
+        if result.truncated:  # cut while downloading: parse() saw only the kept bytes
+            robots.truncated = True
         return OriginState(
             kind=Kind.RULES,
             reason=str(result.status),
             fetched_at=now,
             refresh_at=expires,
-            robots=parse(result.body, max_bytes=cfg.max_bytes),
+            robots=robots,
             good_at=now,
             status=result.status,
         )
@@ -224,14 +232,31 @@ def evaluate(
     )
 
 
+def note_page_ok(state: OriginState, now: float) -> OriginState | None:
+    """The state to store when another page of a failing origin answered, else None.
+
+    Only the first answer of an error streak changes anything ("site generally available"
+    needs one), so a store is written at most once per streak, not once per page.
+    """
+    if state.kind is not Kind.SERVER_ERROR:
+        return None
+    since = state.error_since if state.error_since is not None else state.fetched_at
+    if state.page_ok_at is not None and state.page_ok_at >= since:
+        return None
+    return replace(state, page_ok_at=now)
+
+
 def mode_at(
     state: OriginState, now: float, last_page_ok: float | None, cfg: PolicyConfig
 ) -> tuple[Mode, float]:
     """What to do with the origin's requests at ``now``, and until when that holds.
 
     ``last_page_ok`` is when another page of the origin last gave an HTTP response (below
-    500): after ``error_grace`` it tells "site generally available" from "site down".
+    500), None to use the state's own ``page_ok_at``: after ``error_grace`` it tells "site
+    generally available" from "site down".
     """
+    if last_page_ok is None:
+        last_page_ok = state.page_ok_at
     if state.kind is Kind.RULES:
         return Mode.RULES, INFINITY
     if state.kind is Kind.ALLOW_ALL:

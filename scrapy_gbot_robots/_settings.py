@@ -37,6 +37,7 @@ NUMERIC: dict[str, tuple[float, str, float]] = {
     "RETRY_BACKOFF_MAX": (3_600.0, "float", 0.001),
     "PARK_TIMEOUT": (600.0, "float", 0.001),
     "TICK": (1.0, "float", 0.01),
+    "CONCURRENT_FETCHES": (0, "int", 0),
 }
 
 
@@ -60,6 +61,7 @@ class Config:
     cache_size: int = 10_000
     park_timeout: float = 600.0
     tick: float = 1.0
+    concurrent_fetches: int = 0  # 0: CONCURRENT_REQUESTS
     policy: PolicyConfig = field(default_factory=PolicyConfig)
     clock: Callable[[], float] = time.time
     store: Callable[[int], Any] | None = None  # factory(max_entries) -> OriginStore
@@ -163,6 +165,7 @@ def load(get: Callable[[str], Any]) -> Config:
         cache_size=int(nums["CACHE_SIZE"]),
         park_timeout=nums["PARK_TIMEOUT"],
         tick=nums["TICK"],
+        concurrent_fetches=int(nums["CONCURRENT_FETCHES"]),
         policy=policy,
         clock=clock,
         store=store,

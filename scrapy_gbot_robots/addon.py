@@ -1,10 +1,12 @@
 """``ADDONS = {"scrapy_gbot_robots.Addon": 0}``: the one-line switch to Google's robots.txt.
 
 It disables Scrapy's built-in ``RobotsTxtMiddleware`` and puts ours at the priority the
-built-in had (100 unless the project moved it). Parking needs no spider middleware: the
-downloader middleware parks requests from the engine's ``request_scheduled`` signal, which
-every scheduled request passes (start requests, callback output, redirects, retries), so
-nothing else has to be installed. ``ROBOTSTXT_OBEY`` keeps its Scrapy meaning.
+built-in had (100 unless the project moved it), plus ``RobotsBodyMiddleware`` at 595, just
+inside ``HttpCompressionMiddleware`` (590), where it sees robots.txt responses raw to bound
+and decode them. Parking needs no spider middleware: the downloader middleware parks
+requests from the engine's ``request_scheduled`` signal, which every scheduled request
+passes (start requests, callback output, redirects, retries). ``ROBOTSTXT_OBEY`` keeps its
+Scrapy meaning.
 """
 
 from __future__ import annotations
@@ -16,7 +18,11 @@ if TYPE_CHECKING:
 
 BUILTIN = "scrapy.downloadermiddlewares.robotstxt.RobotsTxtMiddleware"
 OURS = "scrapy_gbot_robots.middleware.GoogleRobotsTxtMiddleware"
+BODY = "scrapy_gbot_robots.body.RobotsBodyMiddleware"
 _DEFAULT_PRIORITY = 100
+#: Between HttpCompressionMiddleware (590) and the downloader: its process_response sees
+#: robots.txt responses before they are decompressed.
+BODY_PRIORITY = 595
 
 
 def _path(component: Any) -> str:
@@ -49,5 +55,7 @@ class Addon:
                 del mws[component]
         mws[BUILTIN] = None
         mws[OURS] = _DEFAULT_PRIORITY if priority is None else priority
+        if not any(_path(c) == BODY for c in mws):  # a project's own placement wins
+            mws[BODY] = BODY_PRIORITY
         current = settings.getpriority("DOWNLOADER_MIDDLEWARES") or 0
         settings.set("DOWNLOADER_MIDDLEWARES", mws, priority=current)

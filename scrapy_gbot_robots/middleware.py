@@ -1,17 +1,18 @@
-"""The Scrapy adapter: park undecided requests, fetch robots.txt through the engine, obey.
+"""The Scrapy adapter around the gate: signals in, engine calls out, stats and logs.
 
-How a request travels (see docs/ and /work/notes/README-middleware.md for the why):
+How a request travels (the rules themselves live in ``_gate``, ``_policy`` and ``_rules``):
 
-1. **Scheduling** (``request_scheduled`` signal, fired by ``engine.crawl()`` for start
-   requests, callback output, redirects and retries alike): if the request's origin has no
-   usable decision yet, the request is *parked* here, outside the scheduler and the
-   downloader, and the origin's robots.txt fetch starts (once per origin per expiry).
-   Raising ``IgnoreRequest`` from the handler keeps it out of the scheduler (the mechanism
-   Scrapy's own ``OffsiteMiddleware`` uses), so a waiting request holds no download slot.
-2. **Fetch**: ``crawler.engine.download_async()`` with ``dont_obey_robotstxt`` and
-   ``dont_redirect``; redirects are followed here, the outcome is handed to ``_policy``.
-3. **Decision**: parked requests go back through ``engine.crawl()``; an origin stopped for
-   server errors keeps them parked until a retry succeeds or ``GBOT_ROBOTS_PARK_TIMEOUT``.
+1. **Scheduling** (``request_scheduled``, fired by ``engine.crawl()`` for start requests,
+   callback output, redirects and retries alike): the gate decides. A request whose origin
+   has no usable decision is *parked* in the gate's lot (memory, or SQLite under ``JOBDIR``),
+   outside the scheduler and the downloader: raising ``IgnoreRequest`` from the handler keeps
+   it out of the scheduler, the mechanism Scrapy's own offsite filtering uses.
+2. **Fetch**: at most ``GBOT_ROBOTS_CONCURRENT_FETCHES`` at once, through
+   ``crawler.engine`` with ``dont_obey_robotstxt`` and ``dont_redirect``; redirects are
+   followed here, ``RobotsBodyMiddleware`` bounds and decodes the body, ``_policy`` interprets
+   the result.
+3. **Decision**: the gate releases parked requests through ``engine.crawl()``, or keeps them
+   parked while the origin is stopped for server errors, until ``GBOT_ROBOTS_PARK_TIMEOUT``.
 4. **Download** (``process_request``, the final check): forbidden requests raise
    ``IgnoreRequest``; a request whose origin became undecided meanwhile is sent back to
    step 1 instead of waiting in a download slot.
@@ -20,8 +21,9 @@ How a request travels (see docs/ and /work/notes/README-middleware.md for the wh
 from __future__ import annotations
 
 import logging
+import os
+import pickle
 import re
-from collections import deque
 from typing import TYPE_CHECKING, Any
 
 from pydispatch import dispatcher  # type: ignore[import-untyped]
@@ -31,6 +33,7 @@ from scrapy.exceptions import DontCloseSpider, IgnoreRequest, NotConfigured
 from scrapy.http import Request, Response
 from scrapy.http.request import NO_CALLBACK
 from scrapy.utils.defer import deferred_from_coro, maybe_deferred_to_future
+from scrapy.utils.request import request_from_dict
 from twisted.internet.defer import Deferred
 from twisted.internet.task import LoopingCall
 from twisted.python.failure import Failure
@@ -38,7 +41,17 @@ from twisted.python.failure import Failure
 from . import signals
 from ._agent import is_valid_token, product_token
 from ._cache import MemoryStore, OriginStore
+from ._compat import (
+    ROBOTS_PARSED_SIGNAL,
+    engine_accepts_requests,
+    engine_download,
+    engine_scheduler,
+    engine_slot,
+)
+from ._gate import Gate, ParkReason
+from ._meta import BOUNCED, DONT_OBEY, FETCH_META, SCHEDULED, SEEN, USER_AGENT_META
 from ._origin import origin_of, robots_url
+from ._parking import Lot, MemoryLot, SqliteLot
 from ._policy import (
     FetchResult,
     Kind,
@@ -48,31 +61,47 @@ from ._policy import (
     is_server_error,
     mode_at,
     next_hop,
+    note_page_ok,
 )
 from ._rules import RobotsTxt
 from ._settings import ConfigError, configured_token, load
+from .body import TRUNCATED_FLAG
 
 if TYPE_CHECKING:
+    from collections.abc import Sequence
+
     from scrapy import Spider
     from scrapy.crawler import Crawler
     from typing_extensions import Self
 
 logger = logging.getLogger(__name__)
 
-#: meta key set on our own robots.txt requests (value: the origin key).
-FETCH_META = "gbot_robots_fetch"
-_SCHEDULED = "_gbot_robots_scheduled"  # passed our scheduling check at least once
-_BOUNCED = "_gbot_robots_bounced"  # sent back from the downloader to be parked
+__all__ = ["FETCH_META", "GoogleRobotsTxtMiddleware"]
+
 _NOT_OBEYED = ""  # memo value for scheme/netloc pairs without robots.txt scope
 _SCHEME_NETLOC = re.compile(r"[^:/?#]*://[^/?#]*").match
 
 
-class _Parked:
-    __slots__ = ("deadline", "request")
+class _Waiter:
+    """A request that bypassed the scheduler (``engine.download()``) waiting in place."""
 
-    def __init__(self, request: Request, deadline: float) -> None:
+    __slots__ = ("deferred", "request")
+
+    def __init__(self, request: Request) -> None:
         self.request = request
-        self.deadline = deadline
+        self.deferred: Deferred[None] = Deferred()
+
+
+class _Unreadable:
+    """A parked request that could not be read back from ``JOBDIR`` (reported as dropped)."""
+
+    __slots__ = ("error",)
+
+    def __init__(self, error: str) -> None:
+        self.error = error
+
+
+_Item = Request | _Waiter | _Unreadable
 
 
 class GoogleRobotsTxtMiddleware:
@@ -83,7 +112,8 @@ class GoogleRobotsTxtMiddleware:
     def __init__(self, crawler: Crawler) -> None:
         config = load(crawler.settings.get)
         if not config.obey:
-            raise NotConfigured("ROBOTSTXT_OBEY is False")
+            logger.info("ROBOTSTXT_OBEY is False: robots.txt is not fetched nor obeyed")
+            raise NotConfigured
         self.crawler = crawler
         self.config = config
         self.policy = config.policy
@@ -103,17 +133,41 @@ class GoogleRobotsTxtMiddleware:
         self._ua_tokens: dict[bytes, str] = {}
         self._meta_tokens: dict[str, str] = {}
         self._origins: dict[str, str] = {}
-        self._parked: dict[str, deque[_Parked]] = {}
-        self._parked_count = 0
-        self._fetching: dict[str, bool] = {}  # origin -> do requests wait for this fetch?
-        self._waiters: dict[str, list[Deferred[None]]] = {}
-        self._page_ok: dict[str, float] = {}  # origins in server error -> last page response
         self._releasing: Request | None = None
         self._closed = False
         self._hits = 0
+        self._hits_flushed = 0
+        self._unserializable_logged = False
         self._loop: LoopingCall | None = None
         self._offsite: Any = None
+        self._dupefilter: Any = None
         self.stats = crawler.stats
+        jobdir = crawler.settings.get("JOBDIR")
+        self.jobdir: str | None = str(jobdir) if jobdir else None
+        lot: Lot[_Item]
+        if self.jobdir:
+            path = os.path.join(self.jobdir, "gbot_robots", "parked.sqlite3")
+            try:
+                lot = SqliteLot(path, self._dumps, self._loads)
+            except Exception as exc:  # sqlite3.Error, OSError: say which setting it is about
+                message = f"cannot keep parked requests in {path}: {exc}"
+                raise ConfigError("JOBDIR", message) from exc
+        else:
+            lot = MemoryLot()
+        self.lot = lot
+        # 0 (the default) follows CONCURRENT_REQUESTS: robots.txt downloads bypass the
+        # engine's own concurrency limit, so this is their only bound.
+        max_fetches = config.concurrent_fetches or crawler.settings.getint(
+            "CONCURRENT_REQUESTS", 16
+        )
+        self.gate: Gate[_Item] = Gate(
+            self.store,
+            self.policy,
+            lot,
+            self,
+            park_timeout=config.park_timeout,
+            max_fetches=max(1, max_fetches),
+        )
         crawler.signals.connect(self._request_scheduled, signal=scrapy_signals.request_scheduled)
         crawler.signals.connect(self._spider_idle, signal=scrapy_signals.spider_idle)
         crawler.signals.connect(self._spider_opened, signal=scrapy_signals.spider_opened)
@@ -137,9 +191,6 @@ class GoogleRobotsTxtMiddleware:
         return state.robots.sitemaps
 
     # -- origins and tokens ---------------------------------------------------------------
-    def _origin_of(self, request: Request) -> str:
-        return self._origin_of_url(request.url)
-
     def _origin_of_url(self, url: str) -> str:
         """Origin key, memoised by ``scheme://netloc``: a regex match, no full URL parse."""
         match = _SCHEME_NETLOC(url)
@@ -155,7 +206,7 @@ class GoogleRobotsTxtMiddleware:
         return origin
 
     def _token_for(self, request: Request) -> str:
-        override = request.meta.get("robotstxt_user_agent")
+        override = request.meta.get(USER_AGENT_META)
         if override:
             token = self._meta_tokens.get(override)
             if token is None:
@@ -180,21 +231,13 @@ class GoogleRobotsTxtMiddleware:
             self._ua_tokens[header] = token
         return token
 
-    def _mode(self, origin: str, state: OriginState, now: float) -> Mode:
-        kind = state.kind
-        if kind is Kind.RULES:
-            return Mode.RULES
-        if kind is Kind.ALLOW_ALL:
-            return Mode.ALLOW_ALL
-        return mode_at(state, now, self._page_ok.get(origin), self.policy)[0]
-
     # -- downloader middleware ------------------------------------------------------------
     def process_request(self, request: Request, spider: Spider | None = None) -> Any:
         """The final check, on the hot path: obey the origin's decided rules."""
         meta = request.meta
-        if meta.get("dont_obey_robotstxt"):
+        if meta.get(DONT_OBEY):
             return None
-        origin = self._origin_of(request)
+        origin = self._origin_of_url(request.url)
         if not origin:
             return None
         state = self.store.get(origin)
@@ -203,29 +246,32 @@ class GoogleRobotsTxtMiddleware:
             if kind is Kind.RULES:
                 robots = state.robots
             elif kind is Kind.ALLOW_ALL:
-                return None
+                robots = None
             else:
-                mode = mode_at(state, self.clock(), self._page_ok.get(origin), self.policy)[0]
-                if mode is Mode.ALLOW_ALL:
-                    return None
-                robots = state.robots if mode is Mode.RULES else None
+                mode = mode_at(state, self.clock(), None, self.policy)[0]
                 if mode is Mode.STOPPED:
                     return self._undecided(request, origin)
-            assert robots is not None
-            token = self._token_for(request)
-            if robots.allowed(request.url, token):
+                robots = state.robots if mode is Mode.RULES else None
+            self._hits += 1
+            # The marker has served its purpose: it must not travel with a copied meta.
+            meta.pop(SCHEDULED, None)
+            if robots is None or robots.allowed(request.url, self._token_for(request)):
                 return None
-            self._forbid(request, robots, token)
+            self._forbid(request, robots, self._token_for(request))
         return self._undecided(request, origin)
 
     def process_response(
         self, request: Request, response: Response, spider: Spider | None = None
     ) -> Response:
         """Remember that an origin in server error still answers other pages."""
-        if self._page_ok and response.status < 500 and FETCH_META not in request.meta:
-            origin = self._origin_of(request)
-            if origin in self._page_ok:
-                self._page_ok[origin] = self.clock()
+        if response.status < 500 and FETCH_META not in request.meta:
+            origin = self._origin_of_url(request.url)
+            if origin:
+                state = self.store.get(origin)
+                if state is not None and state.kind is Kind.SERVER_ERROR:
+                    updated = note_page_ok(state, self.clock())
+                    if updated is not None:
+                        self.store.put(origin, updated)
         return response
 
     def _forbid(self, request: Request, robots: RobotsTxt, token: str) -> None:
@@ -265,75 +311,110 @@ class GoogleRobotsTxtMiddleware:
         """A request reached the downloader without a usable decision for its origin.
 
         A scheduled request goes back to the engine to be parked (no slot held); one that
-        bypassed the scheduler (``engine.download_async()`` by other code) waits here.
+        bypassed the scheduler (``engine.download()`` by other code) waits here. A request
+        sent back once that comes here again without having been parked is a bypassing one
+        (a meta copied from a scheduled request): it waits too, so nothing loops.
         """
-        if request.meta.get(_SCHEDULED):
-            request.meta[_BOUNCED] = True
+        meta = request.meta
+        if meta.pop(SCHEDULED, False) and not meta.get(BOUNCED):
+            meta[BOUNCED] = True
             self.stats.inc_value("robotstxt/bounced")
             return request
+        meta.pop(BOUNCED, None)
         return self._wait_then_check(request, origin)
 
     async def _wait_then_check(self, request: Request, origin: str) -> None:
-        self._start_fetch(origin, request, blocking=True)
-        waiter: Deferred[None] = Deferred()
-        self._waiters.setdefault(origin, []).append(waiter)
-        await maybe_deferred_to_future(waiter)
+        """Wait in place until the origin is decided, then obey (or raise when dropped)."""
+        for _ in range(1000):  # each round waits for a decision: a bound, never reached
+            if self._decided_allows(request, origin):
+                return
+            waiter = _Waiter(request)
+            reason = self.gate.schedule(origin, waiter, self.clock())
+            if reason is not None:
+                self._deferred(request, origin, reason)
+                await maybe_deferred_to_future(waiter.deferred)  # IgnoreRequest when dropped
+        self._count_drop(request, "robots.txt stayed undecided")
+        raise IgnoreRequest("robots.txt stayed undecided")
+
+    def _decided_allows(self, request: Request, origin: str) -> bool:
+        """True when the origin's decision lets ``request`` through; False when undecided.
+
+        Raises ``IgnoreRequest`` when robots.txt forbids it (the slow path of
+        :meth:`process_request`, for requests waiting in place).
+        """
         state = self.store.get(origin)
-        if state is None or self._mode(origin, state, self.clock()) is Mode.STOPPED:
-            self._count_drop(request, "robots.txt unavailable")
-            raise IgnoreRequest("robots.txt unavailable (server error)")
-        result = self.process_request(request)  # None, IgnoreRequest, or wait once more
-        if result is not None:
-            await result
+        if state is None:
+            return False
+        mode = mode_at(state, self.clock(), None, self.policy)[0]
+        if mode is Mode.STOPPED:
+            return False
+        robots = state.robots if mode is Mode.RULES else None
+        token = self._token_for(request)
+        if robots is None or robots.allowed(request.url, token):
+            return True
+        self._forbid(request, robots, token)
+        return False  # unreachable: _forbid raises
 
     # -- parking --------------------------------------------------------------------------
     def _request_scheduled(self, request: Request, spider: Spider | None = None) -> None:
         """Park requests whose origin is undecided, before they reach the scheduler."""
-        if request is self._releasing:
-            return
         meta = request.meta
-        if meta.get("dont_obey_robotstxt"):
+        if request is self._releasing:
+            meta[SCHEDULED] = True
             return
-        origin = self._origin_of(request)
+        if meta.get(DONT_OBEY):
+            return
+        origin = self._origin_of_url(request.url)
         if not origin:
             return
         if self._offsite_drops(request):
             return  # another handler drops it: fetching its robots.txt would be wasted
-        if meta.get(_BOUNCED):
-            self._park(request, origin)
-            self._wake_soon(origin)
-            raise IgnoreRequest("parked until robots.txt is decided")
         now = self.clock()
-        state = self.store.get(origin)
-        waiting = self._fetching.get(origin)
-        if waiting or origin in self._parked:
-            self._park(request, origin)
+        if meta.get(BOUNCED):
+            self.gate.bounce(origin, request, now)
+            self._deferred(request, origin, ParkReason.BOUNCED)
+            from twisted.internet import reactor
+
+            clock: Any = reactor
+            clock.callLater(0, self._check_soon, origin)
             raise IgnoreRequest("parked until robots.txt is decided")
-        if state is None:
-            self.stats.inc_value("robotstxt/cache/miss")
-            self._park(request, origin)
-            self._start_fetch(origin, request, blocking=True)
-            raise IgnoreRequest("parked until robots.txt is decided")
-        mode = self._mode(origin, state, now)
-        if state.refresh_at <= now and waiting is None:
-            if state.kind is Kind.SERVER_ERROR and mode is not Mode.STOPPED:
-                # Grace period: keep obeying the fallback, retry in the background.
-                self._start_fetch(origin, request, blocking=False)
-            else:
-                # Expired good copy, or a due retry: the new file decides later requests.
-                self.stats.inc_value(
-                    "robotstxt/cache/expired"
-                    if state.kind is not Kind.SERVER_ERROR
-                    else "robotstxt/retry"
-                )
-                self._park(request, origin)
-                self._start_fetch(origin, request, blocking=True)
-                raise IgnoreRequest("parked until robots.txt is decided")
-        if mode is Mode.STOPPED:
-            self._park(request, origin)
-            raise IgnoreRequest("parked: origin stopped after robots.txt server errors")
-        self._hits += 1
-        meta[_SCHEDULED] = True
+        reason = self.gate.schedule(origin, request, now, self._admit)
+        if reason is None:
+            meta[SCHEDULED] = True
+            return
+        self._deferred(request, origin, reason)
+        raise IgnoreRequest("parked until robots.txt is decided")
+
+    def _check_soon(self, origin: str) -> None:
+        self.gate.check(origin, self.clock())
+
+    def _admit(self, item: _Item) -> bool:
+        """Whether a request about to be parked is new to the dupefilter (then: now seen).
+
+        The scheduler would ask the dupefilter when the request entered it; a parked request
+        asks now, so duplicates of a parked request are not parked twice, and is let through
+        the dupefilter once when released. Without a dupefilter the scheduler filters later.
+        """
+        if not isinstance(item, Request) or item.dont_filter:
+            return True
+        df = self._dupefilter
+        if df is None:
+            return True
+        if df.request_seen(item):
+            return False  # a duplicate: the scheduler drops and logs it as usual
+        item.meta[SEEN] = True
+        return True
+
+    def _deferred(self, request: Request, origin: str, reason: ParkReason) -> None:
+        self.stats.inc_value("robotstxt/deferred")
+        logger.debug(
+            "Deferred until the robots.txt of %(origin)s is decided (%(reason)s): %(request)s",
+            {"origin": origin, "reason": reason.value, "request": request},
+            extra={"spider": self.crawler.spider},
+        )
+        self.crawler.signals.send_catch_log(
+            signal=signals.request_deferred, request=request, spider=self.crawler.spider
+        )
 
     def _offsite_drops(self, request: Request) -> bool:
         """Whether Scrapy's OffsiteMiddleware, also listening to ``request_scheduled``, drops it.
@@ -349,99 +430,77 @@ class GoogleRobotsTxtMiddleware:
         except Exception:  # a custom should_follow we do not understand: assume it follows
             return False
 
-    def _park(self, request: Request, origin: str) -> None:
-        queue = self._parked.get(origin)
-        if queue is None:
-            queue = self._parked[origin] = deque()
-        queue.append(_Parked(request, self.clock() + self.config.park_timeout))
-        self._parked_count += 1
-        self.stats.inc_value("robotstxt/deferred")
-        logger.debug(
-            "Deferred until the robots.txt of %(origin)s is decided: %(request)s",
-            {"origin": origin, "request": request},
-            extra={"spider": self.crawler.spider},
-        )
-        self.crawler.signals.send_catch_log(
-            signal=signals.request_deferred, request=request, spider=self.crawler.spider
-        )
+    # -- the gate's actions (see _gate.Actions) -------------------------------------------
+    def accepting(self) -> bool:
+        return not self._closed and engine_accepts_requests(self.crawler.engine)
 
-    def _release(self, origin: str) -> None:
-        """Put an origin's parked requests back through the engine, in arrival order."""
-        queue = self._parked.pop(origin, None)
-        if not queue or self._closed:
-            if queue:
-                self._parked[origin] = queue
-            return
+    def release(self, origin: str, items: Sequence[_Item]) -> None:
+        """Put parked requests back through the engine, oldest first."""
         engine = self.crawler.engine
-        self._parked_count -= len(queue)
-        for parked in queue:
-            request = parked.request
-            bounced = request.meta.pop(_BOUNCED, False)
-            request.meta[_SCHEDULED] = True
+        for item in items:
+            if isinstance(item, _Waiter):
+                item.deferred.callback(None)
+                continue
+            if isinstance(item, _Unreadable):
+                self._lost(origin, item)
+                continue
+            request = item
+            meta = request.meta
+            unfiltered = bool(meta.pop(BOUNCED, False)) | bool(meta.pop(SEEN, False))
             dont_filter = request.dont_filter
-            if bounced:  # the dupefilter has seen it already: let it through once more
+            if unfiltered:  # the dupefilter has seen it already: let it through once more
                 request.dont_filter = True
             self._releasing = request
             try:
                 engine.crawl(request)
+            except Exception as exc:  # one bad request must not cost the rest of the queue
+                self._count_drop(request, f"could not be rescheduled ({type(exc).__name__})")
+                continue
             finally:
                 self._releasing = None
                 request.dont_filter = dont_filter
             self.stats.inc_value("robotstxt/undeferred")
 
-    def _wake_soon(self, origin: str) -> None:
+    def drop(self, origin: str, items: Sequence[_Item], reason: str) -> None:
+        for item in items:
+            if isinstance(item, _Unreadable):
+                self._lost(origin, item)
+            elif isinstance(item, _Waiter):
+                self._count_drop(item.request, reason)
+                item.deferred.errback(IgnoreRequest(f"robots.txt undecided ({reason})"))
+            else:
+                self._count_drop(item, reason)
+
+    def fetch(self, origin: str, why: str) -> None:
+        """Start the origin's robots.txt fetch on the next reactor turn (never re-entrant)."""
+        stat = {
+            "miss": "robotstxt/cache/miss",
+            "expired": "robotstxt/cache/expired",
+            "retry": "robotstxt/retry",
+            "refresh": "robotstxt/retry",
+            "recheck": "robotstxt/cache/miss",
+        }.get(why)
+        if stat:
+            self.stats.inc_value(stat)
         from twisted.internet import reactor
 
         clock: Any = reactor
-        clock.callLater(0, self._check_origin, origin, self.clock())
+        clock.callLater(0, self._launch, origin)
 
-    def _check_origin(self, origin: str, now: float) -> None:
-        """Release, retry or keep an origin's parked requests, according to its state."""
-        if origin not in self._parked or origin in self._fetching or self._closed:
-            return
-        state = self.store.get(origin)
-        if state is None:
-            self._start_fetch(origin, self._parked[origin][0].request, blocking=True)
-            return
-        if self._mode(origin, state, now) is not Mode.STOPPED:
-            self._release(origin)
-        elif state.refresh_at <= now:
-            self.stats.inc_value("robotstxt/retry")
-            self._start_fetch(origin, self._parked[origin][0].request, blocking=True)
+    def _launch(self, origin: str) -> None:
+        d = deferred_from_coro(self._fetch(origin))
 
-    def _tick(self) -> None:
-        """Periodic: drop parked requests past their deadline, retry stopped origins."""
-        try:
-            self._tick_once()
-        except Exception:  # a LoopingCall stops at the first error: never let it
-            logger.exception("Error in the robots.txt parking loop")
+        def _log(failure: Failure) -> None:
+            logger.error(
+                "Error fetching robots.txt of %s: %s",
+                origin,
+                failure.getErrorMessage(),
+                exc_info=failure.value,
+            )
 
-    def _tick_once(self) -> None:
-        now = self.clock()
-        for origin in list(self._parked):
-            queue = self._parked[origin]
-            while queue and queue[0].deadline <= now:
-                parked = queue.popleft()
-                self._parked_count -= 1
-                self._drop(parked.request, "deadline")
-            if not queue:
-                del self._parked[origin]
-                if not self._parked:
-                    self._wake_engine()
-                continue
-            self._check_origin(origin, now)
+        d.addErrback(_log)
 
-    def _wake_engine(self) -> None:
-        """Let the engine notice at once that it may be idle (else: its 5 s heartbeat).
-
-        Best effort through a private attribute; without it the spider just closes later.
-        """
-        engine = self.crawler.engine
-        slot = getattr(engine, "_slot", None) or getattr(engine, "slot", None)  # 2.13+ / older
-        nextcall = getattr(slot, "nextcall", None)
-        if nextcall is not None:
-            nextcall.schedule()
-
+    # -- dropping -------------------------------------------------------------------------
     def _count_drop(self, request: Request, reason: str) -> None:
         self.stats.inc_value("robotstxt/dropped")
         logger.warning(
@@ -456,49 +515,83 @@ class GoogleRobotsTxtMiddleware:
             reason=reason,
         )
 
-    def _drop(self, request: Request, reason: str) -> None:
-        self._count_drop(request, reason)
+    def _lost(self, origin: str, item: _Unreadable) -> None:
+        self.stats.inc_value("robotstxt/dropped")
+        self.stats.inc_value("robotstxt/unreadable")
+        logger.warning(
+            "Dropped a parked request of %(origin)s: it could not be read back from JOBDIR "
+            "(%(error)s)",
+            {"origin": origin, "error": item.error},
+            extra={"spider": self.crawler.spider},
+        )
+
+    # -- serialising parked requests (JOBDIR) ---------------------------------------------
+    def _dumps(self, item: _Item) -> bytes:
+        """Scrapy's disk-queue format: ``Request.to_dict()`` pickled with protocol 4."""
+        if not isinstance(item, Request):
+            raise ValueError("kept in memory")
+        try:
+            return pickle.dumps(item.to_dict(spider=self.crawler.spider), protocol=4)
+        except (ValueError, TypeError, AttributeError, pickle.PicklingError) as exc:
+            self.stats.inc_value("robotstxt/unserializable")
+            if not self._unserializable_logged:
+                self._unserializable_logged = True
+                logger.warning(
+                    "Unable to serialize parked request %(request)s (%(error)s): it stays in "
+                    "memory and is dropped (request_dropped) if the crawl stops before its "
+                    "robots.txt is decided; no more unserializable requests will be logged "
+                    "(stat robotstxt/unserializable)",
+                    {"request": item, "error": exc},
+                    extra={"spider": self.crawler.spider},
+                )
+            raise ValueError(str(exc)) from exc
+
+    def _loads(self, data: bytes) -> _Item:
+        try:
+            request: Request = request_from_dict(pickle.loads(data), spider=self.crawler.spider)
+        except Exception as exc:  # a callback the spider no longer has, a corrupt row
+            return _Unreadable(f"{type(exc).__name__}: {exc}")
+        return request
+
+    # -- housekeeping ---------------------------------------------------------------------
+    def _tick(self) -> None:
+        """Periodic: deadlines, due retries, durable parking, live stats."""
+        try:
+            busy = self.gate.busy
+            self.gate.tick(self.clock())
+            if self._hits != self._hits_flushed:
+                self.stats.inc_value("robotstxt/cache/hit", self._hits - self._hits_flushed)
+                self._hits_flushed = self._hits
+            if busy and not self.gate.busy:
+                self._wake_engine()
+        except Exception:  # a LoopingCall stops at the first error: never let it
+            logger.exception("Error in the robots.txt parking loop")
+
+    def _wake_engine(self) -> None:
+        """Let the engine notice at once that it may be idle (else: its 5 s heartbeat)."""
+        nextcall = getattr(engine_slot(self.crawler.engine), "nextcall", None)
+        if nextcall is not None:
+            nextcall.schedule()
 
     # -- fetching -------------------------------------------------------------------------
-    def _start_fetch(self, origin: str, request: Request, *, blocking: bool) -> None:
-        """Start the origin's one robots.txt fetch unless one is under way."""
-        if origin in self._fetching:
-            if blocking:
-                self._fetching[origin] = True
-            return
-        self._fetching[origin] = blocking
-        d = deferred_from_coro(self._fetch(origin, request))
-
-        def _log(failure: Failure) -> None:
-            logger.error(
-                "Error fetching robots.txt of %s: %s",
-                origin,
-                failure.getErrorMessage(),
-                exc_info=failure.value,
-            )
-
-        d.addErrback(_log)
-
-    async def _download(self, request: Request) -> Response:
-        engine: Any = self.crawler.engine
-        if hasattr(engine, "download_async"):
-            response: Response = await engine.download_async(request)
-        else:  # Scrapy < 2.14
-            response = await maybe_deferred_to_future(engine.download(request))
-        return response
-
     def _robots_request(self, url: str, origin: str) -> Request:
         return Request(
             url,
             priority=self.DOWNLOAD_PRIORITY,
             meta={
-                "dont_obey_robotstxt": True,
+                DONT_OBEY: True,
                 "dont_redirect": True,
                 "download_timeout": self.config.download_timeout,
                 # Immediate retries are ours (see _get): a 5xx here is a state we handle,
                 # not an error for RetryMiddleware to log.
                 "dont_retry": True,
                 "handle_httpstatus_all": True,
+                # RobotsBodyMiddleware stops reading at GBOT_ROBOTS_MAX_BYTES of content,
+                # whatever the size or encoding: Scrapy's own size limit must not fail it.
+                "download_maxsize": 0,
+                "download_warnsize": 0,
+                # A cached prefix cut at the raw limit would replay as a broken stream.
+                "dont_cache": True,
                 FETCH_META: origin,
             },
             callback=NO_CALLBACK,
@@ -509,7 +602,7 @@ class GoogleRobotsTxtMiddleware:
         """Download robots.txt, retrying a server error at once up to the retry budget."""
         result = await self._get_once(origin)
         for _ in range(self.config.retry_times):
-            if not is_server_error(result):
+            if not is_server_error(result) or self._closed:
                 break
             self.stats.inc_value("robotstxt/fetch_retry")
             result = await self._get_once(origin)
@@ -522,11 +615,12 @@ class GoogleRobotsTxtMiddleware:
         while True:
             self.stats.inc_value("robotstxt/request_count")
             try:
-                response = await self._download(self._robots_request(url, origin))
-            except IgnoreRequest:
-                # Another component refused the download: like Scrapy's built-in, no rules.
-                return FetchResult(status=404, error=None, redirects=hops)
+                response = await engine_download(
+                    self.crawler.engine, self._robots_request(url, origin)
+                )
             except Exception as exc:
+                # Any failure, IgnoreRequest from another component included, is a failure to
+                # get the file: a server error (never "no restrictions", which would fail open).
                 self.stats.inc_value(f"robotstxt/exception_count/{type(exc)}")
                 return FetchResult(status=None, error=type(exc).__name__, redirects=hops)
             self.stats.inc_value("robotstxt/response_count")
@@ -552,16 +646,16 @@ class GoogleRobotsTxtMiddleware:
                 retry_after=retry_after.decode("latin-1") if retry_after else None,
                 error="data loss" if "partial" in response.flags else None,
                 redirects=hops,
+                truncated=TRUNCATED_FLAG in response.flags,
             )
 
-    async def _fetch(self, origin: str, request: Request) -> None:
-        state: OriginState | None = None
+    async def _fetch(self, origin: str) -> None:
         try:
             result = await self._get(origin)
             previous = self.store.get(origin)
             state = evaluate(result, self.clock(), previous, self.policy)
             self.store.put(origin, state)
-            self._record(origin, state, previous, request)
+            self._record(origin, state, previous)
         except Exception as exc:
             # A bug must not retry in a hot loop nor lose requests: count it as a server
             # error, so the origin is retried with backoff and its requests stay parked.
@@ -570,22 +664,15 @@ class GoogleRobotsTxtMiddleware:
             failed = FetchResult(status=None, error=type(exc).__name__)
             self.store.put(origin, evaluate(failed, self.clock(), previous, self.policy))
         finally:
-            del self._fetching[origin]
-            for waiter in self._waiters.pop(origin, ()):
-                waiter.callback(None)
-            if not self._closed:
-                self._check_origin(origin, self.clock())
+            self.gate.fetch_done(origin, self.clock())
 
-    def _record(
-        self, origin: str, state: OriginState, previous: OriginState | None, request: Request
-    ) -> None:
+    def _record(self, origin: str, state: OriginState, previous: OriginState | None) -> None:
         """Stats, logs and signals for a new origin state."""
         stats = self.stats
         stats.inc_value(f"robotstxt/origin_state/{state.kind.value}")
         spider = self.crawler.spider
         if state.kind is Kind.SERVER_ERROR:
             stats.inc_value("robotstxt/server_error")
-            self._page_ok.setdefault(origin, float("-inf"))
             logger.info(
                 "robots.txt of %(origin)s: server error (%(reason)s, %(errors)d in a row); "
                 "next try in %(delay).0f s",
@@ -598,7 +685,6 @@ class GoogleRobotsTxtMiddleware:
                 extra={"spider": spider},
             )
         else:
-            self._page_ok.pop(origin, None)
             logger.debug(
                 "robots.txt of %(origin)s: %(kind)s (%(reason)s), valid %(ttl).0f s",
                 {
@@ -616,12 +702,14 @@ class GoogleRobotsTxtMiddleware:
             state.robots.names_agent(self.token)
             if state.robots.truncated:
                 stats.inc_value("robotstxt/truncated")
-            robots_parsed = getattr(scrapy_signals, "robots_parsed", None)  # Scrapy >= 2.12
-            if robots_parsed is not None:
+            if ROBOTS_PARSED_SIGNAL is not None and self._has_receivers(ROBOTS_PARSED_SIGNAL):
+                trigger = self.lot.peek(origin)
+                if not isinstance(trigger, Request):
+                    trigger = self._robots_request(robots_url(origin), origin)
                 self.crawler.signals.send_catch_log(
-                    signal=robots_parsed,
+                    signal=ROBOTS_PARSED_SIGNAL,
                     robotparser=self._robot_parser(state.robots),
-                    request=request,
+                    request=trigger,
                 )
         if previous is None or previous.kind is not state.kind or previous.reason != state.reason:
             self.crawler.signals.send_catch_log(
@@ -643,8 +731,14 @@ class GoogleRobotsTxtMiddleware:
     # -- spider lifecycle -----------------------------------------------------------------
     def _spider_opened(self, spider: Spider) -> None:
         logger.info(
-            "Obeying robots.txt as user agent %(token)r (from %(source)s)",
-            {"token": self.token, "source": self.token_source},
+            "Obeying robots.txt as user agent %(token)r (from %(source)s), the way Googlebot "
+            "does (scrapy_gbot_robots.GoogleRobotsTxtMiddleware); at most %(fetches)d "
+            "robots.txt downloads at once",
+            {
+                "token": self.token,
+                "source": self.token_source,
+                "fetches": self.gate.max_fetches,
+            },
             extra={"spider": spider},
         )
         engine: Any = self.crawler.engine
@@ -652,23 +746,44 @@ class GoogleRobotsTxtMiddleware:
         for mw in getattr(manager, "middlewares", ()):
             if isinstance(mw, OffsiteMiddleware):
                 self._offsite = mw
+        scheduler = engine_scheduler(engine)
+        df = getattr(scheduler, "df", None)
+        if df is not None and callable(getattr(df, "request_seen", None)):
+            self._dupefilter = df
+        resumed = self.gate.resume(self.clock())
+        if resumed:
+            self.stats.inc_value("robotstxt/resumed", resumed)
+            logger.info(
+                "Resuming %(n)d parked requests from %(path)s",
+                {"n": resumed, "path": getattr(self.lot, "path", "JOBDIR")},
+                extra={"spider": spider},
+            )
         self._loop = LoopingCall(self._tick)
         self._loop.start(self.config.tick, now=False)
 
     def _spider_idle(self, spider: Spider) -> None:
-        if self._parked_count or self._fetching:
+        if self.gate.busy:
             raise DontCloseSpider
 
     def _spider_closed(self, spider: Spider, reason: str = "") -> None:
         self._closed = True
         if self._loop is not None and self._loop.running:
             self._loop.stop()
-        for queue in self._parked.values():
-            for parked in queue:
-                self._drop(parked.request, f"spider closed ({reason})")
-        self._parked.clear()
-        self._parked_count = 0
-        self.stats.inc_value("robotstxt/cache/hit", self._hits)
+        gate = self.gate
+        kept = gate.close(persist=self.jobdir is not None, reason=f"spider closed ({reason})")
+        if kept:
+            self.stats.inc_value("robotstxt/persisted", kept)
+            logger.info(
+                "Kept %(n)d parked requests in %(path)s for the next run with this JOBDIR",
+                {"n": kept, "path": getattr(self.lot, "path", "JOBDIR")},
+                extra={"spider": spider},
+            )
+        if self._hits != self._hits_flushed:
+            self.stats.inc_value("robotstxt/cache/hit", self._hits - self._hits_flushed)
+            self._hits_flushed = self._hits
+        self.stats.set_value("robotstxt/parked_peak", gate.parked_peak)
+        self.stats.set_value("robotstxt/fetch_in_flight_peak", gate.running_peak)
+        self.stats.set_value("robotstxt/fetch_queue_peak", gate.queued_peak)
         evictions = getattr(self.store, "evictions", None)
         if evictions:
             self.stats.set_value("robotstxt/cache/evicted", evictions)

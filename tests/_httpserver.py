@@ -22,7 +22,7 @@ from dataclasses import dataclass, field
 from typing import Any, ClassVar
 from urllib.parse import urlsplit
 
-from twisted.internet import defer, error
+from twisted.internet import defer, error, task
 from twisted.internet.base import DelayedCall
 from twisted.internet.interfaces import IResolverSimple
 from twisted.web import resource, server
@@ -64,6 +64,9 @@ class Server:
         self.routes: dict[tuple[str | None, str], Route | Handler] = {}
         self.hits: Counter[tuple[str, str]] = Counter()
         self.log: list[tuple[float, str, str]] = []
+        # Requests received and not yet answered, per path, and the most ever at once.
+        self.inflight: Counter[str] = Counter()
+        self.max_inflight: Counter[str] = Counter()
         self.port = 0
         self._listening: Any = None
         self._calls: list[DelayedCall] = []
@@ -128,6 +131,14 @@ class Server:
         host, path = self._where(request)
         self.hits[(host, path)] += 1
         self.log.append((time.monotonic(), host, path))
+        self.inflight[path] += 1
+        if self.inflight[path] > self.max_inflight[path]:
+            self.max_inflight[path] = self.inflight[path]
+
+        def _done(_: Any, path: str = path) -> None:
+            self.inflight[path] -= 1
+
+        request.notifyFinish().addBoth(_done)
         spec = (
             self.routes.get((host, path))
             or self.routes.get((None, path))
@@ -187,6 +198,65 @@ class LoopbackResolver:
         if lowered == "localhost" or lowered.endswith(".test") or lowered == "127.0.0.1":
             return defer.succeed("127.0.0.1")
         return defer.fail(error.DNSLookupError(f"{name} is not a test host"))
+
+
+class Streamer:
+    """A route handler that sends ``body`` in paced chunks, like a slow big download, and
+    records how much it sent and whether the client closed the connection first."""
+
+    def __init__(
+        self,
+        body: bytes,
+        chunk: int = 65_536,
+        pause: float = 0.005,
+        headers: dict[str, str] | None = None,
+    ) -> None:
+        self.body = body
+        self.headers = headers or {}
+        self.chunk = chunk
+        self.pause = pause
+        self.sent = 0
+        self.disconnected = False
+        self.completed = False
+
+    def __call__(self, request: Request) -> Route:
+        request.setResponseCode(200)
+        request.setHeader("content-type", "text/plain")
+        request.setHeader("content-length", str(len(self.body)))
+        for name, value in self.headers.items():
+            request.setHeader(name, value)
+        request.notifyFinish().addCallbacks(self._finished, self._lost)
+        self._next(request)
+        return Route(hang=True)  # the server leaves the answer to us
+
+    def _finished(self, _: Any) -> None:
+        self.completed = True
+
+    def _lost(self, _: Any) -> None:
+        self.disconnected = True
+
+    def _next(self, request: Request) -> None:
+        if self.disconnected or self.completed:
+            return
+        if self.sent >= len(self.body):
+            request.finish()
+            return
+        piece = self.body[self.sent : self.sent + self.chunk]
+        request.write(piece)
+        self.sent += len(piece)
+        from twisted.internet import reactor
+
+        reactor_any: Any = reactor
+        reactor_any.callLater(self.pause, self._next, request)
+
+    async def wait_disconnected(self, timeout: float = 5.0) -> None:
+        from twisted.internet import reactor
+
+        waited = 0.0
+        while not self.disconnected and not self.completed and waited < timeout:
+            await task.deferLater(reactor, 0.02, lambda: None)  # type: ignore[arg-type]
+            waited += 0.02
+
 
 
 # -- crawling helpers ------------------------------------------------------------------------

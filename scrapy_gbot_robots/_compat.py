@@ -1,0 +1,65 @@
+"""Every Scrapy-version-dependent path, named by a flag that says why it exists.
+
+The plugin supports Scrapy 2.11.2 and later (see pyproject's ``[tool.gbot-robots]`` notes and
+``noxfile.py``). Code elsewhere tests these flags instead of scattering ``hasattr`` checks,
+as scrapy-zyte-api's ``utils.py`` does, so dropping an old version is deleting a branch here.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
+
+from scrapy import signals as _scrapy_signals
+from scrapy.core.engine import ExecutionEngine
+from scrapy.utils.defer import maybe_deferred_to_future
+
+if TYPE_CHECKING:
+    from scrapy.core.scheduler import BaseScheduler
+    from scrapy.http import Request, Response
+
+#: Scrapy 2.14 added ``engine.download_async()``; before it, ``engine.download()`` returns a
+#: Deferred (and 2.14+ deprecates it).
+ENGINE_HAS_DOWNLOAD_ASYNC: bool = hasattr(ExecutionEngine, "download_async")
+
+#: Scrapy 2.12 added the ``robots_parsed`` signal; before it there is nothing to send.
+ROBOTS_PARSED_SIGNAL: object | None = getattr(_scrapy_signals, "robots_parsed", None)
+
+#: Scrapy 2.14 added ``engine.close_spider_async()``; before it, ``close_spider(spider, reason)``.
+ENGINE_HAS_CLOSE_SPIDER_ASYNC: bool = hasattr(ExecutionEngine, "close_spider_async")
+
+
+async def engine_download(engine: Any, request: Request) -> Response:
+    """Download through the engine (downloader middlewares, slots), on any supported Scrapy."""
+    if ENGINE_HAS_DOWNLOAD_ASYNC:
+        response: Response = await engine.download_async(request)
+    else:
+        response = await maybe_deferred_to_future(engine.download(request))
+    return response
+
+
+def engine_slot(engine: Any) -> Any:
+    """The engine's per-spider slot: ``_slot`` since Scrapy 2.13, ``slot`` before."""
+    slot = getattr(engine, "_slot", None)
+    return slot if slot is not None else getattr(engine, "slot", None)
+
+
+def engine_scheduler(engine: Any) -> BaseScheduler | None:
+    """The scheduler in use (a public property only since Scrapy 2.19)."""
+    slot = engine_slot(engine)
+    return getattr(slot, "scheduler", None)
+
+
+def engine_accepts_requests(engine: Any) -> bool:
+    """Whether ``engine.crawl()`` may be called: running, and the spider not closing."""
+    slot = engine_slot(engine)
+    return bool(getattr(engine, "running", False)) and slot is not None and slot.closing is None
+
+
+def close_spider(engine: Any, spider: Any, reason: str) -> None:
+    """Ask the engine to close the spider, on any supported Scrapy."""
+    if ENGINE_HAS_CLOSE_SPIDER_ASYNC:
+        from scrapy.utils.defer import deferred_from_coro
+
+        deferred_from_coro(engine.close_spider_async(reason=reason))
+    elif spider is not None:
+        engine.close_spider(spider, reason)

@@ -1,0 +1,438 @@
+"""The per-origin robots.txt state machine: which request waits, which fetch runs, who goes.
+
+Events come in (a request is scheduled, a fetch ended, the clock ticked, the crawl closes);
+effects go out through :class:`Actions` (start a fetch, release waiting requests, drop
+them). Time is always an argument. No I/O and nothing from Scrapy or Twisted, so every rule
+here is unit-tested without a crawl, including the accounting rule: every request that
+enters the gate leaves it released, dropped, or (with ``JOBDIR``) persisted for the next run;
+none is ever lost.
+
+The rules:
+
+- A request passes when its origin has a usable decision (rules, no restrictions, or the
+  fallback of the 12 h-30 d grace period). Otherwise it is *parked* in the lot, in arrival
+  order, and the origin's robots.txt fetch is wanted (first sight, expired copy, due retry).
+- At most ``max_fetches`` robots.txt fetches run at once (redirect hops and immediate retries
+  are inside one fetch). Origins wanting a fetch beyond that wait in one FIFO, in order of
+  their first request; decided origins keep crawling meanwhile.
+- ``park_timeout`` counts only while the origin's robots.txt is being fetched or failing:
+  a request queued behind the fetch budget does not age, so a big backlog never turns into
+  drops. A parked request whose time is up is dropped with the reason ``"deadline"``.
+- When a fetch ends, the origin is looked at again: a usable decision releases its parked
+  requests (in batches, oldest first); a server error keeps them parked until the retry that
+  the policy schedules (backoff, ``Retry-After``) succeeds or their time is up.
+"""
+
+from __future__ import annotations
+
+import enum
+import heapq
+from collections import deque
+from collections.abc import Callable, Sequence
+from typing import Generic, Protocol, TypeVar
+
+from ._cache import OriginStore
+from ._parking import Lot
+from ._policy import Kind, Mode, PolicyConfig, mode_at
+
+T = TypeVar("T")
+T_contra = TypeVar("T_contra", contravariant=True)
+
+
+class ParkReason(str, enum.Enum):
+    """Why a request was parked instead of passing."""
+
+    MISS = "miss"  # the origin is unknown: its robots.txt is fetched first
+    EXPIRED = "expired"  # the good copy expired: the new one decides
+    RETRY = "retry"  # a retry after server errors is due
+    STOPPED = "stopped"  # server errors: the origin is not crawled for now
+    WAITING = "waiting"  # the origin already has a fetch under way or requests waiting
+    BOUNCED = "bounced"  # it reached the downloader undecided and came back
+
+
+class Actions(Protocol[T_contra]):
+    """What the gate asks of its adapter. ``fetch`` must not report back before returning."""
+
+    def fetch(self, origin: str, why: str) -> None:
+        """Start the origin's robots.txt fetch; call :meth:`Gate.fetch_done` when it ends.
+
+        ``why`` is ``"miss"``, ``"expired"``, ``"retry"`` (server errors, origin stopped),
+        ``"refresh"`` (a background retry during the grace period) or ``"recheck"``.
+        """
+
+    def release(self, origin: str, items: Sequence[T_contra]) -> None:
+        """Send these parked items on (oldest first): their origin is decided."""
+
+    def drop(self, origin: str, items: Sequence[T_contra], reason: str) -> None:
+        """These parked items are given up (``reason``: "deadline" or the close reason)."""
+
+    def accepting(self) -> bool:
+        """Whether released items can be sent on now (False while the crawl closes)."""
+
+
+_QUEUED = 1
+_RUNNING = 2
+
+
+class _Origin:
+    """What the gate holds for one origin, only while requests wait or a fetch is wanted."""
+
+    __slots__ = (
+        "active_since",
+        "blocking",
+        "failing",
+        "fetch",
+        "parked",
+        "releasing",
+        "wake_at",
+        "why",
+    )
+
+    def __init__(self) -> None:
+        self.parked = 0  # items of this origin in the lot
+        self.fetch = 0  # 0, _QUEUED or _RUNNING
+        self.blocking = False  # whether parked requests wait for the fetch under way
+        self.why = ""
+        self.failing = False  # the origin is in server error (its park clock runs)
+        self.active_since: float | None = None  # start of the park clock, see module doc
+        self.wake_at: float | None = None
+        self.releasing = False
+
+
+class Gate(Generic[T]):
+    """The state machine over a store of origin states and a lot of parked items."""
+
+    def __init__(
+        self,
+        store: OriginStore,
+        policy: PolicyConfig,
+        lot: Lot[T],
+        actions: Actions[T],
+        *,
+        park_timeout: float,
+        max_fetches: int,
+        release_batch: int = 1000,
+    ) -> None:
+        if max_fetches < 1:
+            raise ValueError(f"max_fetches must be >= 1, got {max_fetches}")
+        self._store = store
+        self._policy = policy
+        self._lot = lot
+        self._actions = actions
+        self._timeout = park_timeout
+        self._max_fetches = max_fetches
+        self._batch = release_batch
+        self._recs: dict[str, _Origin] = {}
+        self._queue: deque[str] = deque()  # origins waiting for a fetch slot, FIFO
+        self._wakeups: list[tuple[float, str]] = []  # heap of (when, origin)
+        self._closed = False
+        self.running = 0  # fetches in flight
+        self.parked_now = 0
+        # Accounting: resumed + parked == released + dropped + persisted + parked_now.
+        self.parked_total = 0
+        self.resumed_total = 0
+        self.released_total = 0
+        self.dropped_total = 0
+        self.persisted_total = 0
+        self.parked_peak = 0
+        self.running_peak = 0
+        self.queued_peak = 0
+        self.fetches_started = 0
+
+    # -- queries ------------------------------------------------------------------------------
+    @property
+    def busy(self) -> bool:
+        """Whether requests wait or fetches are wanted: the crawl must stay open."""
+        return bool(self.parked_now or self.running or self._queue)
+
+    @property
+    def max_fetches(self) -> int:
+        """The fetch budget: robots.txt downloads in flight at most."""
+        return self._max_fetches
+
+    @property
+    def queued(self) -> int:
+        """Origins waiting for a fetch slot (entries cancelled meanwhile included)."""
+        return len(self._queue)
+
+    def parked_for(self, origin: str) -> int:
+        rec = self._recs.get(origin)
+        return rec.parked if rec is not None else 0
+
+    def fetching(self, origin: str) -> bool:
+        rec = self._recs.get(origin)
+        return rec is not None and rec.fetch == _RUNNING
+
+    # -- events -------------------------------------------------------------------------------
+    def schedule(
+        self,
+        origin: str,
+        item: T,
+        now: float,
+        admit: Callable[[T], bool] | None = None,
+    ) -> ParkReason | None:
+        """A request of ``origin`` is about to be scheduled: None lets it pass, else it is parked.
+
+        When parked, the gate owns ``item`` until it releases, drops or persists it.
+        ``admit(item)`` is asked just before parking; False lets the item pass instead (the
+        scheduler's dupefilter then drops a duplicate as usual) and wants no fetch for it.
+        """
+        rec = self._recs.get(origin)
+        want = ""
+        failing = False
+        wake = 0.0
+        if rec is not None and not rec.releasing and (rec.parked or (rec.fetch and rec.blocking)):
+            reason = ParkReason.WAITING
+        else:
+            state = self._store.get(origin)
+            if state is None:
+                reason, want = ParkReason.MISS, "miss"
+            elif state.kind is not Kind.SERVER_ERROR:
+                if state.refresh_at > now or (rec is not None and rec.fetch):
+                    return None
+                reason, want = ParkReason.EXPIRED, "expired"
+            else:
+                mode, until = mode_at(state, now, None, self._policy)
+                due = state.refresh_at <= now and (rec is None or not rec.fetch)
+                if mode is not Mode.STOPPED:
+                    if due:  # grace period: obey the fallback, retry in the background
+                        self._want(origin, self._rec(origin), now, blocking=False, why="refresh")
+                    return None
+                failing = True
+                if due:
+                    reason, want = ParkReason.RETRY, "retry"
+                else:
+                    reason, wake = ParkReason.STOPPED, min(state.refresh_at, until)
+        if admit is not None and not admit(item):
+            return None
+        rec = self._park(origin, rec, item, now, failing=failing)
+        if want:
+            self._want(origin, rec, now, blocking=True, why=want)
+        elif wake:
+            self._wake(origin, rec, wake)
+        return reason
+
+    def bounce(self, origin: str, item: T, now: float) -> None:
+        """Park a request that reached the downloader undecided; call :meth:`check` soon."""
+        self._park(origin, self._recs.get(origin), item, now)
+
+    def check(self, origin: str, now: float) -> None:
+        """Look at an origin again: drop what is overdue, release, or want a fetch."""
+        if not self._closed:
+            self._check(origin, now)
+
+    def fetch_done(self, origin: str, now: float, *, recheck_at: float | None = None) -> None:
+        """The origin's fetch ended (its new state is in the store).
+
+        ``recheck_at``: no state was established because another process is fetching this
+        robots.txt (a fleet's lock); look again then. Not an error and no backoff.
+        """
+        rec = self._recs.get(origin)
+        if rec is None or rec.fetch != _RUNNING:
+            return
+        rec.fetch = 0
+        self.running -= 1
+        if self._closed:
+            return
+        self._start_queued(now)
+        if recheck_at is not None:
+            if rec.parked:
+                if rec.active_since is None:
+                    rec.active_since = now
+                rec.why = "recheck"
+                self._wake(origin, rec, recheck_at)
+                self._wake_deadline(origin, rec)
+            else:
+                self._forget(origin, rec)
+            return
+        self._check(origin, now)
+
+    def tick(self, now: float) -> None:
+        """Periodic: make parking durable, then handle every origin whose time has come."""
+        self._lot.flush()
+        heap = self._wakeups
+        while heap and heap[0][0] <= now:
+            when, origin = heapq.heappop(heap)
+            rec = self._recs.get(origin)
+            if rec is None or rec.wake_at != when:
+                continue  # superseded by an earlier wake-up, or the origin moved on
+            rec.wake_at = None
+            self._check(origin, now)
+
+    def resume(self, now: float) -> int:
+        """Take over the items a previous run left in the lot; their fetches queue in order."""
+        waiting = self._lot.waiting()
+        for origin, count in waiting:
+            rec = self._rec(origin)
+            rec.parked += count
+            self.parked_now += count
+            self.resumed_total += count
+        self.parked_peak = max(self.parked_peak, self.parked_now)
+        for origin, _ in waiting:
+            self._check(origin, now)
+        return sum(count for _, count in waiting)
+
+    def close(self, persist: bool, reason: str) -> int:
+        """The crawl ends: keep what the lot can persist, drop the rest; return how many kept."""
+        self._closed = True
+        left = self._lot.close(persist)
+        kept = self.parked_now - len(left)
+        by_origin: dict[str, list[T]] = {}
+        for origin, item in left:
+            by_origin.setdefault(origin, []).append(item)
+        self.persisted_total += kept
+        self.dropped_total += len(left)
+        self.parked_now = 0
+        self._recs.clear()
+        self._queue.clear()
+        self._wakeups.clear()
+        for origin, items in by_origin.items():
+            self._actions.drop(origin, items, reason)
+        return kept
+
+    # -- internals ----------------------------------------------------------------------------
+    def _rec(self, origin: str) -> _Origin:
+        rec = self._recs.get(origin)
+        if rec is None:
+            rec = self._recs[origin] = _Origin()
+        return rec
+
+    def _forget(self, origin: str, rec: _Origin) -> None:
+        if not rec.parked and not rec.fetch and not rec.releasing:
+            self._recs.pop(origin, None)
+
+    def _park(
+        self, origin: str, rec: _Origin | None, item: T, now: float, *, failing: bool = False
+    ) -> _Origin:
+        if rec is None:
+            rec = self._rec(origin)
+        self._lot.push(origin, item, now)
+        rec.parked += 1
+        self.parked_now += 1
+        self.parked_total += 1
+        if self.parked_now > self.parked_peak:
+            self.parked_peak = self.parked_now
+        if failing:
+            rec.failing = True
+        if rec.active_since is None and (rec.fetch == _RUNNING or rec.failing):
+            rec.active_since = now
+            self._wake(origin, rec, now + self._timeout)
+        return rec
+
+    def _want(self, origin: str, rec: _Origin, now: float, *, blocking: bool, why: str) -> None:
+        if rec.fetch:
+            rec.blocking = rec.blocking or blocking
+            return
+        rec.blocking = blocking
+        rec.why = why
+        if self.running < self._max_fetches:
+            self._start(origin, rec, now)
+        else:
+            rec.fetch = _QUEUED
+            self._queue.append(origin)
+            if len(self._queue) > self.queued_peak:
+                self.queued_peak = len(self._queue)
+
+    def _start(self, origin: str, rec: _Origin, now: float) -> None:
+        rec.fetch = _RUNNING
+        self.running += 1
+        self.fetches_started += 1
+        if self.running > self.running_peak:
+            self.running_peak = self.running
+        if rec.parked and rec.active_since is None:
+            rec.active_since = now
+            self._wake_deadline(origin, rec)
+        self._actions.fetch(origin, rec.why)
+
+    def _start_queued(self, now: float) -> None:
+        queue = self._queue
+        while queue and self.running < self._max_fetches:
+            origin = queue.popleft()
+            rec = self._recs.get(origin)
+            if rec is None or rec.fetch != _QUEUED:
+                continue
+            if rec.blocking and not rec.parked:  # everyone waiting for it is gone
+                rec.fetch = 0
+                self._forget(origin, rec)
+                continue
+            self._start(origin, rec, now)
+
+    def _wake(self, origin: str, rec: _Origin, when: float) -> None:
+        if rec.wake_at is None or when < rec.wake_at:
+            rec.wake_at = when
+            heapq.heappush(self._wakeups, (when, origin))
+
+    def _wake_deadline(self, origin: str, rec: _Origin) -> None:
+        if rec.active_since is None or not rec.parked:
+            return
+        oldest = self._lot.oldest(origin)
+        start = rec.active_since if oldest is None else max(oldest, rec.active_since)
+        self._wake(origin, rec, start + self._timeout)
+
+    def _expire(self, origin: str, rec: _Origin, now: float) -> None:
+        if rec.active_since is None or not rec.parked:
+            return
+        cutoff = now - self._timeout
+        if rec.active_since > cutoff:
+            return
+        items = self._lot.take_parked_before(origin, cutoff)
+        if items:
+            n = len(items)
+            rec.parked -= n
+            self.parked_now -= n
+            self.dropped_total += n
+            self._actions.drop(origin, items, "deadline")
+
+    def _check(self, origin: str, now: float) -> None:
+        rec = self._recs.get(origin)
+        if rec is None or rec.releasing:
+            return
+        self._expire(origin, rec, now)
+        if rec.fetch:
+            self._wake_deadline(origin, rec)
+            return
+        if not rec.parked:
+            self._forget(origin, rec)
+            return
+        state = self._store.get(origin)
+        if state is None:
+            self._want(origin, rec, now, blocking=True, why="recheck" if rec.why else "miss")
+            return
+        if state.kind is not Kind.SERVER_ERROR:
+            if state.refresh_at <= now:
+                self._want(origin, rec, now, blocking=True, why="expired")
+            else:
+                self._release(origin, rec)
+            return
+        mode, until = mode_at(state, now, None, self._policy)
+        if mode is not Mode.STOPPED:
+            self._release(origin, rec)
+            if state.refresh_at <= now and self._recs.get(origin) is None:
+                self._want(origin, self._rec(origin), now, blocking=False, why="refresh")
+            return
+        rec.failing = True
+        if rec.active_since is None:
+            rec.active_since = now
+        if state.refresh_at <= now:
+            self._want(origin, rec, now, blocking=True, why="retry")
+            return
+        self._wake(origin, rec, min(state.refresh_at, until))
+        self._wake_deadline(origin, rec)
+
+    def _release(self, origin: str, rec: _Origin) -> None:
+        if not self._actions.accepting():
+            return  # the crawl is closing: close() keeps or drops them
+        rec.releasing = True
+        try:
+            while rec.parked > 0:
+                items = self._lot.take(origin, self._batch)
+                if not items:
+                    break
+                n = len(items)
+                rec.parked -= n
+                self.parked_now -= n
+                self.released_total += n
+                self._actions.release(origin, items)
+        finally:
+            rec.releasing = False
+            self._forget(origin, rec)

@@ -1,0 +1,26 @@
+"""Request meta keys the plugin reads or writes, in one place so every module agrees.
+
+Public keys are lower case without a leading underscore and documented in docs/meta.md;
+the underscored ones are internal markers. Pure: imports nothing.
+"""
+
+from __future__ import annotations
+
+#: Set on our own robots.txt requests; the value is the origin key ("http://example.com:8080").
+FETCH_META = "gbot_robots_fetch"
+
+#: Scrapy's own per-request switch: robots.txt is not consulted for this request.
+DONT_OBEY = "dont_obey_robotstxt"
+
+#: The product token to obey for this request only.
+USER_AGENT_META = "robotstxt_user_agent"
+
+#: Internal: the request passed the scheduling check and has not been downloaded yet.
+SCHEDULED = "_gbot_robots_scheduled"
+
+#: Internal: the request was sent back from the downloader to be parked.
+BOUNCED = "_gbot_robots_bounced"
+
+#: Internal: the dupefilter saw the request when it was parked; it passes the filter once
+#: when released.
+SEEN = "_gbot_robots_seen"

@@ -1,0 +1,338 @@
+"""The gate, pure: fetch budget, parking, park clock, deadlines, retries, accounting.
+
+No Scrapy and no reactor: the gate is driven by hand with an explicit clock, a real
+MemoryStore, a real lot, and an Actions object that records what the gate asked for.
+"""
+
+from __future__ import annotations
+
+import pickle
+from collections.abc import Sequence
+from pathlib import Path
+
+import pytest
+from hypothesis import settings
+from hypothesis import strategies as st
+from hypothesis.stateful import RuleBasedStateMachine, invariant, rule
+
+from scrapy_gbot_robots._cache import MemoryStore
+from scrapy_gbot_robots._gate import Gate, ParkReason
+from scrapy_gbot_robots._parking import MemoryLot, SqliteLot
+from scrapy_gbot_robots._policy import FetchResult, PolicyConfig, evaluate
+
+CFG = PolicyConfig()
+RULES = b"User-agent: *\nDisallow: /private\n"
+
+
+class Recorder:
+    """Actions that record; fetches are completed by the test, never by the gate itself."""
+
+    def __init__(self) -> None:
+        self.fetches: list[tuple[str, str]] = []
+        self.released: list[tuple[str, str]] = []
+        self.dropped: list[tuple[str, str, str]] = []
+        self.open = True
+
+    def fetch(self, origin: str, why: str) -> None:
+        self.fetches.append((origin, why))
+
+    def release(self, origin: str, items: Sequence[str]) -> None:
+        self.released.extend((origin, item) for item in items)
+
+    def drop(self, origin: str, items: Sequence[str], reason: str) -> None:
+        self.dropped.extend((origin, item, reason) for item in items)
+
+    def accepting(self) -> bool:
+        return self.open
+
+
+def make_gate(
+    *, max_fetches: int = 2, timeout: float = 100.0, lot: object | None = None
+) -> tuple[Gate[str], Recorder, MemoryStore]:
+    store = MemoryStore(1000)
+    actions = Recorder()
+    gate: Gate[str] = Gate(
+        store,
+        CFG,
+        lot if lot is not None else MemoryLot(),  # type: ignore[arg-type]
+        actions,
+        park_timeout=timeout,
+        max_fetches=max_fetches,
+    )
+    return gate, actions, store
+
+
+def finish(
+    gate: Gate[str], store: MemoryStore, origin: str, now: float, status: int = 200
+) -> None:
+    """Complete a fetch the way the middleware does: evaluate, store, report."""
+    result = FetchResult(status=status, body=RULES if status == 200 else b"")
+    store.put(origin, evaluate(result, now, store.get(origin), CFG))
+    gate.fetch_done(origin, now)
+
+
+def accounted(gate: Gate[str]) -> bool:
+    inflow = gate.resumed_total + gate.parked_total
+    out = gate.released_total + gate.dropped_total + gate.persisted_total + gate.parked_now
+    return inflow == out
+
+
+def test_first_request_parks_and_fetches_later_ones_wait() -> None:
+    gate, actions, store = make_gate()
+    assert gate.schedule("http://a", "a1", 0.0) is ParkReason.MISS
+    assert gate.schedule("http://a", "a2", 0.1) is ParkReason.WAITING
+    assert actions.fetches == [("http://a", "miss")]
+    assert gate.parked_for("http://a") == 2 and gate.busy
+    finish(gate, store, "http://a", 1.0)
+    assert actions.released == [("http://a", "a1"), ("http://a", "a2")]
+    assert gate.schedule("http://a", "a3", 2.0) is None  # decided: passes
+    assert not gate.busy and accounted(gate)
+
+
+def test_budget_bounds_fetches_and_serves_origins_in_order_of_first_request() -> None:
+    gate, actions, store = make_gate(max_fetches=2)
+    origins = [f"http://o{i}" for i in range(6)]
+    for i, origin in enumerate(origins):
+        gate.schedule(origin, f"r{i}", float(i))
+    assert [o for o, _ in actions.fetches] == origins[:2]
+    assert gate.running == 2 and gate.queued == 4
+    # A decided origin keeps crawling while others wait for the budget.
+    store.put("http://done", evaluate(FetchResult(status=200, body=RULES), 0.0, None, CFG))
+    assert gate.schedule("http://done", "x", 7.0) is None
+    finish(gate, store, origins[1], 8.0)
+    assert [o for o, _ in actions.fetches] == origins[:3]
+    finish(gate, store, origins[0], 9.0)
+    assert [o for o, _ in actions.fetches] == origins[:4]
+    assert gate.running_peak == 2
+    for origin in origins[2:]:
+        finish(gate, store, origin, 10.0)
+    assert gate.running == 0 and gate.queued == 0
+    assert sorted(item for _, item in actions.released) == [f"r{i}" for i in range(6)]
+    assert accounted(gate)
+
+
+def test_time_queued_for_the_budget_does_not_count_toward_the_deadline() -> None:
+    gate, actions, store = make_gate(max_fetches=1, timeout=10.0)
+    gate.schedule("http://slow", "s", 0.0)
+    gate.schedule("http://queued", "q", 0.0)
+    gate.tick(50.0)  # the slow fetch takes long: its request is overdue
+    assert [(o, i) for o, i, _ in actions.dropped] == [("http://slow", "s")]
+    finish(gate, store, "http://slow", 50.0)
+    # "queued" waited 50 s for the budget but its clock starts with its fetch.
+    assert gate.fetching("http://queued")
+    gate.tick(55.0)
+    assert len(actions.dropped) == 1
+    finish(gate, store, "http://queued", 56.0)
+    assert ("http://queued", "q") in actions.released
+    assert accounted(gate)
+
+
+def test_server_error_keeps_requests_parked_until_a_retry_succeeds() -> None:
+    gate, actions, store = make_gate(timeout=10_000.0)
+    gate.schedule("http://e", "e1", 0.0)
+    finish(gate, store, "http://e", 1.0, status=503)
+    assert actions.released == [] and gate.parked_for("http://e") == 1
+    assert gate.schedule("http://e", "e2", 2.0) is ParkReason.WAITING
+    retry_at = store.get("http://e").refresh_at  # type: ignore[union-attr]
+    gate.tick(retry_at - 1)
+    assert actions.fetches == [("http://e", "miss")]
+    gate.tick(retry_at)
+    assert actions.fetches[-1] == ("http://e", "retry")
+    finish(gate, store, "http://e", retry_at + 1)
+    assert actions.released == [("http://e", "e1"), ("http://e", "e2")]
+    assert accounted(gate)
+
+
+def test_stopped_origin_drops_at_the_deadline_counted_from_the_first_error() -> None:
+    gate, actions, store = make_gate(timeout=30.0)
+    gate.schedule("http://e", "e1", 0.0)
+    finish(gate, store, "http://e", 1.0, status=500)
+    gate.tick(29.0)
+    assert actions.dropped == []
+    gate.tick(31.0)
+    assert actions.dropped == [("http://e", "e1", "deadline")]
+    assert not gate.busy or gate.running  # nothing waits any more
+    assert accounted(gate)
+
+
+def test_requests_of_a_stopped_origin_do_not_start_fetches_before_the_backoff() -> None:
+    gate, actions, store = make_gate(timeout=10_000.0)
+    gate.schedule("http://e", "e1", 0.0)
+    finish(gate, store, "http://e", 1.0, status=503)
+    for i in range(20):
+        assert gate.schedule("http://e", f"x{i}", 2.0 + i) is ParkReason.WAITING
+    assert actions.fetches == [("http://e", "miss")]  # no refetch before the backoff
+
+
+def test_expired_copy_parks_and_refetches_once() -> None:
+    gate, actions, store = make_gate()
+    gate.schedule("http://a", "a1", 0.0)
+    finish(gate, store, "http://a", 0.0)
+    expiry = store.get("http://a").refresh_at  # type: ignore[union-attr]
+    assert gate.schedule("http://a", "a2", expiry - 1) is None
+    assert gate.schedule("http://a", "a3", expiry) is ParkReason.EXPIRED
+    assert gate.schedule("http://a", "a4", expiry) is ParkReason.WAITING
+    assert [why for _, why in actions.fetches] == ["miss", "expired"]
+    finish(gate, store, "http://a", expiry + 1)
+    assert [item for _, item in actions.released] == ["a1", "a3", "a4"]
+
+
+def test_admit_false_lets_a_duplicate_pass_without_parking_or_fetching() -> None:
+    gate, actions, _ = make_gate()
+    assert gate.schedule("http://a", "dup", 0.0, admit=lambda item: False) is None
+    assert actions.fetches == [] and gate.parked_now == 0
+    assert gate.schedule("http://a", "new", 0.0, admit=lambda item: True) is ParkReason.MISS
+
+
+def test_nothing_is_released_while_the_crawl_closes_and_close_drops_the_rest() -> None:
+    gate, actions, store = make_gate()
+    gate.schedule("http://a", "a1", 0.0)
+    actions.open = False
+    finish(gate, store, "http://a", 1.0)
+    assert actions.released == [] and gate.parked_for("http://a") == 1
+    assert gate.close(persist=False, reason="spider closed (shutdown)") == 0
+    assert actions.dropped == [("http://a", "a1", "spider closed (shutdown)")]
+    assert accounted(gate)
+
+
+def test_recheck_waits_without_backoff_when_another_process_fetches() -> None:
+    gate, actions, store = make_gate(timeout=1000.0)
+    gate.schedule("http://a", "a1", 0.0)
+    gate.fetch_done("http://a", 1.0, recheck_at=5.0)
+    gate.tick(4.0)
+    assert actions.fetches == [("http://a", "miss")]
+    gate.tick(5.0)
+    assert actions.fetches[-1] == ("http://a", "recheck")
+    finish(gate, store, "http://a", 6.0)
+    assert actions.released == [("http://a", "a1")]
+
+
+def test_bounced_request_is_parked_and_released_by_check() -> None:
+    gate, actions, store = make_gate()
+    store.put("http://a", evaluate(FetchResult(status=404), 0.0, None, CFG))
+    gate.bounce("http://a", "b1", 1.0)
+    assert gate.parked_for("http://a") == 1
+    gate.check("http://a", 1.0)
+    assert actions.released == [("http://a", "b1")]
+    assert accounted(gate)
+
+
+def _codec() -> tuple[object, object]:
+    def dumps(item: str) -> bytes:
+        if item.startswith("unserialisable"):
+            raise ValueError("no")
+        return pickle.dumps(item)
+
+    def loads(data: bytes) -> str:
+        value: str = pickle.loads(data)
+        return value
+
+    return dumps, loads
+
+
+def test_sqlite_lot_persists_across_close_and_resume_keeps_arrival_order(tmp_path: Path) -> None:
+    path = str(tmp_path / "jobdir" / "parked.sqlite3")
+    dumps, loads = _codec()
+    lot: SqliteLot[str] = SqliteLot(path, dumps, loads)  # type: ignore[arg-type]
+    gate, actions, _ = make_gate(lot=lot, max_fetches=1)
+    gate.schedule("http://a", "a1", 0.0)
+    gate.schedule("http://b", "b1", 0.0)
+    gate.schedule("http://a", "unserialisable-a2", 0.0)
+    gate.schedule("http://b", "b2", 0.0)
+    assert gate.close(persist=True, reason="spider closed (shutdown)") == 3
+    assert actions.dropped == [("http://a", "unserialisable-a2", "spider closed (shutdown)")]
+    assert accounted(gate)
+    # The next run: a new gate over the same file, nothing known about the origins.
+    lot2: SqliteLot[str] = SqliteLot(path, dumps, loads)  # type: ignore[arg-type]
+    gate2, actions2, store2 = make_gate(lot=lot2, max_fetches=1)
+    assert gate2.resume(100.0) == 3
+    assert actions2.fetches == [("http://a", "miss")]  # a waited first; budget of 1
+    finish(gate2, store2, "http://a", 101.0)
+    finish(gate2, store2, "http://b", 102.0)
+    assert actions2.released == [("http://a", "a1"), ("http://b", "b1"), ("http://b", "b2")]
+    assert len(lot2) == 0 and accounted(gate2)
+
+
+def test_sqlite_lot_merges_unserialisable_items_in_arrival_order(tmp_path: Path) -> None:
+    dumps, loads = _codec()
+    lot: SqliteLot[str] = SqliteLot(str(tmp_path / "p.db"), dumps, loads)  # type: ignore[arg-type]
+    for item in ["1", "unserialisable-2", "3", "unserialisable-4", "5"]:
+        lot.push("o", item, 0.0)
+    assert lot.peek("o") == "1"
+    assert lot.take("o", 2) == ["1", "unserialisable-2"]
+    assert lot.take("o", 10) == ["3", "unserialisable-4", "5"]
+    assert len(lot) == 0 and lot.unserialisable == 2
+
+
+def test_release_happens_in_bounded_batches() -> None:
+    store = MemoryStore(10)
+    actions = Recorder()
+    batches: list[int] = []
+    original = actions.release
+
+    def release(origin: str, items: Sequence[str]) -> None:
+        batches.append(len(items))
+        original(origin, items)
+
+    actions.release = release  # type: ignore[method-assign]
+    gate: Gate[str] = Gate(
+        store, CFG, MemoryLot(), actions, park_timeout=10.0, max_fetches=1, release_batch=100
+    )
+    for i in range(250):
+        gate.schedule("http://a", str(i), 0.0)
+    finish(gate, store, "http://a", 1.0)
+    assert batches == [100, 100, 50]
+    assert [item for _, item in actions.released] == [str(i) for i in range(250)]
+
+
+def test_max_fetches_must_be_positive() -> None:
+    with pytest.raises(ValueError, match="max_fetches"):
+        Gate(MemoryStore(1), CFG, MemoryLot(), Recorder(), park_timeout=1.0, max_fetches=0)
+
+
+class GateMachine(RuleBasedStateMachine):
+    """Random interleavings of requests, fetch outcomes and ticks: nothing is ever lost."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.gate, self.actions, self.store = make_gate(max_fetches=2, timeout=50.0)
+        self.now = 0.0
+        self.sent = 0
+        self.passed = 0
+
+    @rule(origin=st.sampled_from(["http://a", "http://b", "http://c", "http://d"]))
+    def request(self, origin: str) -> None:
+        self.sent += 1
+        if self.gate.schedule(origin, f"{origin}#{self.sent}", self.now) is None:
+            self.passed += 1
+
+    @rule(status=st.sampled_from([200, 404, 503]), data=st.data())
+    def fetch_ends(self, status: int, data: st.DataObject) -> None:
+        running = [o for o in ("http://a", "http://b", "http://c", "http://d")
+                   if self.gate.fetching(o)]  # fmt: skip
+        if running:
+            finish(self.gate, self.store, data.draw(st.sampled_from(running)), self.now, status)
+
+    @rule(seconds=st.sampled_from([0.5, 10.0, 60.0, 4000.0]))
+    def time_passes(self, seconds: float) -> None:
+        self.now += seconds
+        self.gate.tick(self.now)
+
+    @invariant()
+    def nothing_lost(self) -> None:
+        gate = self.gate
+        assert accounted(gate)
+        assert gate.parked_total + self.passed == self.sent
+        handed = len(self.actions.released) + len(self.actions.dropped)
+        assert handed + gate.parked_now == gate.parked_total
+        assert gate.running <= 2
+
+    def teardown(self) -> None:
+        self.gate.close(persist=False, reason="end")
+        assert accounted(self.gate)
+        items = [i for _, i in self.actions.released] + [i for _, i, _ in self.actions.dropped]
+        assert len(items) == len(set(items)) == self.gate.parked_total
+
+
+TestGateMachine = GateMachine.TestCase
+TestGateMachine.settings = settings(max_examples=150, stateful_step_count=40, deadline=None)

@@ -1,0 +1,164 @@
+"""Pause and resume with JOBDIR: parked requests survive a Ctrl-C and are crawled exactly once.
+
+Real processes: ``scrapy runspider`` is started twice with the same JOBDIR against the test's
+HTTP servers; the first run gets SIGINT (Scrapy's graceful pause) while requests are parked
+behind a slow robots.txt and behind one that answered 503.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import sys
+from pathlib import Path
+from typing import Any
+
+import pytest
+import pytest_twisted
+from _httpserver import Server
+from twisted.internet import defer, protocol, task
+
+SPIDER = '''
+import json, os
+import scrapy
+
+class PauseSpider(scrapy.Spider):
+    name = "pause"
+
+    def _requests(self):
+        with open(os.environ["START_URLS"]) as f:
+            for url in json.load(f):
+                yield scrapy.Request(url, callback=self.parse, errback=self.failed)
+
+    async def start(self):
+        for request in self._requests():
+            yield request
+
+    def start_requests(self):
+        return self._requests()
+
+    def parse(self, response):
+        self.logger.info("CRAWLED %s", response.url)
+
+    def failed(self, failure):
+        self.logger.info("FAILED %s %s", failure.request.url, type(failure.value).__name__)
+'''
+
+RULES = b"User-agent: *\nDisallow: /private/\n"
+
+
+class _Collect(protocol.ProcessProtocol):
+    def __init__(self) -> None:
+        self.output = bytearray()
+        self.ended: defer.Deferred[int] = defer.Deferred()
+
+    def outReceived(self, data: bytes) -> None:
+        self.output += data
+
+    def errReceived(self, data: bytes) -> None:
+        self.output += data
+
+    def processEnded(self, reason: Any) -> None:
+        self.ended.callback(getattr(reason.value, "exitCode", -1))
+
+
+def _run(tmp: Path, jobdir: Path) -> tuple[_Collect, Any]:
+    from twisted.internet import reactor
+
+    proc = _Collect()
+    args = [
+        sys.executable, "-m", "scrapy", "runspider", str(tmp / "pause_spider.py"),
+        "-s", f"JOBDIR={jobdir}",
+        "-s", "ROBOTSTXT_OBEY=True",
+        "-s", 'ADDONS={"scrapy_gbot_robots.Addon": 0}',
+        "-s", "GBOT_ROBOTS_RETRY_TIMES=0",
+        "-s", "GBOT_ROBOTS_TICK=0.1",
+        "-s", "GBOT_ROBOTS_PARK_TIMEOUT=600",
+        "-s", "TELNETCONSOLE_ENABLED=False",
+        "-s", "LOG_LEVEL=INFO",
+        "-s", "CLOSESPIDER_TIMEOUT=60",
+    ]  # fmt: skip
+    env = {**os.environ, "START_URLS": str(tmp / "start.json"), "PYTHONUNBUFFERED": "1"}
+    reactor_any: Any = reactor
+    transport = reactor_any.spawnProcess(proc, sys.executable, args, env=env, path=str(tmp))
+    return proc, transport
+
+
+async def _until(condition: Any, timeout: float, what: str) -> None:
+    from twisted.internet import reactor
+
+    waited = 0.0
+    while not condition():
+        if waited > timeout:
+            raise AssertionError(f"timed out waiting for {what}")
+        await task.deferLater(reactor, 0.05, lambda: None)  # type: ignore[arg-type]
+        waited += 0.05
+
+
+async def _finish(proc: _Collect, timeout: float) -> int:
+    from twisted.internet import reactor
+
+    d = proc.ended
+    d.addTimeout(timeout, reactor)
+    return int(await d)
+
+
+@pytest.mark.skipif(sys.platform == "win32", reason="SIGINT pause is POSIX")
+@pytest_twisted.ensureDeferred
+async def test_sigint_pause_then_resume_crawls_every_parked_page_exactly_once(
+    server: Server, server2: Server, tmp_path: Path
+) -> None:
+    healthy, slow = server, server2
+    flaky = Server().start()
+    try:
+        healthy.route("/robots.txt", body=RULES)
+        slow.route("/robots.txt", delay=2.0, body=RULES)
+        flaky.route("/robots.txt", status=503, headers={"Retry-After": "3600"})
+        pages = {
+            "healthy": [healthy.url("/h1"), healthy.url("/h2")],
+            "slow": [slow.url("/s1"), slow.url("/s2")],
+            "flaky": [flaky.url("/f1"), flaky.url("/f2")],
+        }
+        forbidden = [slow.url("/private/s3"), flaky.url("/private/f3")]
+        start = [url for urls in pages.values() for url in urls] + forbidden
+        (tmp_path / "start.json").write_text(json.dumps(start))
+        (tmp_path / "pause_spider.py").write_text(SPIDER)
+        jobdir = tmp_path / "job"
+
+        # Run 1: pause while slow's robots.txt is in flight and flaky's answered 503.
+        proc, transport = _run(tmp_path, jobdir)
+        await _until(
+            lambda: healthy.count("/h1") + healthy.count("/h2") == 2
+            and slow.count("/robots.txt") == 1
+            and flaky.count("/robots.txt") == 1
+            and flaky.inflight["/robots.txt"] == 0,
+            30,
+            "run 1 to park its requests",
+        )
+        transport.signalProcess(signal.SIGINT)
+        await _finish(proc, 60)
+        log1 = proc.output.decode("utf-8", "replace")
+        assert "Kept 6 parked requests" in log1, log1[-3000:]
+        assert all(slow.count(p) == 0 for p in ("/s1", "/s2"))
+        assert all(flaky.count(p) == 0 for p in ("/f1", "/f2"))
+
+        # Run 2, same JOBDIR: the file is back and the flaky site answers.
+        slow.route("/robots.txt", body=RULES)
+        flaky.route("/robots.txt", body=RULES)
+        proc, _ = _run(tmp_path, jobdir)
+        code = await _finish(proc, 60)
+        log2 = proc.output.decode("utf-8", "replace")
+        assert code == 0, log2[-3000:]
+        assert "Resuming 6 parked requests" in log2, log2[-3000:]
+        for site, srv in (("healthy", healthy), ("slow", slow), ("flaky", flaky)):
+            for url in pages[site]:
+                path = url.split(str(srv.port), 1)[1]
+                assert srv.count(path) == 1, (url, srv.count(path))  # exactly once, both runs
+        assert slow.count("/private/s3") == 0 and flaky.count("/private/f3") == 0
+        assert "'robotstxt/dropped'" not in log1 + log2  # nothing given up in either run
+        for url in forbidden:  # parked in run 1, forbidden in run 2 once robots.txt arrived
+            assert f"FAILED {url} IgnoreRequest" in log2
+    finally:
+        await flaky.stop()
+
