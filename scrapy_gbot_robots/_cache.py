@@ -65,3 +65,73 @@ class MemoryStore:
 
     def __contains__(self, origin: object) -> bool:
         return origin in self._data
+
+
+class Backing(Protocol):
+    """A persistent or shared tier behind the in-memory LRU (SQLite file, Redis).
+
+    The LRU in front answers the hot path; the backing keeps every origin (the 30-day
+    history included) across restarts and between processes. Synchronous methods must be
+    cheap or no-ops (``get_now`` may always answer None when reads need a round trip);
+    the coroutines run on the fetch path only, once per robots.txt fetch at most.
+    """
+
+    #: What the backing is, for logs: "sqlite:///path", "redis://host:port/0".
+    name: str
+
+    def get_now(self, origin: str) -> OriginState | None:
+        """The stored state when it can be read without waiting; else None."""
+
+    def put_soon(self, origin: str, state: OriginState) -> None:
+        """Store ``state`` now or shortly; never replaces a newer entry (by ``fetched_at``)."""
+
+    async def load(self, origin: str) -> OriginState | None:
+        """The stored state of ``origin`` (None when absent, unreadable, or unreachable)."""
+
+    async def acquire(self, origin: str, ttl: float) -> bool:
+        """Take the origin's fetch lock for ``ttl`` seconds; False when another holds it."""
+
+    async def release(self, origin: str) -> None:
+        """Give the fetch lock back (only if this process still holds it)."""
+
+    def close(self) -> None:
+        """Flush and let go of files and connections."""
+
+
+class TieredStore:
+    """An LRU of hot origins in front of a :class:`Backing` that keeps them all.
+
+    An origin the LRU forgot is read back from the backing (when it can answer at once), not
+    fetched again; every state put here is also handed to the backing.
+    """
+
+    __slots__ = ("backing", "front", "reads")
+
+    def __init__(self, front: MemoryStore, backing: Backing) -> None:
+        self.front = front
+        self.backing = backing
+        self.reads = 0  # states read back from the backing
+
+    @property
+    def evictions(self) -> int:
+        return self.front.evictions
+
+    def get(self, origin: str) -> OriginState | None:
+        state = self.front.get(origin)
+        if state is None:
+            state = self.backing.get_now(origin)
+            if state is not None:
+                self.reads += 1
+                self.front.put(origin, state)
+        return state
+
+    def put(self, origin: str, state: OriginState) -> None:
+        self.front.put(origin, state)
+        self.backing.put_soon(origin, state)
+
+    def remember(self, origin: str, state: OriginState) -> None:
+        """Keep a state read from the backing in the LRU only (it is stored already)."""
+        self.front.put(origin, state)
+
+    def __len__(self) -> int:
+        return len(self.front)

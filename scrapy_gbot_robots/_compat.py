@@ -49,10 +49,15 @@ def engine_scheduler(engine: Any) -> BaseScheduler | None:
     return getattr(slot, "scheduler", None)
 
 
-def engine_accepts_requests(engine: Any) -> bool:
-    """Whether ``engine.crawl()`` may be called: running, and the spider not closing."""
-    slot = engine_slot(engine)
-    return bool(getattr(engine, "running", False)) and slot is not None and slot.closing is None
+def engine_accepts_requests(crawler: Any) -> bool:
+    """Whether ``engine.crawl()`` may be called: the crawl not stopping, the spider not closing.
+
+    ``crawler.crawling`` turns False first on a stop (Ctrl-C), ``slot.closing`` is set when the
+    spider closes for any reason; the engine's own ``running`` is still False while
+    ``spider_opened`` handlers run, when requests may already be scheduled.
+    """
+    slot = engine_slot(crawler.engine)
+    return bool(getattr(crawler, "crawling", True)) and slot is not None and slot.closing is None
 
 
 def close_spider(engine: Any, spider: Any, reason: str) -> None:

@@ -128,7 +128,8 @@ class Gate(Generic[T]):
         self._closed = False
         self.running = 0  # fetches in flight
         self.parked_now = 0
-        # Accounting: resumed + parked == released + dropped + persisted + parked_now.
+        # Accounting: resumed + parked == released + dropped + persisted + parked_now
+        # (+ taken_elsewhere with a lot shared between processes).
         self.parked_total = 0
         self.resumed_total = 0
         self.released_total = 0
@@ -138,6 +139,8 @@ class Gate(Generic[T]):
         self.running_peak = 0
         self.queued_peak = 0
         self.fetches_started = 0
+        self.taken_elsewhere = 0  # shared lot: items another process released or dropped
+        self._shared = bool(getattr(lot, "shared", False))
 
     # -- queries ------------------------------------------------------------------------------
     @property
@@ -259,6 +262,35 @@ class Gate(Generic[T]):
             rec.wake_at = None
             self._check(origin, now)
 
+    def use_lot(self, lot: Lot[T]) -> None:
+        """Park in ``lot`` from now on (chosen once the scheduler is known); only while empty."""
+        if self.parked_now or self._recs:
+            raise RuntimeError("the parking lot can only be changed while nothing is parked")
+        self._lot = lot
+        self._shared = bool(getattr(lot, "shared", False))
+
+    def adopt(self, now: float, limit: int = 100) -> int:
+        """Shared lot: take charge of origins other processes left waiting (a dead worker's).
+
+        Each such origin is looked at as if its requests were ours: its fetch is wanted (a
+        fleet lock keeps it to one process), then its waiting items are released by whoever
+        decides. Returns how many origins were adopted.
+        """
+        if not self._shared or self._closed:
+            return 0
+        adopted: list[str] = []
+        for origin, count in self._lot.waiting()[:limit]:
+            if origin in self._recs or count <= 0:
+                continue
+            rec = self._rec(origin)
+            rec.parked = count
+            self.parked_now += count
+            self.resumed_total += count
+            adopted.append(origin)
+        for origin in adopted:
+            self._check(origin, now)
+        return len(adopted)
+
     def resume(self, now: float) -> int:
         """Take over the items a previous run left in the lot; their fetches queue in order."""
         waiting = self._lot.waiting()
@@ -325,7 +357,7 @@ class Gate(Generic[T]):
             return
         rec.blocking = blocking
         rec.why = why
-        if self.running < self._max_fetches:
+        if self.running < self._max_fetches and self._actions.accepting():
             self._start(origin, rec, now)
         else:
             rec.fetch = _QUEUED
@@ -346,6 +378,8 @@ class Gate(Generic[T]):
 
     def _start_queued(self, now: float) -> None:
         queue = self._queue
+        if not self._actions.accepting():
+            return  # the crawl is closing: no new downloads to wait for
         while queue and self.running < self._max_fetches:
             origin = queue.popleft()
             rec = self._recs.get(origin)
@@ -378,8 +412,7 @@ class Gate(Generic[T]):
         items = self._lot.take_parked_before(origin, cutoff)
         if items:
             n = len(items)
-            rec.parked -= n
-            self.parked_now -= n
+            self._uncount(rec, n)
             self.dropped_total += n
             self._actions.drop(origin, items, "deadline")
 
@@ -422,17 +455,26 @@ class Gate(Generic[T]):
     def _release(self, origin: str, rec: _Origin) -> None:
         if not self._actions.accepting():
             return  # the crawl is closing: close() keeps or drops them
+        shared = self._shared
         rec.releasing = True
         try:
-            while rec.parked > 0:
+            while rec.parked > 0 or shared:
                 items = self._lot.take(origin, self._batch)
                 if not items:
                     break
                 n = len(items)
-                rec.parked -= n
-                self.parked_now -= n
+                self._uncount(rec, n)
                 self.released_total += n
                 self._actions.release(origin, items)
         finally:
             rec.releasing = False
+            if shared and rec.parked:  # another process released them from the shared lot
+                self.taken_elsewhere += rec.parked
+                self._uncount(rec, rec.parked)
             self._forget(origin, rec)
+
+    def _uncount(self, rec: _Origin, n: int) -> None:
+        """Forget ``n`` items of ``rec``; in a shared lot they may be other processes' items."""
+        mine = min(n, rec.parked)
+        rec.parked -= mine
+        self.parked_now -= mine

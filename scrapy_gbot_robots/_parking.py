@@ -28,7 +28,13 @@ T = TypeVar("T")
 
 
 class Lot(Protocol[T]):
-    """Per-origin FIFO queues of waiting items, each with the time it was parked."""
+    """Per-origin FIFO queues of waiting items, each with the time it was parked.
+
+    A lot may be ``shared`` between processes (a fleet's Redis): then another process may
+    take or add items at any time, and counts are only this process's estimate.
+    """
+
+    shared: bool
 
     def push(self, origin: str, item: T, parked_at: float) -> None:
         """Append ``item`` to ``origin``'s queue."""
@@ -69,6 +75,8 @@ class _Queue(Generic[T]):
 
 class MemoryLot(Generic[T]):
     """Parked items kept as objects: the lot of a crawl without ``JOBDIR``."""
+
+    shared = False
 
     def __init__(self) -> None:
         self._queues: dict[str, _Queue[T]] = {}
@@ -161,6 +169,8 @@ class SqliteLot(Generic[T]):
     housekeeping tick and at close), so parking costs a serialisation and an insert, not a
     disk sync. Items the codec refuses stay in memory and are returned by :meth:`close`.
     """
+
+    shared = False
 
     def __init__(
         self, path: str, dumps: Callable[[T], bytes], loads: Callable[[bytes], T]

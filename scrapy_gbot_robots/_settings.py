@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import importlib
 import math
+import os
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -65,6 +66,8 @@ class Config:
     policy: PolicyConfig = field(default_factory=PolicyConfig)
     clock: Callable[[], float] = time.time
     store: Callable[[int], Any] | None = None  # factory(max_entries) -> OriginStore
+    cache: tuple[str, str] = ("memory", "")  # GBOT_ROBOTS_CACHE: (kind, path or URL)
+    fleet_parking: bool = True  # GBOT_ROBOTS_FLEET_PARKING: park in Redis under scrapy-redis
 
 
 def _number(name: str, value: Any, kind: str, minimum: float) -> float:
@@ -114,6 +117,35 @@ def _bool(setting: str, value: Any) -> bool:
     raise ConfigError(setting, f"expected a boolean, got {value!r}")
 
 
+def cache_spec(value: Any, jobdir: Any = None) -> tuple[str, str]:
+    """``GBOT_ROBOTS_CACHE`` as (kind, where): memory, ``sqlite://PATH``, ``redis[s]://...``.
+
+    Unset means memory, or an SQLite file inside ``JOBDIR`` when ``JOBDIR`` is set.
+    """
+    setting = PREFIX + "CACHE"
+    if value is None or value == "":
+        if jobdir:
+            return "sqlite", os.path.join(str(jobdir), "gbot_robots", "robots.sqlite3")
+        return "memory", ""
+    expected = "expected 'memory', 'sqlite://PATH' or 'redis://HOST:PORT/DB'"
+    if not isinstance(value, str):
+        raise ConfigError(setting, f"{expected}, got {value!r}")
+    text = value.strip()
+    if text.lower() == "memory":
+        return "memory", ""
+    scheme, sep, rest = text.partition("://")
+    scheme = scheme.lower()
+    if sep and scheme == "sqlite":
+        if not rest:
+            raise ConfigError(setting, f"sqlite:// needs a file path, got {value!r}")
+        return "sqlite", rest
+    if sep and scheme in ("redis", "rediss", "unix"):
+        if not rest:
+            raise ConfigError(setting, f"{scheme}:// needs a host, got {value!r}")
+        return "redis", text
+    raise ConfigError(setting, f"{expected}, got {value!r}")
+
+
 def load(get: Callable[[str], Any]) -> Config:
     """Read and validate every setting once; ``get(name)`` returns None for unset names."""
     nums: dict[str, float] = {}
@@ -145,6 +177,13 @@ def load(get: Callable[[str], Any]) -> Config:
         raise ConfigError("USER_AGENT", f"expected a string, got {user_agent!r}")
     clock = _load_callable(PREFIX + "CLOCK", get(PREFIX + "CLOCK")) or time.time
     store = _load_callable(PREFIX + "STORE", get(PREFIX + "STORE"))
+    cache = cache_spec(get(PREFIX + "CACHE"), get("JOBDIR"))
+    fleet = get(PREFIX + "FLEET_PARKING")
+    if store is not None and get(PREFIX + "CACHE"):
+        raise ConfigError(
+            PREFIX + "STORE",
+            f"a custom store replaces {PREFIX}CACHE: set one of them, not both",
+        )
     policy = PolicyConfig(
         max_redirects=int(nums["MAX_REDIRECTS"]),
         max_bytes=int(nums["MAX_BYTES"]),
@@ -169,6 +208,8 @@ def load(get: Callable[[str], Any]) -> Config:
         policy=policy,
         clock=clock,
         store=store,
+        cache=("memory", "") if store is not None else cache,
+        fleet_parking=True if fleet is None else _bool(PREFIX + "FLEET_PARKING", fleet),
     )
 
 

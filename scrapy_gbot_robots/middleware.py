@@ -40,7 +40,7 @@ from twisted.python.failure import Failure
 
 from . import signals
 from ._agent import is_valid_token, product_token
-from ._cache import MemoryStore, OriginStore
+from ._cache import Backing, MemoryStore, OriginStore, TieredStore
 from ._compat import (
     ROBOTS_PARSED_SIGNAL,
     engine_accepts_requests,
@@ -64,7 +64,8 @@ from ._policy import (
     note_page_ok,
 )
 from ._rules import RobotsTxt
-from ._settings import ConfigError, configured_token, load
+from ._settings import Config, ConfigError, configured_token, load
+from ._sqlite import SqliteBacking, SqliteError
 from .body import TRUNCATED_FLAG
 
 if TYPE_CHECKING:
@@ -80,6 +81,35 @@ __all__ = ["FETCH_META", "GoogleRobotsTxtMiddleware"]
 
 _NOT_OBEYED = ""  # memo value for scheme/netloc pairs without robots.txt scope
 _SCHEME_NETLOC = re.compile(r"[^:/?#]*://[^/?#]*").match
+
+
+#: How long a process waits before looking again when another holds an origin's fetch lock.
+LOCK_POLL = 1.0
+#: Ticks between two looks at a shared lot for origins no live worker is handling.
+ADOPT_EVERY = 5
+
+
+def _open_backing(config: Config, crawler: Crawler) -> Backing | None:
+    """The persistent or shared tier named by ``GBOT_ROBOTS_CACHE`` (None: memory only)."""
+    kind, where = config.cache
+    setting = "GBOT_ROBOTS_CACHE" if crawler.settings.get("GBOT_ROBOTS_CACHE") else "JOBDIR"
+    if kind == "sqlite":
+        try:
+            return SqliteBacking(where, max_bytes=config.policy.max_bytes)
+        except SqliteError as exc:
+            raise ConfigError(setting, str(exc)) from exc
+    if kind == "redis":
+        try:
+            from ._redis import RedisBacking
+        except ImportError as exc:
+            raise ConfigError(
+                "GBOT_ROBOTS_CACHE",
+                f"{where} needs the redis client: pip install \"scrapy-gbot-robots[redis]\" "
+                f"({exc})",
+            ) from exc
+        backing: Backing = RedisBacking(where, max_bytes=config.policy.max_bytes)
+        return backing
+    return None
 
 
 class _Waiter:
@@ -118,10 +148,24 @@ class GoogleRobotsTxtMiddleware:
         self.config = config
         self.policy = config.policy
         self.clock = config.clock
-        store = config.store(config.cache_size) if config.store else MemoryStore(config.cache_size)
-        if not isinstance(store, OriginStore):
-            raise ConfigError("GBOT_ROBOTS_STORE", f"{store!r} does not implement OriginStore")
+        self.backing: Backing | None = None
+        store: Any
+        if config.store:
+            store = config.store(config.cache_size)
+            if not isinstance(store, OriginStore):
+                raise ConfigError("GBOT_ROBOTS_STORE", f"{store!r} does not implement OriginStore")
+        else:
+            self.backing = _open_backing(config, crawler)
+            front = MemoryStore(config.cache_size)
+            store = front if self.backing is None else TieredStore(front, self.backing)
         self.store: OriginStore = store
+        # A fleet's fetch lock must outlive the longest fetch: every hop and retry timing out.
+        self.lock_ttl = (
+            config.download_timeout
+            * (self.policy.max_redirects + 1)
+            * (config.retry_times + 1)
+            + 30.0
+        )
         token, source, warning = configured_token(config)
         self.token = token
         self.token_source = source
@@ -139,6 +183,8 @@ class GoogleRobotsTxtMiddleware:
         self._hits_flushed = 0
         self._unserializable_logged = False
         self._loop: LoopingCall | None = None
+        self._backing_error: str | None = None
+        self._ticks = 0
         self._offsite: Any = None
         self._dupefilter: Any = None
         self.stats = crawler.stats
@@ -154,7 +200,7 @@ class GoogleRobotsTxtMiddleware:
                 raise ConfigError("JOBDIR", message) from exc
         else:
             lot = MemoryLot()
-        self.lot = lot
+        self.lot: Lot[_Item] = lot
         # 0 (the default) follows CONCURRENT_REQUESTS: robots.txt downloads bypass the
         # engine's own concurrency limit, so this is their only bound.
         max_fetches = config.concurrent_fetches or crawler.settings.getint(
@@ -432,7 +478,7 @@ class GoogleRobotsTxtMiddleware:
 
     # -- the gate's actions (see _gate.Actions) -------------------------------------------
     def accepting(self) -> bool:
-        return not self._closed and engine_accepts_requests(self.crawler.engine)
+        return not self._closed and engine_accepts_requests(self.crawler)
 
     def release(self, origin: str, items: Sequence[_Item]) -> None:
         """Put parked requests back through the engine, oldest first."""
@@ -478,7 +524,6 @@ class GoogleRobotsTxtMiddleware:
             "expired": "robotstxt/cache/expired",
             "retry": "robotstxt/retry",
             "refresh": "robotstxt/retry",
-            "recheck": "robotstxt/cache/miss",
         }.get(why)
         if stat:
             self.stats.inc_value(stat)
@@ -558,14 +603,37 @@ class GoogleRobotsTxtMiddleware:
         """Periodic: deadlines, due retries, durable parking, live stats."""
         try:
             busy = self.gate.busy
-            self.gate.tick(self.clock())
+            now = self.clock()
+            self.gate.tick(now)
+            self._ticks += 1
+            if self._ticks % ADOPT_EVERY == 0:
+                self.gate.adopt(now)  # a shared lot: origins a dead worker left waiting
             if self._hits != self._hits_flushed:
                 self.stats.inc_value("robotstxt/cache/hit", self._hits - self._hits_flushed)
                 self._hits_flushed = self._hits
             if busy and not self.gate.busy:
                 self._wake_engine()
+            if self.backing is not None:
+                self._backing_stats()
         except Exception:  # a LoopingCall stops at the first error: never let it
             logger.exception("Error in the robots.txt parking loop")
+
+    def _backing_stats(self) -> None:
+        """Copy the backing's own counters (write errors, outages) into the crawl's stats."""
+        backing = self.backing
+        for attr in ("write_errors", "outages", "errors"):
+            value = getattr(backing, attr, 0)
+            if value:
+                self.stats.set_value(f"robotstxt/store/{attr}", value)
+        error = getattr(backing, "last_error", None)
+        if error and error != self._backing_error:
+            self._backing_error = error
+            logger.error(
+                "robots.txt store %(store)s failed (%(error)s); the crawl goes on with the "
+                "states in memory",
+                {"store": getattr(backing, "name", "?"), "error": error},
+                extra={"spider": self.crawler.spider},
+            )
 
     def _wake_engine(self) -> None:
         """Let the engine notice at once that it may be idle (else: its 5 s heartbeat)."""
@@ -650,12 +718,13 @@ class GoogleRobotsTxtMiddleware:
             )
 
     async def _fetch(self, origin: str) -> None:
+        """The gate's fetch: decide the origin's state, then report back exactly once."""
+        recheck_at: float | None = None
         try:
-            result = await self._get(origin)
-            previous = self.store.get(origin)
-            state = evaluate(result, self.clock(), previous, self.policy)
-            self.store.put(origin, state)
-            self._record(origin, state, previous)
+            if self.backing is None:
+                await self._download_and_decide(origin)
+            else:
+                recheck_at = await self._fetch_shared(origin, self.backing)
         except Exception as exc:
             # A bug must not retry in a hot loop nor lose requests: count it as a server
             # error, so the origin is retried with backoff and its requests stay parked.
@@ -664,14 +733,83 @@ class GoogleRobotsTxtMiddleware:
             failed = FetchResult(status=None, error=type(exc).__name__)
             self.store.put(origin, evaluate(failed, self.clock(), previous, self.policy))
         finally:
-            self.gate.fetch_done(origin, self.clock())
+            self.gate.fetch_done(origin, self.clock(), recheck_at=recheck_at)
 
-    def _record(self, origin: str, state: OriginState, previous: OriginState | None) -> None:
-        """Stats, logs and signals for a new origin state."""
+    async def _fetch_shared(self, origin: str, backing: Backing) -> float | None:
+        """Use a fresh stored state if there is one; else fetch under the origin's lock.
+
+        Returns when to look again if another process holds the lock (its result will be
+        in the store), else None.
+        """
+        local = self.store.get(origin)
+        stored = await backing.load(origin)
+        if self._adopt_stored(origin, local, stored):
+            return None
+        if not await backing.acquire(origin, self.lock_ttl):
+            self.stats.inc_value("robotstxt/lock/waited")
+            return self.clock() + LOCK_POLL
+        try:
+            stored = await backing.load(origin)  # the last holder may have just written
+            if self._adopt_stored(origin, local, stored):
+                return None
+            await self._download_and_decide(origin, stored)
+        finally:
+            await backing.release(origin)
+        return None
+
+    def _adopt_stored(
+        self, origin: str, local: OriginState | None, stored: OriginState | None
+    ) -> bool:
+        """Take a stored state that is still fresh (and newer than ours) instead of fetching."""
+        if stored is None or stored.refresh_at <= self.clock():
+            return False
+        if local is not None and stored.fetched_at <= local.fetched_at:
+            return False
+        remember = getattr(self.store, "remember", self.store.put)
+        remember(origin, stored)
+        self.stats.inc_value("robotstxt/cache/stored")
+        self._record(origin, stored, local, fetched=False)
+        return True
+
+    async def _download_and_decide(self, origin: str, stored: OriginState | None = None) -> None:
+        """Fetch robots.txt and store the state the policy makes of it.
+
+        The previous state is read after the download: pages answered meanwhile may have
+        updated it ("site generally available"), and that must not be overwritten.
+        """
+        result = await self._get(origin)
+        previous = self.store.get(origin)
+        if stored is not None and (previous is None or stored.fetched_at > previous.fetched_at):
+            previous = stored
+        state = evaluate(result, self.clock(), previous, self.policy)
+        self.store.put(origin, state)
+        self._record(origin, state, previous)
+
+    def _record(
+        self,
+        origin: str,
+        state: OriginState,
+        previous: OriginState | None,
+        *,
+        fetched: bool = True,
+    ) -> None:
+        """Stats, logs and signals for a new origin state (``fetched``: by us, just now)."""
         stats = self.stats
-        stats.inc_value(f"robotstxt/origin_state/{state.kind.value}")
+        if fetched:
+            stats.inc_value(f"robotstxt/origin_state/{state.kind.value}")
         spider = self.crawler.spider
-        if state.kind is Kind.SERVER_ERROR:
+        if not fetched:
+            logger.debug(
+                "robots.txt of %(origin)s: %(kind)s (%(reason)s), read from %(store)s",
+                {
+                    "origin": origin,
+                    "kind": state.kind.value,
+                    "reason": state.reason,
+                    "store": getattr(self.backing, "name", "the store"),
+                },
+                extra={"spider": spider},
+            )
+        elif state.kind is Kind.SERVER_ERROR:
             stats.inc_value("robotstxt/server_error")
             logger.info(
                 "robots.txt of %(origin)s: server error (%(reason)s, %(errors)d in a row); "
@@ -700,7 +838,7 @@ class GoogleRobotsTxtMiddleware:
             # Build the rules of the crawl's token now, while no request waits on a check:
             # the engine defers that work to the first question, linear in the body's size.
             state.robots.names_agent(self.token)
-            if state.robots.truncated:
+            if state.robots.truncated and fetched:
                 stats.inc_value("robotstxt/truncated")
             if ROBOTS_PARSED_SIGNAL is not None and self._has_receivers(ROBOTS_PARSED_SIGNAL):
                 trigger = self.lot.peek(origin)
@@ -750,6 +888,16 @@ class GoogleRobotsTxtMiddleware:
         df = getattr(scheduler, "df", None)
         if df is not None and callable(getattr(df, "request_seen", None)):
             self._dupefilter = df
+        fleet_lot = self._fleet_lot(scheduler, spider)
+        if fleet_lot is not None:
+            self.lot.close(persist=True)  # empty so far, or a JOBDIR's: kept for later
+            self.lot = fleet_lot
+            self.gate.use_lot(fleet_lot)
+            logger.info(
+                "Parking requests in Redis (%(key)s), shared by every worker of the fleet",
+                {"key": getattr(fleet_lot, "key", "?")},
+                extra={"spider": spider},
+            )
         resumed = self.gate.resume(self.clock())
         if resumed:
             self.stats.inc_value("robotstxt/resumed", resumed)
@@ -761,6 +909,20 @@ class GoogleRobotsTxtMiddleware:
         self._loop = LoopingCall(self._tick)
         self._loop.start(self.config.tick, now=False)
 
+    def _fleet_lot(self, scheduler: Any, spider: Spider) -> Lot[_Item] | None:
+        """A Redis lot shared by the fleet when the scheduler is scrapy-redis's, else None.
+
+        Parked requests then survive the death of the worker that parked them, and whichever
+        worker sees the decision puts them back into the shared scrapy-redis queue.
+        """
+        server = getattr(scheduler, "server", None)
+        if server is None or not hasattr(scheduler, "queue") or not self.config.fleet_parking:
+            return None
+        from ._redis_lot import RedisLot
+
+        lot: Lot[_Item] = RedisLot(server, f"{spider.name}:gbot_robots", self._dumps, self._loads)
+        return lot
+
     def _spider_idle(self, spider: Spider) -> None:
         if self.gate.busy:
             raise DontCloseSpider
@@ -770,7 +932,8 @@ class GoogleRobotsTxtMiddleware:
         if self._loop is not None and self._loop.running:
             self._loop.stop()
         gate = self.gate
-        kept = gate.close(persist=self.jobdir is not None, reason=f"spider closed ({reason})")
+        persist = self.jobdir is not None or bool(getattr(self.lot, "shared", False))
+        kept = gate.close(persist=persist, reason=f"spider closed ({reason})")
         if kept:
             self.stats.inc_value("robotstxt/persisted", kept)
             logger.info(
@@ -787,3 +950,9 @@ class GoogleRobotsTxtMiddleware:
         evictions = getattr(self.store, "evictions", None)
         if evictions:
             self.stats.set_value("robotstxt/cache/evicted", evictions)
+        reads = getattr(self.store, "reads", 0)
+        if reads:
+            self.stats.set_value("robotstxt/cache/read_back", reads)
+        if self.backing is not None:
+            self._backing_stats()
+            self.backing.close()
