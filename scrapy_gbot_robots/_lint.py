@@ -508,7 +508,8 @@ def _line_findings(r: LineReport, text: bytes, emit: _Emit) -> None:
         emit(
             "GR203",
             n,
-            f"ignored: no ':' separator ({_short(display(text.strip(_ASCII_WS)), 40)!r}); "
+            # display() has already escaped control bytes; repr() would escape them twice.
+            f"ignored: no ':' separator ('{_short(display(text.strip(_ASCII_WS)), 40)}'); "
             "write 'field: value'",
         )
     elif r.ignored == "too-many-tokens":

@@ -389,7 +389,11 @@ class RobotsTxt:
         return f"<RobotsTxt {len(self.body)} bytes{' (truncated)' if self.truncated else ''}>"
 
     def allowed(self, url: str, user_agent: str) -> bool:
-        """Google's verdict for ``url`` (already percent-encoded) and a product token."""
+        """Google's verdict for ``url`` (already percent-encoded) and a product token.
+
+        The URL is matched literally, as Google's library does; encode a raw URL first with
+        ``scrapy_gbot_robots._url.crawler_url`` (what Scrapy does to ``request.url``).
+        """
         matcher = self._matcher if user_agent == self._agent else self._matcher_for(user_agent)
         # Fast path.  A site's URLs share "scheme://host/": once one URL showed where its
         # path starts, one startswith finds the path of the next.
@@ -433,7 +437,10 @@ class RobotsTxt:
         return slash
 
     def decide(self, url: str, user_agent: str) -> Decision:
-        """The verdict with the deciding line; slower than :meth:`allowed`."""
+        """The verdict with the deciding line; slower than :meth:`allowed`.
+
+        Like :meth:`allowed`, it expects a percent-encoded URL (see ``_url.crawler_url``).
+        """
         matcher = self._matcher_for(user_agent)
         if matcher._detail is None:
             walked = _walk_groups(directives(self.body), _agent_key(user_agent))

@@ -4,6 +4,11 @@ The smallest way to adopt the project:
 ``ROBOTSTXT_PARSER = "scrapy_gbot_robots.GoogleRobotParser"``.
 Scrapy's middleware still does the fetching (with its own status-code handling); only the
 matching becomes Google's.
+
+Google's matcher expects a percent-encoded URL. Scrapy always passes ``request.url``, which is
+encoded, but the ``RobotParser`` interface promises an answer for any absolute URL (Scrapy's
+own parser tests ask about ``https://site.local/wiki/Käyttäjä:``), so ``allowed()`` first
+encodes the URL as Scrapy encodes ``request.url`` (``crawler_url``; a no-op for an encoded URL).
 """
 
 from __future__ import annotations
@@ -14,6 +19,7 @@ from scrapy.robotstxt import RobotParser
 
 from ._agent import product_token
 from ._rules import RobotsTxt, parse
+from ._url import crawler_url
 
 if TYPE_CHECKING:
     from scrapy.crawler import Crawler
@@ -46,9 +52,12 @@ class GoogleRobotParser(RobotParser):
         return token
 
     def allowed(self, url: str | bytes, user_agent: str | bytes) -> bool:
-        return self.robots.allowed(_text(url), self._token(user_agent))
+        """Google's verdict for the URL a crawler requests: ``url`` percent-encoded first."""
+        # /wiki/Käyttäjä: -> /wiki/K%C3%A4ytt%C3%A4j%C3%A4:; an encoded URL costs under 1 us.
+        return self.robots.allowed(crawler_url(url), self._token(user_agent))
 
     def crawl_delay(self, user_agent: str | bytes) -> float | None:
+        """The agent's first valid ``Crawl-delay`` (Scrapy 2.18 interface; Google ignores it)."""
         return self.robots.crawl_delay(self._token(user_agent))
 
     @property

@@ -177,6 +177,7 @@ def test_check_json_lines(google: Path) -> None:
     assert [o["url"] for o in objs] == urls
     assert objs[0] == {
         "url": urls[0],
+        "checked_url": urls[0],
         "user_agent": "Bingbot",
         "allowed": False,
         "line": 6,
@@ -290,20 +291,39 @@ def test_check_missing_urls_file(google: Path, tmp_path: Path) -> None:
     no_traceback(proc)
 
 
-@pytest.mark.parametrize("token", ["Googlebot/2.1", "Google bot", "bot2", "*", ""])
-def test_check_invalid_token_says_what_a_token_is(google: Path, token: str) -> None:
+@pytest.mark.parametrize("token", ["*", "", "  ", "2.1", "*/*"])
+def test_check_value_without_a_token_says_what_a_token_is(google: Path, token: str) -> None:
     proc = run("check", str(google), "-u", token, "https://example.com/")
     assert proc.returncode == 2
     assert "invalid user-agent token" in proc.stderr
     assert "letters, '-' and '_' only" in proc.stderr
+    assert proc.stdout == ""
     no_traceback(proc)
 
 
-def test_check_invalid_token_suggests_the_product_token(google: Path) -> None:
-    header = "Mozilla/5.0 (compatible; Googlebot/2.1; +http://www.google.com/bot.html)"
-    proc = run("check", str(google), "-u", header, "https://example.com/")
-    assert proc.returncode == 2
-    assert "the token is 'Googlebot'" in proc.stderr
+def test_check_star_is_not_a_crawler(google: Path) -> None:
+    proc = run("check", str(google), "-u", "*", "https://example.com/")
+    assert "'*' names no crawler" in proc.stderr
+
+
+@pytest.mark.parametrize(
+    ("value", "token"),
+    [
+        ("Googlebot/2.1", "Googlebot"),
+        ("Mozilla/5.0 (compatible; Googlebot/2.1; +http://www.google.com/bot.html)", "Googlebot"),
+        ("Google bot", "Google"),
+        ("bot2", "bot"),
+    ],
+)
+def test_check_user_agent_string_is_reduced_to_its_token(
+    google: Path, value: str, token: str
+) -> None:
+    proc = run("check", str(google), "-u", value, "--json", "https://example.com/includes/a")
+    assert json.loads(proc.stdout)["user_agent"] == token
+    assert (
+        f"warning: {value!r} is not a valid robots.txt product token ([A-Za-z_-]+); "
+        f"checking as {token!r} instead"
+    ) in proc.stderr
 
 
 def test_check_missing_user_agent_is_a_usage_error(google: Path) -> None:
@@ -313,11 +333,22 @@ def test_check_missing_user_agent_is_a_usage_error(google: Path) -> None:
     no_traceback(proc)
 
 
-@pytest.mark.parametrize("url", ["/includes/a.js", "example.com/page", "https:/example.com/"])
-def test_check_relative_url(google: Path, url: str) -> None:
-    proc = run("check", str(google), "-u", "Googlebot", url)
-    assert proc.returncode == 2
-    assert f"not an absolute URL: {url!r}" in proc.stderr
+@pytest.mark.parametrize(
+    ("url", "path"),
+    [
+        ("/includes/a.js", "/includes/a.js"),
+        ("example.com/includes/a", "/includes/a"),
+        ("https:/example.com/", "/example.com/"),
+        ("http:///includes/x", "/includes/x"),
+    ],
+)
+def test_check_relative_url_is_checked_with_a_warning(google: Path, url: str, path: str) -> None:
+    proc = run("check", str(google), "-u", "Bingbot", "--json", url)
+    assert f"warning: not an absolute URL: {url!r}" in proc.stderr
+    assert f"Google's parser reads its path as {path!r}" in proc.stderr
+    got = json.loads(proc.stdout)
+    assert got["allowed"] is parse(GOOGLE_EXAMPLE).allowed(url, "Bingbot")
+    assert proc.returncode == (0 if got["allowed"] else 1)
     no_traceback(proc)
 
 
@@ -325,9 +356,9 @@ def test_check_relative_url_in_file_names_the_line(google: Path, tmp_path: Path)
     urls = tmp_path / "urls.txt"
     urls.write_text("https://example.com/a\n/b\n")
     proc = run("check", str(google), "-u", "Googlebot", "--urls", str(urls))
-    assert proc.returncode == 2
-    assert f"{urls}:2: not an absolute URL: '/b'" in proc.stderr
-    assert proc.stdout == ""  # nothing is checked before every URL is known good
+    assert proc.returncode == 0
+    assert f"warning: {urls}:2: not an absolute URL: '/b'" in proc.stderr
+    assert proc.stdout.splitlines()[-1] == "2 URLs: 2 allowed, 0 disallowed for Googlebot"
 
 
 def test_check_without_urls(google: Path, tmp_path: Path) -> None:
@@ -338,10 +369,14 @@ def test_check_without_urls(google: Path, tmp_path: Path) -> None:
     assert "no URLs to check" in proc.stderr
 
 
-def test_check_notes_unescaped_urls(google: Path) -> None:
+def test_check_notes_encoded_urls(google: Path) -> None:
     proc = run("check", str(google), "-u", "Googlebot", "https://example.com/café")
     assert proc.returncode == 0
-    assert "matched exactly as given" in proc.stderr
+    assert (
+        "note: 'https://example.com/café' is checked as https://example.com/caf%C3%A9, "
+        "the form a crawler requests"
+    ) in proc.stderr
+    assert "https://example.com/café" in proc.stdout  # the table shows the URL as given
 
 
 def test_check_notes_a_truncated_file(tmp_path: Path) -> None:
@@ -702,3 +737,10 @@ def test_check_and_lint_do_not_import_scrapy(google: Path) -> None:
         [sys.executable, "-c", code], capture_output=True, text=True, timeout=60, check=False
     )
     assert proc.stdout.splitlines()[-1] == "LIGHT", proc.stderr
+
+
+def test_commands_are_found_in_the_package_in_order() -> None:
+    """A command is one module with a COMMAND: 'report.py' would be found the same way."""
+    from scrapy_gbot_robots.cli import commands
+
+    assert [c.name for c in commands()] == ["check", "lint", "fetch"]

@@ -117,7 +117,7 @@ def fetch_json(*args: str) -> tuple[int, dict[str, object]]:
 def test_rules_with_max_age(site: Site) -> None:
     site.routes["/robots.txt"] = Answer(200, ROBOTS, {"Cache-Control": "public, max-age=600"})
     proc = fetch(f"{site.base}/nogooglebot/page.html", "-u", "Googlebot")
-    assert proc.returncode == 0, proc.stderr
+    assert proc.returncode == 1, proc.stderr  # the URL is disallowed, as 'check' exits
     out = proc.stdout
     assert f"GET  {site.base}/robots.txt  200" in out
     assert "policy    rules: obey the file (HTTP 200)" in out
@@ -131,7 +131,7 @@ def test_rules_with_max_age(site: Site) -> None:
 def test_rules_json(site: Site) -> None:
     site.routes["/robots.txt"] = Answer(200, ROBOTS)
     status, data = fetch_json(f"{site.base}/private/x", "--user-agent", "Bingbot")
-    assert status == 0
+    assert status == 1  # disallowed
     assert data["origin"] == site.base and data["robots_url"] == f"{site.base}/robots.txt"
     assert data["state"] == "rules" and data["policy"] == "rules" and data["status"] == 200
     assert data["cache_seconds"] == 86_400
@@ -231,7 +231,8 @@ def test_fail_on_lint_findings(site: Site) -> None:
     [
         (["ftp://example.com/"], "only http and https URLs"),
         (["example.com"], "not an absolute URL"),
-        (["http://127.0.0.1:1/", "-u", "Googlebot/2.1"], "invalid user-agent token"),
+        (["http://127.0.0.1:1/", "-u", "2.1"], "invalid user-agent token"),
+        (["http://127.0.0.1:1/", "-u", ""], "invalid user-agent token"),
         (["http://127.0.0.1:1/", "--timeout", "0"], "--timeout must be a positive number"),
     ],
 )
@@ -240,3 +241,52 @@ def test_fetch_usage_errors(args: list[str], message: str) -> None:
     assert proc.returncode == 2
     assert message in proc.stderr
     assert "Traceback" not in proc.stderr
+
+
+# ----------------------------------------------------------------------------- exit status
+
+
+def test_disallowed_url_exits_1_like_check(site: Site, tmp_path: Path) -> None:
+    site.routes["/robots.txt"] = Answer(200, ROBOTS)
+    robots = tmp_path / "robots.txt"
+    robots.write_bytes(ROBOTS)
+    for path, status in [("/private/x", 1), ("/public/x", 0)]:
+        url = f"{site.base}{path}"
+        assert fetch(url, "-u", "Bingbot").returncode == status, path
+        check = subprocess.run(
+            [*ENTRY, "check", str(robots), "-u", "Bingbot", url], capture_output=True, check=False
+        )
+        assert check.returncode == status, path
+
+
+def test_allowed_url_with_lint_findings_at_fail_on_exits_1(site: Site) -> None:
+    site.routes["/robots.txt"] = Answer(200, b"User-agent: *\nDisalow: /x\n")
+    assert fetch(f"{site.base}/public", "--fail-on", "warning").returncode == 1
+    assert fetch(f"{site.base}/public", "--fail-on", "error").returncode == 0
+    # --fail-on never does not hide a disallowed URL.
+    assert fetch(f"{site.base}/x", "--fail-on", "never").returncode == 1
+
+
+def test_user_agent_string_is_reduced_with_a_warning(site: Site) -> None:
+    site.routes["/robots.txt"] = Answer(200, ROBOTS)
+    proc = fetch(f"{site.base}/nogooglebot/a", "-u", "Googlebot/2.1", "--json")
+    assert proc.returncode == 1
+    data = json.loads(proc.stdout)
+    assert data["user_agent"] == "Googlebot" and data["verdict"]["line"] == 5
+    assert (
+        "warning: 'Googlebot/2.1' is not a valid robots.txt product token ([A-Za-z_-]+); "
+        "checking as 'Googlebot' instead"
+    ) in proc.stderr
+
+
+def test_raw_unicode_url_is_checked_encoded(site: Site) -> None:
+    site.routes["/robots.txt"] = Answer(200, "User-agent: *\nDisallow: /wiki/Käyttäjä:\n".encode())
+    url = f"{site.base}/wiki/Käyttäjä:"
+    status, data = fetch_json(url)
+    assert status == 1
+    verdict = data["verdict"]
+    assert isinstance(verdict, dict)
+    assert verdict["url"] == url
+    assert verdict["checked_url"] == f"{site.base}/wiki/K%C3%A4ytt%C3%A4j%C3%A4:"
+    assert (verdict["allowed"], verdict["line"]) == (False, 2)
+    assert site.hits == Counter({"/robots.txt": 1})

@@ -160,3 +160,13 @@ def test_html_page_is_reported_once_not_line_by_line() -> None:
     codes = [f.code for f in _lint.lint(body).findings]
     assert codes.count("GR105") == 1
     assert not {"GR203", "GR204", "GR206"} & set(codes)
+
+
+def test_ignored_line_message_escapes_control_bytes_once() -> None:
+    # An ELF header pasted as robots.txt: display() escapes \x7f once; the message must not
+    # escape the backslash again ('\\x7f').
+    (gr203,) = [f for f in _lint.lint(UA + b"\x7fELF\x02\x01\n").findings if f.code == "GR203"]
+    assert gr203.message == "ignored: no ':' separator ('\\x7fELF\\x02\\x01'); write 'field: value'"
+    assert _lint.lint(UA + b"foo\n").findings[0].message == (
+        "ignored: no ':' separator ('foo'); write 'field: value'"
+    )

@@ -1,0 +1,216 @@
+"""What every command shares on the way in: the argument parser, exit codes, usage errors,
+and reading the inputs (a robots.txt file, a file of URLs, a user-agent token).
+
+A command is a :class:`Command` value named ``COMMAND`` in its own module of this package;
+:func:`build_parser` gives each one its sub-parser, with ``--color`` and ``--help``.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from typing import IO, NoReturn
+
+from .._agent import is_valid_token, product_token
+
+PROG = "gbot-robots"
+
+EXIT_OK = 0
+EXIT_FINDINGS = 1  # check/fetch: a URL is not fetched; lint/fetch: findings at --fail-on
+EXIT_USAGE = 2
+
+FAIL_ON = ("error", "warning", "info", "never")
+
+
+class UsageError(Exception):
+    """A user mistake: reported in one line on stderr with exit status 2, never a traceback."""
+
+
+@dataclass(slots=True)
+class IOStreams:
+    """The streams a command writes to and reads from (swapped for buffers in tests)."""
+
+    out: IO[str]
+    err: IO[str]
+    stdin: IO[bytes]
+
+    def note(self, text: str) -> None:
+        """One line on stderr: notes and warnings never mix with the results on stdout."""
+        self.err.write(text + "\n")
+
+
+@dataclass(frozen=True, slots=True)
+class Command:
+    """A subcommand. Each public module of ``scrapy_gbot_robots.cli`` defines one as
+    ``COMMAND``; ``gbot-robots`` finds them there, so a new command is one new module.
+    """
+
+    name: str
+    order: int  # its place in 'gbot-robots --help'
+    help: str  # its line in the list of commands
+    description: str  # shown above the options by 'gbot-robots NAME --help'
+    epilog: str  # examples and exit status, shown below the options
+    example: str  # one example for 'gbot-robots --help'
+    add_arguments: Callable[[argparse.ArgumentParser], None]
+    run: Callable[[argparse.Namespace, IOStreams], int]
+
+
+class _Parser(argparse.ArgumentParser):
+    """argparse, but usage errors go through one place (exit status 2, no traceback)."""
+
+    def error(self, message: str) -> NoReturn:
+        self.print_usage(sys.stderr)
+        self.exit(EXIT_USAGE, f"{self.prog}: error: {message}\n")
+
+
+FORMATTER = argparse.RawDescriptionHelpFormatter
+
+_MAIN_DESCRIPTION = """\
+Test URLs against a robots.txt exactly the way Googlebot reads it, lint the file, or
+fetch an origin's robots.txt the way the scrapy-gbot-robots middleware does.
+
+examples:
+{examples}
+Run 'gbot-robots COMMAND --help' for the options of a command.
+"""
+
+
+def add_colour(p: argparse.ArgumentParser) -> None:
+    """``--color``, which every command has."""
+    p.add_argument(
+        "--color",
+        "--colour",
+        choices=("auto", "always", "never"),
+        default="auto",
+        help="colour: auto (default) colours only a terminal, and never when NO_COLOR is set",
+    )
+
+
+def build_parser(
+    commands: Sequence[Command],
+) -> tuple[argparse.ArgumentParser, dict[str, argparse.ArgumentParser]]:
+    """The top-level parser and one sub-parser per command, in ``order``."""
+    examples = "\n".join(f"  {c.example}" for c in commands)
+    top = _Parser(
+        prog=PROG,
+        description=_MAIN_DESCRIPTION.format(examples=examples),
+        formatter_class=FORMATTER,
+    )
+    top.add_argument("--version", action="version", version=f"%(prog)s {_version()}")
+    sub = top.add_subparsers(dest="command", metavar="COMMAND")
+    parsers: dict[str, argparse.ArgumentParser] = {}
+    for c in commands:
+        p = sub.add_parser(
+            c.name,
+            help=c.help,
+            description=c.description,
+            epilog=c.epilog,
+            formatter_class=FORMATTER,
+        )
+        c.add_arguments(p)
+        add_colour(p)
+        parsers[c.name] = p
+    return top, parsers
+
+
+def _version() -> str:
+    try:
+        from importlib.metadata import version
+
+        return version("scrapy-gbot-robots")
+    except Exception:  # not installed: running from a checkout
+        return "(unknown version)"
+
+
+# ----------------------------------------------------------------------------- inputs
+
+
+def read_robots(path: str, stdin: IO[bytes]) -> bytes:
+    """The robots.txt body from a file, or from stdin for ``-``."""
+    if path == "-":
+        return stdin.read()
+    try:
+        with open(path, "rb") as fh:
+            return fh.read()
+    except FileNotFoundError:
+        raise UsageError(f"robots.txt file not found: {path!r}") from None
+    except IsADirectoryError:
+        raise UsageError(f"{path!r} is a directory, not a robots.txt file") from None
+    except OSError as exc:
+        raise UsageError(f"cannot read {path!r}: {exc.strerror or exc}") from None
+
+
+@dataclass(frozen=True, slots=True)
+class UrlInput:
+    """One URL to check, as given and where it came from."""
+
+    given: str  # as written; bytes that are not UTF-8 shown as \\xNN
+    where: str  # "urls.txt:3" for a line of a file, "" for a command-line argument
+    raw: str | bytes  # what is checked after encoding; bytes when the line is not UTF-8
+
+    @property
+    def utf8(self) -> bool:
+        return isinstance(self.raw, str)
+
+
+def read_url_file(path: str, stdin: IO[bytes]) -> list[UrlInput]:
+    """One URL per line; blank lines and lines starting with '#' are skipped.
+
+    No line is rejected here: whatever a line holds, Google's parser gives it a verdict, and
+    ``check`` warns about the lines that are not absolute URLs or not UTF-8.
+    """
+    if path == "-":
+        raw = stdin.read()
+    else:
+        try:
+            with open(path, "rb") as fh:
+                raw = fh.read()
+        except FileNotFoundError:
+            raise UsageError(f"URL file not found: {path!r}") from None
+        except IsADirectoryError:
+            raise UsageError(f"{path!r} is a directory, not a file of URLs") from None
+        except OSError as exc:
+            raise UsageError(f"cannot read {path!r}: {exc.strerror or exc}") from None
+    name = "<stdin>" if path == "-" else path
+    urls = []
+    for n, line in enumerate(raw.splitlines(), 1):
+        text: str | bytes
+        try:
+            text = given = line.decode("utf-8").strip()
+        except UnicodeDecodeError:
+            text = line.strip()
+            given = text.decode("utf-8", "backslashreplace")
+        if given and not given.startswith("#"):
+            urls.append(UrlInput(given=given, where=f"{name}:{n}", raw=text))
+    return urls
+
+
+def resolve_token(value: str, note: Callable[[str], None]) -> str:
+    """The product token to check as: ``value`` itself, or reduced as the plugin reduces it.
+
+    ``ROBOTSTXT_USER_AGENT`` and ``meta["robotstxt_user_agent"]`` accept a whole User-Agent
+    string and use its product token; so does ``--user-agent``, with a warning. A value with
+    no token in it (``""``, ``*``, ``2.1``) is a usage error: Google's library obeys only
+    ``[A-Za-z_-]+`` tokens (``IsValidUserAgentToObey``).
+    """
+    if is_valid_token(value):
+        return value
+    token = product_token(value)
+    if not is_valid_token(token):
+        msg = (
+            f"invalid user-agent token {value!r}: a token is the crawler's product name, made "
+            "of letters, '-' and '_' only (e.g. Googlebot, Googlebot-Image, AdsBot-Google)"
+        )
+        if value.strip() == "*":
+            msg += (
+                "; '*' names no crawler: to see what the * group says, give a crawler that "
+                "has no group of its own"
+            )
+        raise UsageError(msg)
+    note(
+        f"warning: {value!r} is not a valid robots.txt product token ([A-Za-z_-]+); "
+        f"checking as {token!r} instead"
+    )
+    return token

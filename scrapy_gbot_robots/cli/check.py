@@ -1,0 +1,276 @@
+"""``gbot-robots check``: which URLs may a crawler fetch, and which line decides.
+
+Every verdict is ``parse(body).decide(crawler_url(url), token)``: the engine the middleware
+obeys, asked about the URL in the form a crawler requests it. This module adds no verdict of
+its own, only warnings (a file that is not robots.txt, a line that is not an absolute URL)
+and notes (the encoded form that was checked).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+from collections.abc import Sequence
+
+from .. import _lint
+from .._lines import Kind, LineReport, report
+from .._match import path_params_query
+from .._rules import Decision, RobotsTxt, parse
+from .._url import crawler_url
+from ._args import (
+    EXIT_FINDINGS,
+    EXIT_OK,
+    Command,
+    IOStreams,
+    UrlInput,
+    UsageError,
+    read_robots,
+    read_url_file,
+    resolve_token,
+)
+from ._render import Cell, Painter, colour_wanted, line_text, plural, render_table, short
+
+EXAMPLES = """\
+examples:
+  gbot-robots check robots.txt --user-agent Googlebot https://example.com/page
+  gbot-robots check robots.txt -u Googlebot-Image --urls urls.txt
+  curl -s https://example.com/robots.txt | gbot-robots check - -u Googlebot https://example.com/
+  gbot-robots check robots.txt -u Googlebot --json https://example.com/a https://example.com/b
+
+exit status: 0 every URL allowed, 1 any URL disallowed, 2 usage error (a missing file, a bad
+option, a user agent with no token in it).
+A token is the crawler's product name: letters, '-' and '_' only (Googlebot, AdsBot-Google);
+a User-Agent string is reduced to its token (Googlebot/2.1 -> Googlebot), with a warning.
+URLs are checked %-encoded, the form a crawler requests (/café as /caf%C3%A9), with a note.
+A URL that is not absolute (example.com/page, /page) is still checked, with a warning: Google's
+parser takes the path from whatever it is given. Warnings and notes go to stderr.
+"""
+
+#: Per kind of warning or note, how many lines are printed before the rest are only counted.
+SHOWN = 10
+
+
+def add_arguments(p: argparse.ArgumentParser) -> None:
+    p.add_argument("robots", metavar="ROBOTS", help="robots.txt file, or '-' for stdin")
+    p.add_argument("url", metavar="URL", nargs="*", help="absolute URL(s) to test")
+    p.add_argument(
+        "-u",
+        "--user-agent",
+        required=True,
+        metavar="TOKEN",
+        help="the crawler's product token, e.g. Googlebot",
+    )
+    p.add_argument(
+        "--urls",
+        metavar="FILE",
+        help="read more URLs from FILE, one per line ('-' for stdin; '#' lines skipped)",
+    )
+    p.add_argument("--json", action="store_true", help="one JSON object per URL per line")
+
+
+def run(ns: argparse.Namespace, io: IOStreams) -> int:
+    """Check every URL; exit 1 when any is disallowed, as Google's ``robots_main`` does."""
+    later: list[str] = []  # warnings about the arguments, printed once they are all valid
+    token = resolve_token(ns.user_agent, later.append)
+    if ns.robots == "-" and ns.urls == "-":
+        raise UsageError("robots.txt and --urls cannot both be read from stdin ('-')")
+    targets = [UrlInput(given=url, where="", raw=url) for url in ns.url]
+    if ns.urls is not None:
+        targets.extend(read_url_file(ns.urls, io.stdin))
+    if not targets:
+        raise UsageError("no URLs to check: give them as arguments or with --urls FILE")
+    body = read_robots(ns.robots, io.stdin)
+    for text in later:
+        io.note(text)
+
+    rt = parse(body)
+    reports = report(rt.body)
+    warning = not_robots_txt("<stdin>" if ns.robots == "-" else ns.robots, body, reports)
+    if warning:
+        io.note(warning)
+    checked = [crawler_url(t.raw) for t in targets]
+    url_remarks(targets, checked, io, encoded_notes=not ns.json)
+    if rt.truncated:
+        io.note(
+            f"note: the file is {len(body):,} bytes; as Google does, only the first "
+            f"{len(rt.body):,} are read"
+        )
+
+    decisions = [rt.decide(url, token) for url in checked]
+    disallowed = sum(not d.allowed for d in decisions)
+    if ns.json:
+        for t, url, d in zip(targets, checked, decisions, strict=True):
+            io.out.write(json.dumps(decision_json(t.given, token, d, reports, url)) + "\n")
+    else:
+        paint = Painter(colour_wanted(ns.color, io.out))
+        io.out.write(paint(follows(rt, reports, token), "dim") + "\n")
+        rows: list[list[Cell]] = [
+            [
+                ("VERDICT", "bold"),
+                ("LINE", "bold"),
+                ("GROUP", "bold"),
+                ("RULE", "bold"),
+                ("URL", "bold"),
+            ]
+        ]
+        for t, d in zip(targets, decisions, strict=True):
+            verdict = "allowed" if d.allowed else "disallowed"
+            group = {"agent": token, "global": "*"}.get(d.group, "-")
+            rule = short(line_text(reports, d.line), 60) if d.line else "(no matching rule)"
+            rows.append(
+                [
+                    (verdict, verdict),
+                    (str(d.line) if d.line else "-", None),
+                    (group, None),
+                    (rule, None if d.line else "dim"),
+                    (t.given, None),
+                ]
+            )
+        for line in render_table(rows, paint, right=frozenset({1})):
+            io.out.write(line + "\n")
+        summary = (
+            f"{len(decisions)} URL{'s' if len(decisions) != 1 else ''}: "
+            f"{len(decisions) - disallowed} allowed, {disallowed} disallowed for {token}"
+        )
+        io.out.write(paint(summary, "disallowed" if disallowed else "allowed") + "\n")
+    return EXIT_FINDINGS if disallowed else EXIT_OK
+
+
+def decision_json(
+    url: str,
+    token: str,
+    d: Decision,
+    reports: Sequence[LineReport],
+    checked_url: str | None = None,
+) -> dict[str, object]:
+    """One ``--json`` row: the URL as given, the URL as checked, and the engine's decision."""
+    return {
+        "url": url,
+        "checked_url": url if checked_url is None else checked_url,
+        "user_agent": token,
+        "allowed": d.allowed,
+        "line": d.line,
+        "rule": line_text(reports, d.line) if d.line else "",
+        "directive": d.directive,
+        "value": d.value,
+        "pattern": d.pattern,
+        "group": d.group,
+    }
+
+
+def follows(rt: RobotsTxt, reports: Sequence[LineReport], token: str) -> str:
+    """Which group the engine applies to ``token``: its own, the * group, or none."""
+    groups, _ = _lint.group_lines(reports)
+    if rt.names_agent(token):
+        own = [g for g in groups if token.lower() in g.tokens]
+        where = ", ".join(f"{g.first_line}-{g.last_line}" for g in own)
+        return f"{token} follows its own group (lines {where}); the * group does not apply to it"
+    glob = [g for g in groups if g.is_global]
+    if glob:
+        where = ", ".join(f"{g.first_line}-{g.last_line}" for g in glob)
+        return f"{token} has no group of its own and follows the * group (lines {where})"
+    return f"no group applies to {token}: nothing is disallowed for it"
+
+
+# ----------------------------------------------------------------------------- warnings
+
+_DIRECTIVES = (Kind.USER_AGENT, Kind.ALLOW, Kind.DISALLOW, Kind.SITEMAP)
+# Bytes that do not occur in text: C0 controls other than whitespace and ESC, and DEL.
+_BINARY_BYTES = bytes(b for b in [*range(0x20), 0x7F] if b not in b"\t\n\v\f\r\x1b")
+
+
+def looks_binary(body: bytes) -> bool:
+    """A NUL in the first 8 KiB (as git and grep decide), or over 10 % control bytes there."""
+    head = body[:8192]
+    if b"\0" in head:
+        return True
+    controls = len(head) - len(head.translate(None, _BINARY_BYTES))
+    return controls * 10 > len(head)
+
+
+def not_robots_txt(name: str, body: bytes, reports: Sequence[LineReport]) -> str | None:
+    """A warning when the input is not what a robots.txt looks like, else None.
+
+    Google's parser reads any bytes and allows whatever no rule disallows, so an HTML error
+    page served as robots.txt (a soft 404), a binary file or an empty file gets "allowed"
+    everywhere; the verdicts stay Google's, the warning says why they may surprise.
+    """
+    rules = sum(1 for r in reports if r.kind in (Kind.ALLOW, Kind.DISALLOW) and r.pattern)
+    if rules:
+        anyway = f"Google reads it anyway and obeys the {plural(rules, 'rule')} it finds in it"
+    else:
+        anyway = "Google reads it anyway, finds no rule in it, and allows everything"
+    if _lint._looks_like_html(reports):  # the linter's GR105 test: one definition
+        return f"warning: {name} looks like an HTML page (a soft 404?), not a robots.txt; {anyway}"
+    if looks_binary(body):
+        return f"warning: {name} looks like a binary file, not a robots.txt; {anyway}"
+    if not body.strip():
+        return f"warning: {name} is empty: nothing is disallowed (no rules, no restrictions)"
+    if not any(r.kind in _DIRECTIVES for r in reports):
+        return (
+            f"warning: {name} has no user-agent, allow, disallow or sitemap line, so nothing "
+            "is disallowed: is it a robots.txt file?"
+        )
+    return None
+
+
+class _Capped:
+    """Prints the first :data:`SHOWN` lines of one kind on stderr, then counts the rest."""
+
+    def __init__(self, io: IOStreams, rest: str) -> None:
+        self.io, self.rest, self.count = io, rest, 0
+
+    def __call__(self, text: str) -> None:
+        self.count += 1
+        if self.count <= SHOWN:
+            self.io.note(text)
+
+    def close(self) -> None:
+        if self.count > SHOWN:
+            self.io.note(self.rest.format(n=self.count - SHOWN))
+
+
+def url_remarks(
+    targets: Sequence[UrlInput], checked: Sequence[str], io: IOStreams, encoded_notes: bool
+) -> None:
+    """Warn about URLs that are not absolute or not UTF-8, and say which were %-encoded.
+
+    None of them stops the run: Google's parser takes the path from any string (for
+    ``example.com/page`` it is ``/page``), so each still gets Google's verdict.
+    """
+    not_utf8 = _Capped(io, "warning: {n} more lines are not valid UTF-8")
+    relative = _Capped(io, "warning: {n} more URLs are not absolute URLs")
+    encoded = _Capped(
+        io, "note: {n} more URLs are checked in the %-encoded form a crawler requests"
+    )
+    for t, url in zip(targets, checked, strict=True):
+        at = f"{t.where}: " if t.where else ""
+        if not t.utf8:
+            not_utf8(
+                f"warning: {at}not valid UTF-8: {t.given!r} is checked as {url}, its invalid "
+                "bytes %-encoded"
+            )
+        if not _lint.is_absolute_url(t.given):
+            relative(
+                f"warning: {at}not an absolute URL: {t.given!r} (give scheme and host, e.g. "
+                f"https://example.com/page); checked anyway: Google's parser reads its path "
+                f"as {path_params_query(url)!r}"
+            )
+        elif encoded_notes and t.utf8 and url != t.given:
+            encoded(f"note: {at}{t.given!r} is checked as {url}, the form a crawler requests")
+    for capped in (not_utf8, relative, encoded):
+        capped.close()
+
+
+COMMAND = Command(
+    name="check",
+    order=10,
+    help="test URLs against a robots.txt",
+    description="Print, for each URL, whether the crawler may fetch it, the line that\n"
+    "decides it, and whether that line comes from the crawler's own group or the * group.\n"
+    "Verdicts come from the same engine the middleware obeys.",
+    epilog=EXAMPLES,
+    example="gbot-robots check robots.txt --user-agent Googlebot https://example.com/page",
+    add_arguments=add_arguments,
+    run=run,
+)

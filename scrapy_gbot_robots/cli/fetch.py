@@ -1,0 +1,427 @@
+"""``gbot-robots fetch``: a live robots.txt, fetched exactly as the middleware fetches it.
+
+A one-request Scrapy crawl with the add-on: the real middleware parks the request for the
+user's URL and fetches robots.txt (redirects, retry, timeout, size cap, ``_policy``); this
+module only watches through Scrapy's signals and reads the resulting origin state back. Scrapy
+and Twisted are imported inside functions, so ``check`` and ``lint`` never load them.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any
+
+from .. import _lint
+from .._lines import report
+from .._url import crawler_url
+from ._args import (
+    EXIT_FINDINGS,
+    EXIT_OK,
+    FAIL_ON,
+    PROG,
+    Command,
+    IOStreams,
+    UsageError,
+    resolve_token,
+)
+from ._render import Cell, Painter, colour_wanted, line_text, render_table
+from .check import decision_json
+from .lint import count, lint_exit, write_lint_report
+
+if TYPE_CHECKING:
+    from .._policy import OriginState, PolicyConfig
+
+EXAMPLES = """\
+examples:
+  gbot-robots fetch https://example.com/
+  gbot-robots fetch https://example.com/some/page --user-agent Googlebot-News
+  gbot-robots fetch http://127.0.0.1:8080/ --json
+
+URL can be any URL on the site: its origin's /robots.txt is fetched, through Scrapy, with
+the middleware's status, redirect, size and timeout rules; URL itself is never downloaded.
+exit status: 0 URL may be crawled now (the rules allow it, or there are none) and no lint
+finding reaches --fail-on; 1 URL is disallowed (as in 'check'), or crawling stops (429, 5xx,
+network failure), or a lint finding reaches --fail-on; 2 usage error (nothing is fetched).
+"""
+
+
+def add_arguments(p: argparse.ArgumentParser) -> None:
+    p.add_argument("url", metavar="URL", help="any absolute URL on the site")
+    p.add_argument(
+        "-u",
+        "--user-agent",
+        default="Googlebot",
+        metavar="TOKEN",
+        help="the crawler's product token (default: Googlebot)",
+    )
+    p.add_argument(
+        "--timeout", type=float, default=None, metavar="SECONDS", help="download timeout"
+    )
+    p.add_argument(
+        "--fail-on",
+        choices=FAIL_ON,
+        default="never",
+        help="also exit 1 when a lint finding has this severity or worse (default: never)",
+    )
+    p.add_argument(
+        "-q", "--findings-only", action="store_true", help="lint: print the findings only"
+    )
+    p.add_argument("-v", "--verbose", action="store_true", help="show Scrapy's log on stderr")
+    p.add_argument("--json", action="store_true", help="one JSON document")
+
+
+def absolute_url(url: str) -> str:
+    """``url`` when it has a scheme and a host; a usage error otherwise (nothing to fetch)."""
+    if not _lint.is_absolute_url(url):
+        raise UsageError(
+            f"not an absolute URL: {url!r} (give scheme and host, e.g. https://example.com/page)"
+        )
+    return url
+
+
+#: meta key of the one page request ``fetch`` schedules to make the middleware fetch robots.txt.
+PROBE_META = "gbot_robots_cli_probe"
+
+
+class ProbeStop:
+    """Downloader middleware for ``fetch``: the probe page itself never goes on the network.
+
+    ``fetch`` schedules one request for the user's URL so that the real middleware parks it
+    and fetches robots.txt exactly as in a crawl; once the middleware lets the probe through,
+    this stops it, so only robots.txt is downloaded.
+    """
+
+    def process_request(self, request: Any, spider: Any = None) -> None:
+        if request.meta.get(PROBE_META):
+            from scrapy.exceptions import IgnoreRequest
+
+            raise IgnoreRequest("gbot-robots fetch: only robots.txt is downloaded")
+
+
+@dataclass(slots=True)
+class Attempt:
+    """One robots.txt download the middleware made (redirect hops and retries included)."""
+
+    url: str
+    request: Any = None
+    status: int | None = None
+    location: str | None = None
+    cache_control: str | None = None
+    size: int | None = None
+    error: str | None = None
+
+    def as_json(self) -> dict[str, object]:
+        return {
+            "url": self.url,
+            "status": self.status,
+            "location": self.location,
+            "cache_control": self.cache_control,
+            "bytes": self.size,
+            "error": self.error,
+        }
+
+
+@dataclass(slots=True)
+class FetchRun:
+    attempts: list[Attempt]
+    state: OriginState | None = None
+    policy: PolicyConfig | None = None
+    scrapy_version: str = ""
+
+
+def run_fetch(url: str, token: str, timeout: float | None, verbose: bool) -> FetchRun:
+    """Run a one-request Scrapy crawl with the add-on and watch the middleware fetch robots.txt.
+
+    Nothing here interprets a status: the middleware follows redirects and hands the result
+    to ``_policy``; the state it stores is read back from it when the spider closes.
+    """
+    import scrapy
+    from scrapy import Spider
+    from scrapy import signals as scrapy_signals
+    from scrapy.crawler import CrawlerProcess
+    from scrapy.http import Request
+    from scrapy.utils.defer import deferred_from_coro
+
+    from .. import signals
+    from .._meta import FETCH_META
+    from ..middleware import GoogleRobotsTxtMiddleware
+
+    run = FetchRun(attempts=[], scrapy_version=scrapy.__version__)
+    settings: dict[str, Any] = {
+        "ADDONS": {"scrapy_gbot_robots.addon.Addon": 0},
+        "ROBOTSTXT_OBEY": True,
+        "ROBOTSTXT_USER_AGENT": token,
+        "DOWNLOADER_MIDDLEWARES": {f"{__name__}.ProbeStop": 950},
+        "LOG_LEVEL": "DEBUG" if verbose else "ERROR",
+        "TELNETCONSOLE_ENABLED": False,
+    }
+    if timeout is not None:
+        settings["GBOT_ROBOTS_DOWNLOAD_TIMEOUT"] = timeout
+
+    class FetchSpider(Spider):
+        name = "gbot-robots-fetch"
+
+        async def start(self) -> Any:
+            yield Request(
+                url,
+                meta={PROBE_META: True},
+                dont_filter=True,
+                callback=self.ignore,
+                errback=self.ignore,
+            )
+
+        def ignore(self, _: Any) -> None:
+            return None
+
+    process = CrawlerProcess(settings)
+    if not verbose:
+        # Retries are shown in the chain; Scrapy's "Gave up retrying" would only repeat them.
+        import logging
+
+        logging.getLogger("scrapy.downloadermiddlewares.retry").setLevel(logging.CRITICAL)
+    crawler = process.create_crawler(FetchSpider)
+
+    def reached(request: Any) -> None:
+        if FETCH_META in request.meta:
+            run.attempts.append(Attempt(url=request.url, request=request))
+
+    def downloaded(response: Any, request: Any) -> None:
+        for attempt in run.attempts:
+            if attempt.request is request:
+                headers = response.headers
+                location = headers.get(b"Location")
+                cache_control = headers.get(b"Cache-Control")
+                attempt.status = response.status
+                attempt.location = location.decode("latin-1") if location else None
+                attempt.cache_control = cache_control.decode("latin-1") if cache_control else None
+                attempt.size = len(response.body)
+
+    def state_changed(origin: str, state: str) -> None:
+        if state == "server_error":  # the probe stays parked: nothing more to learn
+            engine = crawler.engine
+            if hasattr(engine, "close_spider_async"):
+                deferred_from_coro(engine.close_spider_async(reason="finished"))
+            elif crawler.spider is not None:  # pragma: no cover - Scrapy < 2.14
+                engine.close_spider(crawler.spider, "finished")
+
+    def closed() -> None:
+        for mw in crawler.engine.downloader.middleware.middlewares:
+            if isinstance(mw, GoogleRobotsTxtMiddleware):
+                run.state = mw.origin_state(url)
+                run.policy = mw.policy
+
+    crawler.signals.connect(reached, signal=scrapy_signals.request_reached_downloader)
+    crawler.signals.connect(downloaded, signal=scrapy_signals.response_downloaded)
+    crawler.signals.connect(state_changed, signal=signals.origin_state_changed)
+    crawler.signals.connect(closed, signal=scrapy_signals.spider_closed)
+    process.crawl(crawler)
+    process.start()
+    for attempt in run.attempts:
+        attempt.request = None
+    return run
+
+
+def duration(seconds: float) -> str:
+    """12 h, 10 min, 30 d: the unit a person would say."""
+    for unit, size, least in (("d", 86_400, 172_800), ("h", 3_600, 3_600), ("min", 60, 60)):
+        if seconds >= least and seconds % size == 0:
+            return f"{seconds / size:g} {unit}"
+    if seconds >= 3_600:
+        return f"{seconds / 3_600:.1f} h"
+    return f"{seconds:g} s"
+
+
+def utc(ts: float) -> str:
+    from datetime import datetime, timezone
+
+    return datetime.fromtimestamp(ts, timezone.utc).strftime("%Y-%m-%d %H:%M:%S UTC")
+
+
+def policy_text(state: OriginState, cfg: PolicyConfig, now: float) -> tuple[str, str]:
+    """(mode name, one sentence) for the state the middleware stored."""
+    from .._policy import Kind as StateKind
+    from .._policy import mode_at
+
+    mode, until = mode_at(state, now, None, cfg)
+    if state.kind is StateKind.RULES:
+        return mode.value, f"rules: obey the file (HTTP {state.status})"
+    if state.kind is StateKind.ALLOW_ALL:
+        if state.reason == "redirect limit":
+            why = f"still redirecting after {cfg.max_redirects} hops, which counts as a 404"
+        else:
+            why = f"HTTP {state.status}: a 4xx other than 429 means there is no robots.txt"
+        return mode.value, f"no restrictions ({why})"
+    fallback = "the last good copy" if state.robots is not None else "no restrictions (no copy)"
+    return mode.value, (
+        f"stopped: server error ({state.reason}); the origin is not crawled for "
+        f"{duration(cfg.error_stop)} (until {utc(until)}) while robots.txt is retried, then "
+        f"{fallback} for up to {duration(cfg.error_grace)}"
+    )
+
+
+def lifetime_text(state: OriginState, cfg: PolicyConfig, cache_control: str | None) -> str:
+    from .._policy import Kind as StateKind
+    from .._policy import max_age
+
+    seconds = state.refresh_at - state.fetched_at
+    if state.kind is StateKind.SERVER_ERROR:
+        return f"next robots.txt retry in {duration(seconds)}"
+    age = max_age(cache_control)
+    if age is None:
+        source = "the default"
+    elif age != seconds:
+        source = f"Cache-Control max-age={age:g}, clamped to [{cfg.min_ttl:g}, {cfg.max_ttl:g}] s"
+    else:
+        source = f"from Cache-Control max-age={age:g}"
+    return f"{duration(seconds)} ({source})"
+
+
+def run(ns: argparse.Namespace, io: IOStreams) -> int:
+    """Fetch, then report the chain, the policy, the verdict for URL and the lint report.
+
+    Exit 1 when URL would not be fetched now (disallowed, or the origin stopped) or a lint
+    finding reaches ``--fail-on``; these are all "1", so no precedence among them is needed.
+    """
+    from .._origin import origin_of, robots_url
+    from .._policy import Kind as StateKind
+
+    later: list[str] = []
+    token = resolve_token(ns.user_agent, later.append)
+    url = absolute_url(ns.url)
+    origin = origin_of(url)
+    if origin is None:
+        raise UsageError(f"{url!r} has no robots.txt to fetch: only http and https URLs do")
+    if ns.timeout is not None and not ns.timeout > 0:
+        raise UsageError(f"--timeout must be a positive number of seconds, got {ns.timeout:g}")
+    for text in later:
+        io.note(text)
+    checked = crawler_url(url)
+    if checked != url and not ns.json:
+        io.note(f"note: {url!r} is checked as {checked}, the form a crawler requests")
+    fetched = run_fetch(url, token, ns.timeout, ns.verbose)
+    state, cfg = fetched.state, fetched.policy
+    if state is None or cfg is None:
+        io.note(f"{PROG} fetch: error: the middleware did not decide {robots_url(origin)}")
+        return EXIT_FINDINGS
+    now = state.fetched_at
+    for i, attempt in enumerate(fetched.attempts):
+        if attempt.status is None:
+            last = i == len(fetched.attempts) - 1
+            attempt.error = state.reason if last and state.status is None else "failed (retried)"
+    final = next((a for a in reversed(fetched.attempts) if a.status is not None), None)
+    mode, policy = policy_text(state, cfg, now)
+    lifetime = lifetime_text(state, cfg, final.cache_control if final else None)
+    robots = state.robots if state.kind is StateKind.RULES else None
+    decision = robots.decide(checked, token) if robots is not None else None
+    result = _lint.lint(robots.body) if robots is not None else None
+    findings = list(result.findings) if result is not None else []
+    disallowed = decision is not None and not decision.allowed
+    status = EXIT_FINDINGS if mode == "stopped" or disallowed else EXIT_OK
+    if lint_exit(findings, ns.fail_on):
+        status = EXIT_FINDINGS
+
+    if ns.json:
+        data: dict[str, object] = {
+            "url": url,
+            "origin": origin,
+            "robots_url": robots_url(origin),
+            "user_agent": token,
+            "chain": [a.as_json() for a in fetched.attempts],
+            "state": state.kind.value,
+            "reason": state.reason,
+            "status": state.status,
+            "policy": mode,
+            "summary": policy,
+            "cache_seconds": state.refresh_at - state.fetched_at,
+            "verdict": (
+                decision_json(url, token, decision, report(robots.body), checked)
+                if decision is not None and robots is not None
+                else {
+                    "url": url,
+                    "checked_url": checked,
+                    "user_agent": token,
+                    "allowed": mode != "stopped",
+                    "line": 0,
+                    "rule": "",
+                    "directive": "",
+                    "value": "",
+                    "pattern": "",
+                    "group": "none",
+                }
+            ),
+            "sitemaps": list(robots.sitemaps) if robots is not None else [],
+            "lint": {**result.as_json(), "counts": count(findings)} if result else None,
+        }
+        io.out.write(json.dumps(data, indent=2) + "\n")
+        return status
+
+    paint = Painter(colour_wanted(ns.color, io.out))
+    w = io.out.write
+    w(
+        paint(
+            f"robots.txt of {origin} for {token} (fetched through Scrapy {fetched.scrapy_version})",
+            "bold",
+        )
+        + "\n"
+    )
+    rows: list[list[Cell]] = []
+    for a in fetched.attempts:
+        if a.status is not None:
+            detail = f"{a.size:,} bytes" if a.size is not None else ""
+            if a.location:
+                detail = f"-> {a.location}"
+            elif a.cache_control:
+                detail += f", Cache-Control: {a.cache_control}"
+            style = (
+                "allowed"
+                if 200 <= a.status < 300
+                else ("error" if a.status >= 500 or a.status == 429 else "warning")
+            )
+            rows.append([("GET", "dim"), (a.url, None), (str(a.status), style), (detail, None)])
+        else:
+            rows.append([("GET", "dim"), (a.url, None), ("---", "error"), (a.error or "", None)])
+    if not rows:
+        rows.append(
+            [("GET", "dim"), (robots_url(origin), None), ("---", "error"), (state.reason, None)]
+        )
+    for line in render_table(rows, paint):
+        w("  " + line + "\n")
+    if decision is not None and robots is not None:
+        where = (
+            f"line {decision.line}: {line_text(report(robots.body), decision.line)}"
+            if (decision.line)
+            else "no matching rule"
+        )
+        verdict = f"{'allowed' if decision.allowed else 'disallowed'} ({where})"
+    else:
+        verdict = "allowed (no restrictions)" if mode != "stopped" else "not crawled for now"
+    facts: list[list[Cell]] = [
+        [("policy", "bold"), (policy, "error" if mode == "stopped" else None)],
+        [("cache", "bold"), (lifetime, None)],
+        [("URL", "bold"), (f"{url}: {verdict}", None)],
+    ]
+    if robots is not None and robots.sitemaps:
+        facts.append([("sitemaps", "bold"), (", ".join(robots.sitemaps), None)])
+    w("\n")
+    for line in render_table(facts, paint):
+        w(line + "\n")
+    if result is not None and robots is not None:
+        w("\n")
+        write_lint_report(io.out, paint, robots_url(origin), result, findings, ns.findings_only)
+    return status
+
+
+COMMAND = Command(
+    name="fetch",
+    order=30,
+    help="fetch an origin's robots.txt through Scrapy, as the middleware does",
+    description="Fetch the robots.txt of URL's origin through Scrapy with the add-on's\n"
+    "middleware, print the status chain, the policy that results and its cache\n"
+    "lifetime, the verdict for URL, then the lint report.",
+    epilog=EXAMPLES,
+    example="gbot-robots fetch https://example.com/",
+    add_arguments=add_arguments,
+    run=run,
+)
