@@ -165,10 +165,8 @@ def our_middleware() -> Any:
     crawler = _crawler({"ROBOTSTXT_OBEY": True, "ADDONS": {"scrapy_gbot_robots.Addon": 0}})
     crawler.engine = _MemoryTransport()  # type: ignore[assignment]
     mw = GoogleRobotsTxtMiddleware.from_crawler(crawler)
-    request = Request(ORIGIN + "/")
-    origin = mw._origin_of(request)
-    mw._fetching[origin] = True  # what _start_fetch() records before it runs _fetch()
-    _run_to_end(mw._fetch(origin, request))
+    origin = mw._origin_of_url(ORIGIN + "/")
+    _run_to_end(mw._download_and_decide(origin))  # the gate's fetch, minus the budget
     state = mw.origin_state(ORIGIN + "/")
     assert state is not None and state.robots is not None, "our middleware did not decide"
     return mw

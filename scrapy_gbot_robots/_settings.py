@@ -9,11 +9,12 @@ Pure: reads settings through a ``get(name)`` callable, imports nothing from Scra
 
 from __future__ import annotations
 
+import difflib
 import importlib
 import math
 import os
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -39,7 +40,40 @@ NUMERIC: dict[str, tuple[float, str, float]] = {
     "PARK_TIMEOUT": (600.0, "float", 0.001),
     "TICK": (1.0, "float", 0.01),
     "CONCURRENT_FETCHES": (0, "int", 0),
+    "REPORT_MAX_ORIGINS": (10_000, "int", 1),
+    "REPORT_MAX_RULES": (1_000, "int", 1),
+    "REPORT_EXAMPLES": (5, "int", 0),
 }
+
+#: The other settings: name -> default as written in docs/settings.md.
+OTHER: dict[str, str] = {
+    "CLOCK": "time.time",
+    "STORE": "None",
+    "CACHE": "None",
+    "FLEET_PARKING": "True",
+    "REPORT": "None",
+}
+
+
+def known_settings() -> frozenset[str]:
+    """Every ``GBOT_ROBOTS_*`` name this version understands."""
+    return frozenset(PREFIX + name for name in (*NUMERIC, *OTHER))
+
+
+def unknown_settings(names: Iterable[str]) -> list[tuple[str, str | None]]:
+    """``GBOT_ROBOTS_*`` names nobody reads, each with the closest known name (or None).
+
+    We own the prefix, so a name under it that we do not know is a typo or a setting of
+    another version: silently running on the default would hide it.
+    """
+    known = known_settings()
+    suffixes = sorted(name[len(PREFIX) :] for name in known)
+    found: list[tuple[str, str | None]] = []
+    for name in sorted(set(names)):
+        if name.startswith(PREFIX) and name not in known:
+            close = difflib.get_close_matches(name[len(PREFIX) :], suffixes, n=1, cutoff=0.6)
+            found.append((name, PREFIX + close[0] if close else None))
+    return found
 
 
 class ConfigError(ValueError):
@@ -68,6 +102,10 @@ class Config:
     store: Callable[[int], Any] | None = None  # factory(max_entries) -> OriginStore
     cache: tuple[str, str] = ("memory", "")  # GBOT_ROBOTS_CACHE: (kind, path or URL)
     fleet_parking: bool = True  # GBOT_ROBOTS_FLEET_PARKING: park in Redis under scrapy-redis
+    report: tuple[str, ...] = ()  # GBOT_ROBOTS_REPORT: .json / .html paths
+    report_max_origins: int = 10_000
+    report_max_rules: int = 1_000
+    report_examples: int = 5
 
 
 def _number(name: str, value: Any, kind: str, minimum: float) -> float:
@@ -146,6 +184,25 @@ def cache_spec(value: Any, jobdir: Any = None) -> tuple[str, str]:
     raise ConfigError(setting, f"{expected}, got {value!r}")
 
 
+def report_paths(value: Any) -> tuple[str, ...]:
+    """``GBOT_ROBOTS_REPORT``: one path or several (a list, or comma-separated), .json or .html."""
+    setting = PREFIX + "REPORT"
+    if value is None or value == "" or value == []:
+        return ()
+    if isinstance(value, str):
+        items = [part.strip() for part in value.split(",")]
+    elif isinstance(value, (list, tuple)) and all(isinstance(v, str) for v in value):
+        items = [v.strip() for v in value]
+    else:
+        expected = "expected a path ending in .json or .html, or a list of them"
+        raise ConfigError(setting, f"{expected}, got {value!r}")
+    paths = tuple(item for item in items if item)
+    for path in paths:
+        if not path.lower().endswith((".json", ".html", ".htm")):
+            raise ConfigError(setting, f"expected a path ending in .json or .html, got {path!r}")
+    return paths
+
+
 def load(get: Callable[[str], Any]) -> Config:
     """Read and validate every setting once; ``get(name)`` returns None for unset names."""
     nums: dict[str, float] = {}
@@ -210,6 +267,10 @@ def load(get: Callable[[str], Any]) -> Config:
         store=store,
         cache=("memory", "") if store is not None else cache,
         fleet_parking=True if fleet is None else _bool(PREFIX + "FLEET_PARKING", fleet),
+        report=report_paths(get(PREFIX + "REPORT")),
+        report_max_origins=int(nums["REPORT_MAX_ORIGINS"]),
+        report_max_rules=int(nums["REPORT_MAX_RULES"]),
+        report_examples=int(nums["REPORT_EXAMPLES"]),
     )
 
 

@@ -11,10 +11,13 @@ Scrapy meaning.
 
 from __future__ import annotations
 
+import logging
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
     from scrapy.settings import BaseSettings
+
+logger = logging.getLogger("scrapy_gbot_robots")
 
 BUILTIN = "scrapy.downloadermiddlewares.robotstxt.RobotsTxtMiddleware"
 OURS = "scrapy_gbot_robots.middleware.GoogleRobotsTxtMiddleware"
@@ -40,6 +43,9 @@ class Addon:
     """Scrapy add-on replacing the built-in robots.txt middleware with ours."""
 
     def update_settings(self, settings: BaseSettings) -> None:
+        from . import _userlog
+
+        _userlog.install()
         base = settings.getdict("DOWNLOADER_MIDDLEWARES_BASE")
         mws = settings.getdict("DOWNLOADER_MIDDLEWARES")
         priority: int | None = None
@@ -57,5 +63,16 @@ class Addon:
         mws[OURS] = _DEFAULT_PRIORITY if priority is None else priority
         if not any(_path(c) == BODY for c in mws):  # a project's own placement wins
             mws[BODY] = BODY_PRIORITY
+        logger.info(
+            "scrapy-gbot-robots add-on: robots.txt is handled by %(ours)s (priority %(p)d) "
+            "instead of Scrapy's RobotsTxtMiddleware, with RobotsBodyMiddleware (priority "
+            "%(body)d); ROBOTSTXT_OBEY=%(obey)s",
+            {
+                "ours": "GoogleRobotsTxtMiddleware",
+                "p": mws[OURS],
+                "body": mws.get(BODY, BODY_PRIORITY),
+                "obey": settings.getbool("ROBOTSTXT_OBEY"),
+            },
+        )
         current = settings.getpriority("DOWNLOADER_MIDDLEWARES") or 0
         settings.set("DOWNLOADER_MIDDLEWARES", mws, priority=current)

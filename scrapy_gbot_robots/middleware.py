@@ -38,7 +38,7 @@ from twisted.internet.defer import Deferred
 from twisted.internet.task import LoopingCall
 from twisted.python.failure import Failure
 
-from . import signals
+from . import _userlog, signals
 from ._agent import is_valid_token, product_token
 from ._cache import Backing, MemoryStore, OriginStore, TieredStore
 from ._compat import (
@@ -63,8 +63,10 @@ from ._policy import (
     next_hop,
     note_page_ok,
 )
+from ._report import Hop, ReportCollector
+from ._report import write as write_report
 from ._rules import RobotsTxt
-from ._settings import Config, ConfigError, configured_token, load
+from ._settings import Config, ConfigError, configured_token, load, unknown_settings
 from ._sqlite import SqliteBacking, SqliteError
 from .body import TRUNCATED_FLAG
 
@@ -140,6 +142,13 @@ class GoogleRobotsTxtMiddleware:
     DOWNLOAD_PRIORITY: int = 1000
 
     def __init__(self, crawler: Crawler) -> None:
+        _userlog.install()
+        for name, suggestion in unknown_settings(crawler.settings.attributes):
+            hint = f"; did you mean {suggestion}?" if suggestion else ""
+            logger.warning(
+                "Unknown setting %(name)s is ignored (not a scrapy-gbot-robots setting)%(hint)s",
+                {"name": name, "hint": hint},
+            )
         config = load(crawler.settings.get)
         if not config.obey:
             logger.info("ROBOTSTXT_OBEY is False: robots.txt is not fetched nor obeyed")
@@ -185,6 +194,14 @@ class GoogleRobotsTxtMiddleware:
         self._loop: LoopingCall | None = None
         self._backing_error: str | None = None
         self._ticks = 0
+        self.report: ReportCollector | None = None
+        self._chains: dict[str, list[Hop]] = {}  # robots.txt fetches in flight, for the report
+        if config.report:
+            self.report = ReportCollector(
+                max_origins=config.report_max_origins,
+                max_rules=config.report_max_rules,
+                examples=config.report_examples,
+            )
         self._offsite: Any = None
         self._dupefilter: Any = None
         self.stats = crawler.stats
@@ -302,8 +319,10 @@ class GoogleRobotsTxtMiddleware:
             # The marker has served its purpose: it must not travel with a copied meta.
             meta.pop(SCHEDULED, None)
             if robots is None or robots.allowed(request.url, self._token_for(request)):
+                if self.report is not None:
+                    self.report.allowed(origin)
                 return None
-            self._forbid(request, robots, self._token_for(request))
+            self._forbid(request, robots, self._token_for(request), origin)
         return self._undecided(request, origin)
 
     def process_response(
@@ -320,13 +339,16 @@ class GoogleRobotsTxtMiddleware:
                         self.store.put(origin, updated)
         return response
 
-    def _forbid(self, request: Request, robots: RobotsTxt, token: str) -> None:
+    def _forbid(self, request: Request, robots: RobotsTxt, token: str, origin: str) -> None:
         self.stats.inc_value("robotstxt/forbidden")
         # Finding the deciding line costs more than the verdict: only when someone looks.
         log = logger.isEnabledFor(logging.DEBUG)
         listeners = self._has_receivers(signals.request_forbidden)
-        if log or listeners:
+        report = self.report
+        if log or listeners or report is not None:
             decision = robots.decide(request.url, token)
+            if report is not None:
+                report.forbidden(origin, request.url, decision)
             if log:
                 logger.debug(
                     "Forbidden by robots.txt: %(request)s (line %(line)d: %(rule)r, "
@@ -397,8 +419,10 @@ class GoogleRobotsTxtMiddleware:
         robots = state.robots if mode is Mode.RULES else None
         token = self._token_for(request)
         if robots is None or robots.allowed(request.url, token):
+            if self.report is not None:
+                self.report.allowed(origin)
             return True
-        self._forbid(request, robots, token)
+        self._forbid(request, robots, token, origin)
         return False  # unreachable: _forbid raises
 
     # -- parking --------------------------------------------------------------------------
@@ -453,6 +477,8 @@ class GoogleRobotsTxtMiddleware:
 
     def _deferred(self, request: Request, origin: str, reason: ParkReason) -> None:
         self.stats.inc_value("robotstxt/deferred")
+        if self.report is not None:
+            self.report.deferred(origin)
         logger.debug(
             "Deferred until the robots.txt of %(origin)s is decided (%(reason)s): %(request)s",
             {"origin": origin, "reason": reason.value, "request": request},
@@ -548,6 +574,8 @@ class GoogleRobotsTxtMiddleware:
     # -- dropping -------------------------------------------------------------------------
     def _count_drop(self, request: Request, reason: str) -> None:
         self.stats.inc_value("robotstxt/dropped")
+        if self.report is not None:
+            self.report.dropped(self._origin_of_url(request.url), reason)
         logger.warning(
             "Dropped %(request)s: its robots.txt stayed undecided (%(reason)s)",
             {"request": request, "reason": reason},
@@ -562,6 +590,8 @@ class GoogleRobotsTxtMiddleware:
 
     def _lost(self, origin: str, item: _Unreadable) -> None:
         self.stats.inc_value("robotstxt/dropped")
+        if self.report is not None:
+            self.report.dropped(origin, "unreadable")
         self.stats.inc_value("robotstxt/unreadable")
         logger.warning(
             "Dropped a parked request of %(origin)s: it could not be read back from JOBDIR "
@@ -676,6 +706,11 @@ class GoogleRobotsTxtMiddleware:
             result = await self._get_once(origin)
         return result
 
+    def _hop(self, origin: str, url: str, status: int | None, error: str | None) -> None:
+        """Remember one step of the fetch for the report (only when a report is wanted)."""
+        if self.report is not None:
+            self._chains.setdefault(origin, []).append((url, status, error))
+
     async def _get_once(self, origin: str) -> FetchResult:
         """One download of robots.txt, following HTTP redirects ourselves (never meta refresh)."""
         url = robots_url(origin)
@@ -690,7 +725,9 @@ class GoogleRobotsTxtMiddleware:
                 # Any failure, IgnoreRequest from another component included, is a failure to
                 # get the file: a server error (never "no restrictions", which would fail open).
                 self.stats.inc_value(f"robotstxt/exception_count/{type(exc)}")
+                self._hop(origin, url, None, type(exc).__name__)
                 return FetchResult(status=None, error=type(exc).__name__, redirects=hops)
+            self._hop(origin, url, response.status, None)
             self.stats.inc_value("robotstxt/response_count")
             self.stats.inc_value(f"robotstxt/response_status_count/{response.status}")
             location = response.headers.get(b"Location")
@@ -797,6 +834,14 @@ class GoogleRobotsTxtMiddleware:
         stats = self.stats
         if fetched:
             stats.inc_value(f"robotstxt/origin_state/{state.kind.value}")
+        if self.report is not None:
+            self.report.fetched(
+                origin,
+                robots_url=robots_url(origin),
+                chain=self._chains.pop(origin, ()),
+                state=state,
+                source="fetch" if fetched else "store",
+            )
         spider = self.crawler.spider
         if not fetched:
             logger.debug(
@@ -956,3 +1001,38 @@ class GoogleRobotsTxtMiddleware:
         if self.backing is not None:
             self._backing_stats()
             self.backing.close()
+        if self.report is not None:
+            self._write_report(spider, reason)
+
+    def _write_report(self, spider: Spider, reason: str) -> None:
+        """The audit report, once per crawl (a pause writes it too); never fails the close."""
+        assert self.report is not None
+        stats = self.stats.get_stats()
+        crawl = {
+            "spider": spider.name,
+            "finish_reason": reason,
+            "user_agent": self.token,
+            "start_time": str(stats.get("start_time", "")),
+            "stats": {k: v for k, v in stats.items() if k.startswith("robotstxt/")},
+            "settings": {
+                "concurrent_fetches": self.gate.max_fetches,
+                "cache": self.config.cache[0],
+                "park_timeout": self.config.park_timeout,
+            },
+        }
+        data = self.report.to_json(crawl)
+        for path in self.config.report:
+            try:
+                write_report(data, path)
+            except Exception as exc:
+                logger.error(
+                    "Could not write the robots.txt report %(path)s: %(error)s",
+                    {"path": path, "error": exc},
+                    extra={"spider": spider},
+                )
+            else:
+                logger.info(
+                    "robots.txt report written to %(path)s",
+                    {"path": os.path.abspath(path)},
+                    extra={"spider": spider},
+                )
