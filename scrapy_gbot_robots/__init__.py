@@ -1,8 +1,10 @@
 """Obey robots.txt in Scrapy exactly the way Googlebot does.
 
-The engine (``parse``, ``RobotsTxt``, ``Decision``, ``product_token``) is pure Python and
-imports nothing from Scrapy or Twisted; the Scrapy adapters are imported lazily so that the
-engine and the CLI start fast.
+Everything a user may import, catch, implement or receive is re-exported here, and
+``__all__`` is the list of what is public; modules with a leading underscore are private.
+The engine (``parse``, ``RobotsTxt``, ``Decision``, ``product_token``) and the state types
+are pure Python and import nothing from Scrapy or Twisted; the Scrapy adapters are imported
+lazily so that the engine and the CLI start fast.
 """
 
 from __future__ import annotations
@@ -10,38 +12,65 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any
 
 from ._agent import is_valid_token, product_token
+from ._cache import Backing, MemoryStore, OriginStore
+from ._policy import Kind, Mode, OriginState, PolicyConfig
 from ._rules import Decision, RobotsTxt, parse
+from ._settings import ConfigError
+from ._url import crawler_url
+
+#: The one version source: pyproject.toml reads it (``[tool.setuptools.dynamic]``).
+__version__ = "0.2.0"
 
 if TYPE_CHECKING:
+    from . import signals
     from .addon import Addon
+    from .body import RobotsBodyError, RobotsBodyMiddleware
     from .middleware import GoogleRobotsTxtMiddleware
     from .scrapy_parser import GoogleRobotParser
 
 __all__ = [
     "Addon",
+    "Backing",
+    "ConfigError",
     "Decision",
     "GoogleRobotParser",
     "GoogleRobotsTxtMiddleware",
+    "Kind",
+    "MemoryStore",
+    "Mode",
+    "OriginState",
+    "OriginStore",
+    "PolicyConfig",
+    "RobotsBodyError",
+    "RobotsBodyMiddleware",
     "RobotsTxt",
+    "__version__",
+    "crawler_url",
     "is_valid_token",
     "parse",
     "product_token",
+    "signals",
 ]
 
 _LAZY = {
     "Addon": ".addon",
     "GoogleRobotsTxtMiddleware": ".middleware",
     "GoogleRobotParser": ".scrapy_parser",
+    "RobotsBodyError": ".body",
+    "RobotsBodyMiddleware": ".body",
 }
 
 
 def __getattr__(name: str) -> Any:
     """Import the Scrapy adapters on first use, keeping ``import scrapy_gbot_robots`` light."""
-    module = _LAZY.get(name)
-    if module is None:
-        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
     from importlib import import_module
 
-    value = getattr(import_module(module, __name__), name)
+    if name == "signals":
+        value = import_module(".signals", __name__)
+    else:
+        module = _LAZY.get(name)
+        if module is None:
+            raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+        value = getattr(import_module(module, __name__), name)
     globals()[name] = value
     return value

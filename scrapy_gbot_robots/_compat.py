@@ -11,6 +11,7 @@ from typing import TYPE_CHECKING, Any
 
 from scrapy import signals as _scrapy_signals
 from scrapy.core.engine import ExecutionEngine
+from scrapy.crawler import Crawler
 from scrapy.utils.defer import maybe_deferred_to_future
 
 if TYPE_CHECKING:
@@ -58,6 +59,20 @@ def engine_accepts_requests(crawler: Any) -> bool:
     """
     slot = engine_slot(crawler.engine)
     return bool(getattr(crawler, "crawling", True)) and slot is not None and slot.closing is None
+
+
+#: Scrapy 2.14 added ``crawler.stop_async()``; before it, ``crawler.stop()`` (a Deferred).
+CRAWLER_HAS_STOP_ASYNC: bool = hasattr(Crawler, "stop_async")
+
+
+def stop_crawler(crawler: Any) -> None:
+    """Stop a crawl as Ctrl-C does (a graceful pause with ``JOBDIR``), on any supported Scrapy."""
+    if CRAWLER_HAS_STOP_ASYNC:
+        from scrapy.utils.defer import deferred_from_coro
+
+        deferred_from_coro(crawler.stop_async())
+    else:
+        crawler.stop()
 
 
 def close_spider(engine: Any, spider: Any, reason: str) -> None:

@@ -356,7 +356,9 @@ async def test_robotstxt_obey_false_disables_it(server: Server) -> None:
 @pytest_twisted.ensureDeferred
 async def test_robots_parsed_signal_and_sitemap_recipe(server: Server) -> None:
     """The README recipe: feed robots.txt sitemaps to a SitemapSpider, no second fetch."""
-    if not hasattr(scrapy_signals, "robots_parsed"):
+    from scrapy_gbot_robots._compat import ROBOTS_PARSED_SIGNAL
+
+    if ROBOTS_PARSED_SIGNAL is None:
         pytest.skip("Scrapy < 2.12 has no robots_parsed signal")
     from scrapy.spiders import SitemapSpider
 
@@ -410,19 +412,16 @@ async def test_robots_parsed_signal_and_sitemap_recipe(server: Server) -> None:
 async def test_direct_engine_download_still_checked(server: Server, server2: Server) -> None:
     """Requests that bypass the scheduler (engine.download) wait for robots.txt in place."""
     from scrapy.exceptions import IgnoreRequest
-    from scrapy.utils.defer import maybe_deferred_to_future
 
     server2.route("/robots.txt", delay=0.2, body=b"User-agent: *\nDisallow: /x\n")
     results: dict[str, str] = {}
 
     async def fetch(spider: Any, url: str) -> None:
-        engine = spider.crawler.engine
+        from scrapy_gbot_robots._compat import engine_download
+
         request = scrapy.Request(url)
         try:
-            if hasattr(engine, "download_async"):
-                response = await engine.download_async(request)
-            else:
-                response = await maybe_deferred_to_future(engine.download(request))
+            response = await engine_download(spider.crawler.engine, request)
             results[url] = str(response.status)
         except IgnoreRequest:
             results[url] = "ignored"

@@ -244,13 +244,9 @@ async def test_spider_closing_drops_parked_requests_with_signal(server: Server) 
 
         keep.append(on_dropped)
         spider.crawler.signals.connect(on_dropped, signal=signals.request_dropped)
-        stop = getattr(spider.crawler, "stop_async", None)
-        if stop is not None:
-            from scrapy.utils.defer import deferred_from_coro
+        from scrapy_gbot_robots._compat import stop_crawler
 
-            deferred_from_coro(stop())
-        else:
-            spider.crawler.stop()
+        stop_crawler(spider.crawler)
 
     crawler = await crawl(
         make_timeline_spider([(0.3, close)], urls=[server.url("/a"), server.url("/b")]),

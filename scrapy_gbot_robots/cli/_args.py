@@ -116,12 +116,9 @@ def build_parser(
 
 
 def _version() -> str:
-    try:
-        from importlib.metadata import version
+    from .. import __version__
 
-        return version("scrapy-gbot-robots")
-    except Exception:  # not installed: running from a checkout
-        return "(unknown version)"
+    return __version__
 
 
 # ----------------------------------------------------------------------------- inputs

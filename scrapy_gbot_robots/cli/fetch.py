@@ -142,7 +142,6 @@ def run_fetch(url: str, token: str, timeout: float | None, verbose: bool) -> Fet
     from scrapy import signals as scrapy_signals
     from scrapy.crawler import CrawlerProcess
     from scrapy.http import Request
-    from scrapy.utils.defer import deferred_from_coro
 
     from .. import signals
     from .._meta import FETCH_META
@@ -200,11 +199,9 @@ def run_fetch(url: str, token: str, timeout: float | None, verbose: bool) -> Fet
 
     def state_changed(origin: str, state: str) -> None:
         if state == "server_error":  # the probe stays parked: nothing more to learn
-            engine = crawler.engine
-            if hasattr(engine, "close_spider_async"):
-                deferred_from_coro(engine.close_spider_async(reason="finished"))
-            elif crawler.spider is not None:  # pragma: no cover - Scrapy < 2.14
-                engine.close_spider(crawler.spider, "finished")
+            from .._compat import close_spider
+
+            close_spider(crawler.engine, crawler.spider, "finished")
 
     def closed() -> None:
         for mw in crawler.engine.downloader.middleware.middlewares:
