@@ -72,8 +72,8 @@ def _time(value: Any, *, optional: bool = False) -> float | None:
     if isinstance(value, bool) or not isinstance(value, (int, float)):
         raise ValueError(f"not a time: {value!r}")
     number = float(value)
-    if math.isnan(number):
-        raise ValueError("NaN time")
+    if not math.isfinite(number):
+        raise ValueError(f"not a finite time: {value!r}")
     return number
 
 

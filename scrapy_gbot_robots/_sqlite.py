@@ -63,10 +63,19 @@ class SqliteBacking:
             self._db.execute("PRAGMA synchronous=NORMAL")
             self._db.executescript(_SCHEMA)
             # Prove now that we may write: a read-only or locked file must fail at start.
+            # A real write, since SQLite turns BEGIN IMMEDIATE on a read-only file into a read.
             self._db.execute("BEGIN IMMEDIATE")
-            self._db.execute("ROLLBACK")
+            try:
+                self._db.execute(
+                    "INSERT OR REPLACE INTO locks (origin, holder, expires) VALUES ('', '', 0)"
+                )
+            finally:
+                self._db.execute("ROLLBACK")
             self._db.execute("SELECT COUNT(*) FROM robots").fetchone()
         except (sqlite3.Error, OSError) as exc:
+            db = getattr(self, "_db", None)
+            if db is not None:
+                db.close()
             raise SqliteError(f"cannot use {path!r} as the robots.txt cache: {exc}") from exc
 
     # -- the Backing protocol ----------------------------------------------------------------
@@ -87,7 +96,9 @@ class SqliteBacking:
             self._db.execute(
                 "INSERT INTO robots (origin, fetched_at, entry) VALUES (?, ?, ?) "
                 "ON CONFLICT (origin) DO UPDATE SET fetched_at = excluded.fetched_at, "
-                "entry = excluded.entry WHERE excluded.fetched_at >= robots.fetched_at",
+                "entry = excluded.entry WHERE excluded.fetched_at >= robots.fetched_at "
+                # A row we cannot read (damaged, or a clock set back) must not block updates.
+                "OR substr(robots.entry, 1, 4) != X'47425201'",
                 (origin, state.fetched_at, encode(state)),
             )
         except sqlite3.Error as exc:

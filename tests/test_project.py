@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import re
-import tomllib
 from importlib import metadata
 from pathlib import Path
 
@@ -37,6 +36,7 @@ def test_settings_doc_gives_the_code_default_of_each_other_setting(name: str) ->
 
 
 def test_one_version_source() -> None:
+    tomllib = pytest.importorskip("tomllib", reason="tomllib is in the standard library from 3.11")
     pyproject = tomllib.loads((ROOT / "pyproject.toml").read_text(encoding="utf-8"))
     project = pyproject["project"]
     assert "version" not in project and "version" in project["dynamic"]
