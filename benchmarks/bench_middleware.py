@@ -12,6 +12,13 @@ Logging stays at Python's default (WARNING), as in a crawl run with LOG_LEVEL=IN
 both middlewares log every forbidden request, and the log handlers would dominate.
 Target: ours / built-in <= 1.0.
 
+"ours + report" is the same middleware built with ``GBOT_ROBOTS_REPORT`` (the audit report):
+every allowed check increments a counter, and every forbidden request also asks the engine
+for the deciding rule (``robots.decide()``). What it adds per request is printed as a
+fraction of our middleware's own cost (target <= 10 %), over the crawl-like mix and over its
+forbidden requests alone; then the one-off costs: linting one robots.txt (once per distinct
+body) and writing a report whose tables are full (``GBOT_ROBOTS_REPORT_MAX_*`` defaults).
+
     .venv/bin/python benchmarks/bench_middleware.py [--requests 2000] [--rounds 15]
 """
 
@@ -19,8 +26,10 @@ from __future__ import annotations
 
 import argparse
 import gc
+import os
 import random
 import statistics
+import tempfile
 import time
 from collections.abc import Awaitable, Callable, Coroutine
 from typing import Any
@@ -158,11 +167,13 @@ def builtin_middleware() -> RobotsTxtMiddleware:
     return mw
 
 
-def our_middleware() -> Any:
+def our_middleware(settings: dict[str, Any] | None = None) -> Any:
     """Ours, decided by its own fetch coroutine (download, policy, store, signals)."""
     from scrapy_gbot_robots.middleware import GoogleRobotsTxtMiddleware
 
-    crawler = _crawler({"ROBOTSTXT_OBEY": True, "ADDONS": {"scrapy_gbot_robots.Addon": 0}})
+    crawler = _crawler(
+        {"ROBOTSTXT_OBEY": True, "ADDONS": {"scrapy_gbot_robots.Addon": 0}, **(settings or {})}
+    )
     crawler.engine = _MemoryTransport()  # type: ignore[assignment]
     mw = GoogleRobotsTxtMiddleware.from_crawler(crawler)
     origin = mw._origin_of_url(ORIGIN + "/")
@@ -214,6 +225,78 @@ def _time_pass(mw: Any, requests: list[Request]) -> tuple[float, int]:
     return elapsed, forbidden
 
 
+def _interleaved(
+    contenders: dict[str, Any], urls: list[str], rounds: int
+) -> tuple[dict[str, list[float]], dict[str, int]]:
+    """µs/request per contender over ``rounds`` interleaved passes (after one warm-up pass)."""
+    names = list(contenders)
+    times: dict[str, list[float]] = {n: [] for n in names}
+    forbidden: dict[str, int] = {}
+    for name in names:  # warm-up pass: caches, lazy imports, first-call paths
+        _time_pass(contenders[name], _fresh_requests(urls))
+    for r in range(rounds):
+        for name in names if r % 2 == 0 else names[::-1]:
+            seconds, forbidden[name] = _time_pass(contenders[name], _fresh_requests(urls))
+            times[name].append(seconds / len(urls) * 1e6)
+    return times, forbidden
+
+
+def _report_one_offs(mw: Any, folder: str) -> None:
+    """Costs paid once per robots.txt body and once per crawl, not per request."""
+    from scrapy_gbot_robots import _lint, parse
+    from scrapy_gbot_robots._policy import FetchResult, PolicyConfig, evaluate
+    from scrapy_gbot_robots._report import ReportCollector, write
+
+    body = ROBOTS_TXT.encode()
+    runs = 50
+    start = time.perf_counter()
+    for _ in range(runs):
+        _lint.lint(body)
+    lint_ms = (time.perf_counter() - start) / runs * 1e3
+    start = time.perf_counter()
+    for _ in range(runs):
+        parse(body).names_agent("BenchBot")  # what the middleware pays per fetched body
+    parse_ms = (time.perf_counter() - start) / runs * 1e3
+    print(
+        f"  lint of one robots.txt ({len(body):,} bytes): {lint_ms:.2f} ms, once per distinct "
+        f"body (the middleware's own parse: {parse_ms:.2f} ms per fetch)"
+    )
+    # A report whose tables are full: 10,000 origins, 1,000 rules, 5 examples each.
+    collector = ReportCollector()
+    config = PolicyConfig()
+    robots = parse(body)
+    now = time.time()
+    state = evaluate(FetchResult(status=200, body=body), now, None, config)
+    start = time.perf_counter()
+    for i in range(collector.max_origins):
+        origin = f"https://www{i}.example.com"
+        url = origin + "/robots.txt"
+        collector.deferred(origin)
+        collector.fetched(
+            origin, robots_url=url, chain=[(url, 200, None)], state=state, source="fetch"
+        )
+        collector.allowed(origin)
+        if i < collector.max_rules // 2:
+            for path in ("/admin/x", "/cart/y"):
+                for k in range(collector.examples + 1):
+                    page = f"{origin}{path}{k}"
+                    collector.forbidden(origin, page, robots.decide(page, "BenchBot"))
+    fill_s = time.perf_counter() - start
+    start = time.perf_counter()
+    data = collector.to_json({"spider": "bench", "stats": {}})
+    paths = [os.path.join(folder, "full.json"), os.path.join(folder, "full.html")]
+    for path in paths:
+        write(data, path)
+    close_ms = (time.perf_counter() - start) * 1e3
+    sizes = ", ".join(f"{os.path.basename(p)} {os.path.getsize(p) / 1e6:.1f} MB" for p in paths)
+    print(
+        f"  a full report ({len(data['origins']):,} origins, {len(data['rules']):,} rules): "
+        f"filled in {fill_s:.2f} s (one body linted {collector.lint_runs} time), written in "
+        f"{close_ms:.0f} ms at close ({sizes})"
+    )
+    del mw
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--requests", type=int, default=2000)
@@ -222,20 +305,17 @@ def main() -> None:
 
     urls = _urls(args.requests)
     ours = our_middleware()
+    folder = tempfile.mkdtemp(prefix="gbot-bench-")
+    reporting = our_middleware({"GBOT_ROBOTS_REPORT": os.path.join(folder, "report.json")})
+    assert reporting.report is not None, "GBOT_ROBOTS_REPORT did not switch the report on"
     contenders = {
         "built-in (Protego)": builtin_middleware(),
         "ours": ours,
         "ours + sched. hook": _WithSchedulingHook(ours),
+        "ours + report": reporting,
     }
     names = list(contenders)
-    times: dict[str, list[float]] = {n: [] for n in names}
-    forbidden: dict[str, int] = {}
-    for name in names:  # warm-up pass: caches, lazy imports, first-call paths
-        _time_pass(contenders[name], _fresh_requests(urls))
-    for r in range(args.rounds):
-        for name in names if r % 2 == 0 else names[::-1]:
-            seconds, forbidden[name] = _time_pass(contenders[name], _fresh_requests(urls))
-            times[name].append(seconds / len(urls) * 1e6)
+    times, forbidden = _interleaved(contenders, urls, args.rounds)
 
     print(f"{len(urls)} requests to one decided origin, {args.rounds} interleaved rounds")
     for name in names:
@@ -250,6 +330,42 @@ def main() -> None:
     print(f"ratio ours / built-in: {statistics.median(times['ours']) / base:.3f}x  (target <= 1.0)")
     hooked = statistics.median(times[names[2]]) / base
     print(f"ratio ours + scheduling hook / built-in: {hooked:.3f}x  (for the record)")
+
+    own = statistics.median(times["ours"])
+    added = statistics.median(times["ours + report"]) - own
+    print(
+        f"report: adds {added:+.2f} µs/request = {added / own:+.1%} of the middleware's own "
+        f"cost ({own:.2f} µs)  (target <= 10 %)"
+    )
+    # Each path alone: an allowed check only counts; a forbidden request also asks
+    # robots.decide() for the deciding rule.
+    robots = ours.origin_state(ORIGIN + "/").robots
+    blocked = [u for u in urls if not robots.allowed(u, "BenchBot")]
+    passed = [u for u in urls if robots.allowed(u, "BenchBot")]
+    pair = {"ours": ours, "ours + report": reporting}
+    for label, subset, what in [
+        ("allowed", passed, "a counter"),
+        ("forbidden", blocked, "robots.decide() and the rule's counters"),
+    ]:
+        if not subset:
+            continue
+        t2, _ = _interleaved(pair, subset, args.rounds)
+        own_p = statistics.median(t2["ours"])
+        added_p = statistics.median(t2["ours + report"]) - own_p
+        print(
+            f"  {label} requests only ({len(subset) / len(urls):.0%} of the mix): {own_p:.2f} "
+            f"µs each without the report, {added_p:+.2f} µs with it ({added_p / own_p:+.1%}: "
+            f"{what})"
+        )
+    if blocked:
+        runs = 5
+        start = time.perf_counter()
+        for _ in range(runs):
+            for url in blocked:
+                robots.decide(url, "BenchBot")
+        decide_us = (time.perf_counter() - start) / runs / len(blocked) * 1e6
+        print(f"    robots.decide() alone: {decide_us:.2f} µs per forbidden URL")
+    _report_one_offs(reporting, folder)
 
 
 if __name__ == "__main__":

@@ -1,29 +1,214 @@
-"""What robots.txt did to a crawl: the counters behind the audit report (skeleton).
+"""What robots.txt did to a crawl: the counters behind the audit report.
 
 Pure: imports nothing from Scrapy or Twisted. The middleware feeds events; the report is
-rendered once, when the spider closes.
+rendered once, when the spider closes (``to_json``, then ``write`` per path).
+
+Cost is bounded whatever the crawl's size, because a broad crawl may see a million origins:
+
+* per origin, a ``__slots__`` record of counters and the scalar facts of its latest robots.txt
+  state (never the body); ``allowed()`` is one dict lookup and one increment;
+* per deciding rule, a counter and at most ``examples`` example URLs (each cut at
+  ``EXAMPLE_CHARS``);
+* past ``max_origins`` (``max_rules``) entries plus a margin of a quarter, the table is
+  compacted: the most interesting entries are kept and the rest are folded into "other"
+  counters, so each event costs amortised O(log n) at most; the last ``max_origins``
+  (``max_rules``) folded records are remembered, so one seen again is taken back out of
+  "other" instead of being counted twice;
+* lint findings are computed once per distinct body (memoised by its SHA-256, ``LINT_MEMO``
+  bodies remembered).
 """
 
 from __future__ import annotations
 
+import contextlib
+import hashlib
+import heapq
+import json
+import os
+import tempfile
 from collections.abc import Sequence
+from datetime import datetime, timezone
 from typing import Any
 
-from ._policy import OriginState
+from ._policy import Kind, OriginState
 from ._rules import Decision
 
 #: One step of a robots.txt fetch: (URL, HTTP status or None, error name or None).
 Hop = tuple[str, int | None, str | None]
+#: A deciding rule: (origin, line, directive, value); a changed file makes another rule.
+_RuleKey = tuple[str, int, str, str]
+
+SCHEMA = "gbot-robots-report/1"
+#: Distinct robots.txt bodies whose lint summary is remembered.
+LINT_MEMO = 1024
+#: Lines listed per lint code of one body (the count is exact).
+LINT_LINES = 5
+#: Example URLs and chain URLs are cut at this many characters (memory per entry is bounded).
+EXAMPLE_CHARS = 1000
+#: Distinct drop reasons kept per origin; more are counted under "other".
+DROP_REASONS = 8
+#: Hops kept per fetch chain (redirects x attempts is small; this only guards the bound).
+CHAIN_HOPS = 32
+#: The key of origins and rules that have no table entry of their own any more.
+OTHER = "other"
+
+STATE_LABELS = {
+    Kind.RULES.value: "rules",
+    Kind.ALLOW_ALL.value: "no restrictions",
+    Kind.SERVER_ERROR.value: "server error",
+    "unknown": "unknown",
+}
+_STATES = (Kind.RULES.value, Kind.ALLOW_ALL.value, Kind.SERVER_ERROR.value, "unknown")
+
+
+def _cut(text: str, limit: int = EXAMPLE_CHARS) -> str:
+    return text if len(text) <= limit else text[: limit - 1] + "…"
+
+
+def iso(timestamp: float | None) -> str | None:
+    """Seconds since the epoch as ISO 8601 UTC (``2025-01-31T12:00:00Z``); None stays None."""
+    if timestamp is None:
+        return None
+    try:
+        when = datetime.fromtimestamp(timestamp, timezone.utc)
+    except (OverflowError, OSError, ValueError):  # inf (never refresh), or out of range
+        return None
+    return when.isoformat(timespec="seconds").replace("+00:00", "Z")
+
+
+def _margin(cap: int) -> int:
+    """How far a table may grow past its cap before compaction: a quarter (amortised cost)."""
+    return max(1, cap // 4)
+
+
+class _Fetch:
+    """The facts of one established robots.txt state the report shows (never the body)."""
+
+    __slots__ = (
+        "bytes",
+        "chain",
+        "error_since",
+        "errors",
+        "fetched_at",
+        "good_at",
+        "kind",
+        "reason",
+        "refresh_at",
+        "robots_url",
+        "sha256",
+        "source",
+        "status",
+        "truncated",
+    )
+
+    def __init__(
+        self, robots_url: str, chain: Sequence[Hop], state: OriginState, source: str, sha: str
+    ) -> None:
+        self.robots_url = robots_url
+        self.chain = [(_cut(u), s, e) for u, s, e in chain[:CHAIN_HOPS]]
+        self.source = source
+        self.kind = state.kind.value
+        self.reason = state.reason
+        self.status = state.status
+        self.fetched_at = state.fetched_at
+        self.refresh_at = state.refresh_at
+        self.good_at = state.good_at
+        self.error_since = state.error_since
+        self.errors = state.errors
+        robots = state.robots
+        self.bytes = len(robots.body) if robots is not None else None
+        self.truncated = bool(robots.truncated) if robots is not None else False
+        self.sha256 = sha
+
+
+class _Origin:
+    """Counters of one origin: the hot path increments ``allowed`` and nothing else."""
+
+    __slots__ = (
+        "allowed",
+        "deferred",
+        "drop_reasons",
+        "dropped",
+        "fetch",
+        "fetches",
+        "forbidden",
+        "lint",
+        "server_errors",
+        "stored",
+    )
+
+    def __init__(self) -> None:
+        self.allowed = 0
+        self.forbidden = 0
+        self.deferred = 0
+        self.dropped = 0
+        self.fetches = 0  # states established by a download
+        self.stored = 0  # states adopted from a shared or persistent store
+        self.server_errors = 0  # of those, server errors (429, 5xx, network failures)
+        self.drop_reasons: dict[str, int] | None = None
+        self.fetch: _Fetch | None = None
+        self.lint: dict[str, Any] | None = None
+
+    def interest(self) -> tuple[int, int]:
+        """What compaction keeps first: requests held back, then requests at all."""
+        return (
+            self.forbidden + self.dropped + self.deferred,
+            self.allowed + self.forbidden + self.dropped,
+        )
+
+
+class _Rule:
+    """One deciding rule of one origin's file: how many requests it forbade, and examples."""
+
+    __slots__ = (
+        "directive",
+        "examples",
+        "forbidden",
+        "group",
+        "line",
+        "origin",
+        "pattern",
+        "value",
+    )
+
+    def __init__(self, origin: str, decision: Decision) -> None:
+        self.origin = origin
+        self.line = decision.line
+        self.directive = decision.directive
+        self.value = decision.value
+        self.pattern = decision.pattern
+        self.group = decision.group
+        self.forbidden = 0
+        self.examples: list[str] = []
 
 
 class ReportCollector:
     """Bounded counters per origin and per deciding rule (see the module docstring)."""
 
     def __init__(self, *, max_origins: int = 10_000, max_rules: int = 1_000, examples: int = 5):
-        self.max_origins = max_origins
-        self.max_rules = max_rules
-        self.examples = examples
+        self.max_origins = max(1, max_origins)
+        self.max_rules = max(1, max_rules)
+        self.examples = max(0, examples)
+        self._origins: dict[str, _Origin] = {}
+        self._rules: dict[_RuleKey, _Rule] = {}
+        self._origin_limit = self.max_origins + _margin(self.max_origins)
+        self._rule_limit = self.max_rules + _margin(self.max_rules)
+        # What compaction folded away: exact sums, so the totals stay exact.
+        self._other = _Origin()
+        self._other_origins = 0
+        self._other_states: dict[str, int] = dict.fromkeys(_STATES, 0)
+        self._other_rules = 0
+        self._other_rule_forbidden = 0
+        # The most recently folded entries (at most the cap): one seen again is taken back.
+        self._folded: dict[str, _Origin] = {}
+        self._folded_rules: dict[_RuleKey, _Rule] = {}
+        self._lint_memo: dict[str, dict[str, Any]] = {}
+        #: How many times the linter ran (once per distinct body while it is remembered).
+        self.lint_runs = 0
+        #: How many times a table was compacted (for tests and the curious).
+        self.compactions = 0
 
+    # -- events ---------------------------------------------------------------------------
     def fetched(
         self,
         origin: str,
@@ -34,24 +219,346 @@ class ReportCollector:
         source: str,
     ) -> None:
         """The origin's robots.txt state was established (``source``: "fetch" or "store")."""
+        entry = self._origins.get(origin) or self._add(origin)
+        robots = state.robots
+        sha = hashlib.sha256(robots.body).hexdigest() if robots is not None else ""
+        previous = entry.fetch
+        if state.kind is Kind.RULES and robots is not None:
+            entry.lint = self._lint(sha, robots.body)
+        elif previous is None or previous.sha256 != sha or not sha:
+            entry.lint = None  # no body, or another one than the one linted
+        entry.fetch = _Fetch(robots_url, chain, state, source, sha)
+        if source == "store":
+            entry.stored += 1
+        else:
+            entry.fetches += 1
+        if state.kind is Kind.SERVER_ERROR:
+            entry.server_errors += 1
 
     def allowed(self, origin: str) -> None:
         """A download of ``origin`` was checked and allowed (the hot path: a counter)."""
+        entry = self._origins.get(origin)
+        if entry is None:
+            entry = self._add(origin)
+        entry.allowed += 1
 
     def forbidden(self, origin: str, url: str, decision: Decision) -> None:
         """A request was forbidden by the rule ``decision`` names."""
+        entry = self._origins.get(origin) or self._add(origin)
+        entry.forbidden += 1
+        key = (origin, decision.line, decision.directive, decision.value)
+        rule = self._rules.get(key) or self._add_rule(key, origin, decision)
+        rule.forbidden += 1
+        examples = rule.examples
+        if len(examples) < self.examples:
+            url = _cut(url)
+            if url not in examples:
+                examples.append(url)
 
     def deferred(self, origin: str) -> None:
         """A request of ``origin`` was parked."""
+        entry = self._origins.get(origin) or self._add(origin)
+        entry.deferred += 1
 
     def dropped(self, origin: str, reason: str) -> None:
         """A parked request of ``origin`` was given up."""
+        entry = self._origins.get(origin) or self._add(origin)
+        entry.dropped += 1
+        reasons = entry.drop_reasons
+        if reasons is None:
+            reasons = entry.drop_reasons = {}
+        if reason not in reasons and len(reasons) >= DROP_REASONS:
+            reason = OTHER
+        reasons[reason] = reasons.get(reason, 0) + 1
 
+    # -- bounded tables -------------------------------------------------------------------
+    def _add(self, origin: str) -> _Origin:
+        """A new origin entry (or one folded recently, taken back out of "other").
+
+        Compacts first when the table is past its cap and margin. An origin folded among
+        the last ``max_origins`` folds and seen again gets its record back, its counts taken
+        out of "other", so it is neither counted twice nor shown without its state.
+        """
+        entry = self._folded.pop(origin, None)  # before compacting, which forgets some
+        if entry is None:
+            entry = _Origin()
+        else:
+            self._fold(entry, -1)
+        if len(self._origins) >= self._origin_limit:
+            self._compact_origins(self.max_origins)
+        self._origins[origin] = entry
+        return entry
+
+    def _fold(self, entry: _Origin, sign: int) -> None:
+        """Add (``sign`` 1) or take back (-1) an origin's counts in the "other" bucket."""
+        other = self._other
+        self._other_origins += sign
+        other.allowed += sign * entry.allowed
+        other.forbidden += sign * entry.forbidden
+        other.deferred += sign * entry.deferred
+        other.dropped += sign * entry.dropped
+        other.fetches += sign * entry.fetches
+        other.stored += sign * entry.stored
+        other.server_errors += sign * entry.server_errors
+        self._other_states[entry.fetch.kind if entry.fetch else "unknown"] += sign
+
+    def _compact_origins(self, keep: int) -> None:
+        """Keep the ``keep`` most interesting origins; fold the others into "other"."""
+        origins = self._origins
+        if len(origins) <= keep:
+            return
+        self.compactions += 1
+        kept = heapq.nlargest(keep, origins.items(), key=lambda item: item[1].interest())
+        survivors = {name for name, _ in kept}
+        folded = self._folded
+        for name, entry in origins.items():
+            if name not in survivors:
+                self._fold(entry, 1)
+                folded[name] = entry
+        while len(folded) > self.max_origins:  # folded for good: only the counts remain
+            del folded[next(iter(folded))]
+        self._origins = dict(kept)
+
+    def _compact_rules(self, keep: int) -> None:
+        """Keep the ``keep`` rules that forbade the most; fold the others into "other"."""
+        rules = self._rules
+        if len(rules) <= keep:
+            return
+        self.compactions += 1
+        kept = heapq.nlargest(keep, rules.items(), key=lambda item: item[1].forbidden)
+        survivors = {key for key, _ in kept}
+        folded = self._folded_rules
+        for key, rule in rules.items():
+            if key not in survivors:
+                self._other_rules += 1
+                self._other_rule_forbidden += rule.forbidden
+                folded[key] = rule
+        while len(folded) > self.max_rules:
+            del folded[next(iter(folded))]
+        self._rules = dict(kept)
+
+    def _add_rule(self, key: _RuleKey, origin: str, decision: Decision) -> _Rule:
+        """A new rule entry (or one folded recently, taken back out of "other")."""
+        rule = self._folded_rules.pop(key, None)  # before compacting, which forgets some
+        if rule is None:
+            rule = _Rule(origin, decision)
+        else:
+            self._other_rules -= 1
+            self._other_rule_forbidden -= rule.forbidden
+        if len(self._rules) >= self._rule_limit:
+            self._compact_rules(self.max_rules)
+        self._rules[key] = rule
+        return rule
+
+    # -- lint -----------------------------------------------------------------------------
+    def _lint(self, sha: str, body: bytes) -> dict[str, Any]:
+        """The lint summary of a body, computed once per distinct body while remembered."""
+        memo = self._lint_memo
+        summary = memo.get(sha)
+        if summary is not None:
+            return summary
+        from ._lint import CHECKS_BY_CODE, lint  # only needed when a report is wanted
+
+        self.lint_runs += 1
+        result = lint(body)
+        codes: dict[str, dict[str, Any]] = {}
+        for f in result.findings:
+            item = codes.get(f.code)
+            if item is None:
+                item = codes[f.code] = {
+                    "code": f.code,
+                    "name": f.check.name,
+                    "severity": f.severity.label,
+                    "count": 0,
+                    "lines": [],
+                }
+            item["count"] += 1
+            if len(item["lines"]) < LINT_LINES:
+                item["lines"].append(f.line)
+        rank = {code: -int(CHECKS_BY_CODE[code].severity) for code in codes}
+        findings = sorted(codes.values(), key=lambda i: (rank[i["code"]], i["code"]))
+        summary = {"counts": result.counts(), "findings": findings}
+        if len(memo) >= LINT_MEMO:
+            del memo[next(iter(memo))]
+        memo[sha] = summary
+        return summary
+
+    # -- output ---------------------------------------------------------------------------
     def to_json(self, crawl: dict[str, Any]) -> dict[str, Any]:
-        """The report as a JSON-ready dict (versioned schema)."""
-        return {"schema": "gbot-robots-report/1", "crawl": crawl}
+        """The report as a JSON-ready dict (versioned schema, see docs/report.md)."""
+        self._compact_origins(self.max_origins)
+        self._compact_rules(self.max_rules)
+        entries = sorted(
+            self._origins.items(), key=lambda item: (tuple(-n for n in item[1].interest()), item[0])
+        )
+        rules = sorted(
+            self._rules.values(), key=lambda r: (-r.forbidden, r.origin, r.line, r.value)
+        )
+        other = self._other
+        by_state = dict(self._other_states)
+        for _, entry in entries:
+            by_state[entry.fetch.kind if entry.fetch else "unknown"] += 1
+        totals = {
+            "origins": len(entries) + self._other_origins,
+            "checked": 0,
+            "allowed": other.allowed,
+            "forbidden": other.forbidden,
+            "deferred": other.deferred,
+            "dropped": other.dropped,
+            "fetches": other.fetches,
+            "from_store": other.stored,
+            "server_errors": other.server_errors,
+            "rules": len(rules) + self._other_rules,
+        }
+        for _, entry in entries:
+            totals["allowed"] += entry.allowed
+            totals["forbidden"] += entry.forbidden
+            totals["deferred"] += entry.deferred
+            totals["dropped"] += entry.dropped
+            totals["fetches"] += entry.fetches
+            totals["from_store"] += entry.stored
+            totals["server_errors"] += entry.server_errors
+        totals["checked"] = totals["allowed"] + totals["forbidden"]
+        return {
+            "schema": SCHEMA,
+            "generated_at": iso(datetime.now(timezone.utc).timestamp()),
+            "crawl": crawl,
+            "limits": {
+                "max_origins": self.max_origins,
+                "max_rules": self.max_rules,
+                "examples": self.examples,
+            },
+            "totals": totals,
+            "origins_by_state": by_state,
+            "folded": {
+                "origins": self._other_origins,
+                "rules": self._other_rules,
+                "other_origins": {
+                    "allowed": other.allowed,
+                    "forbidden": other.forbidden,
+                    "deferred": other.deferred,
+                    "dropped": other.dropped,
+                    "by_state": dict(self._other_states),
+                },
+                "other_rules": {"forbidden": self._other_rule_forbidden},
+            },
+            "rules": [_rule_json(rank, rule) for rank, rule in enumerate(rules, 1)],
+            "origins": [_origin_json(name, entry) for name, entry in entries],
+        }
+
+
+def _rule_json(rank: int, rule: _Rule) -> dict[str, Any]:
+    return {
+        "rank": rank,
+        "origin": rule.origin,
+        "line": rule.line,
+        "rule": f"{rule.directive}: {rule.value}" if rule.directive else "",
+        "directive": rule.directive,
+        "value": rule.value,
+        "pattern": rule.pattern,
+        "group": rule.group,
+        "forbidden": rule.forbidden,
+        "examples": list(rule.examples),
+    }
+
+
+def state_summary(kind: str, reason: str, has_copy: bool) -> str:
+    """One sentence on what the state means for the crawl (shared by the HTML and the CLI)."""
+    if kind == Kind.RULES.value:
+        return f"robots.txt answered ({reason}): its rules are obeyed"
+    if kind == Kind.ALLOW_ALL.value:
+        if reason.isdigit():
+            return f"robots.txt answered {reason}: no restrictions, whatever the body says"
+        return f"{reason}: no restrictions"
+    if kind == Kind.SERVER_ERROR.value:
+        then = "then the last good copy" if has_copy else "then no restrictions"
+        return (
+            f"server error ({reason}): crawling stopped for up to 12 h while robots.txt is "
+            f"retried, {then}"
+        )
+    return "no robots.txt state recorded in this crawl (still being fetched, or decided earlier)"
+
+
+def _origin_json(origin: str, entry: _Origin) -> dict[str, Any]:
+    fetch = entry.fetch
+    out: dict[str, Any] = {"origin": origin}
+    if fetch is None:
+        out.update(
+            robots_url=None,
+            state="unknown",
+            reason="",
+            summary=state_summary("unknown", "", False),
+            status=None,
+            source=None,
+            chain=[],
+            bytes=None,
+            truncated=False,
+            sha256=None,
+            fetched_at=None,
+            refresh_at=None,
+            valid_seconds=None,
+            good_at=None,
+            error_since=None,
+            errors=0,
+        )
+    else:
+        valid = fetch.refresh_at - fetch.fetched_at
+        out.update(
+            robots_url=fetch.robots_url,
+            state=fetch.kind,
+            reason=fetch.reason,
+            summary=state_summary(fetch.kind, fetch.reason, fetch.bytes is not None),
+            status=fetch.status,
+            source=fetch.source,
+            chain=[{"url": u, "status": s, "error": e} for u, s, e in fetch.chain],
+            bytes=fetch.bytes,
+            truncated=fetch.truncated,
+            sha256=fetch.sha256 or None,
+            fetched_at=iso(fetch.fetched_at),
+            refresh_at=iso(fetch.refresh_at),
+            valid_seconds=round(valid, 3) if valid < float("inf") else None,
+            good_at=iso(fetch.good_at),
+            error_since=iso(fetch.error_since),
+            errors=fetch.errors,
+        )
+    out["fetches"] = entry.fetches
+    out["from_store"] = entry.stored
+    out["server_errors"] = entry.server_errors
+    out["lint"] = entry.lint
+    out["requests"] = {
+        "allowed": entry.allowed,
+        "forbidden": entry.forbidden,
+        "deferred": entry.deferred,
+        "dropped": entry.dropped,
+    }
+    out["drop_reasons"] = dict(entry.drop_reasons or {})
+    return out
 
 
 def write(data: dict[str, Any], path: str) -> None:
-    """Write the report to ``path``: JSON for ``.json``, a self-contained page for ``.html``."""
-    raise NotImplementedError
+    """Write the report to ``path``: JSON for ``.json``, a self-contained page for ``.html``.
+
+    Written to a temporary file beside ``path``, then renamed: a reader never sees half a
+    report, and a failed write leaves the previous one in place. Missing directories are made.
+    """
+    lowered = path.lower()
+    if lowered.endswith(".json"):
+        text = json.dumps(data, indent=2, default=str) + "\n"
+    elif lowered.endswith((".html", ".htm")):
+        from ._report_html import render
+
+        text = render(data)
+    else:
+        raise ValueError(f"{path}: the report is written as .json or .html")
+    folder = os.path.dirname(os.path.abspath(path))
+    os.makedirs(folder, exist_ok=True)
+    fd, tmp = tempfile.mkstemp(prefix=".gbot-report-", suffix=".tmp", dir=folder)
+    try:
+        with os.fdopen(fd, "w", encoding="utf-8", errors="backslashreplace") as fh:
+            fh.write(text)
+        os.chmod(tmp, 0o644)  # mkstemp makes it private; a report is meant to be shared
+        os.replace(tmp, path)
+    except BaseException:
+        with contextlib.suppress(OSError):
+            os.unlink(tmp)
+        raise

@@ -205,6 +205,14 @@ class GoogleRobotsTxtMiddleware:
         self._offsite: Any = None
         self._dupefilter: Any = None
         self.stats = crawler.stats
+        # Per-request DEBUG lines (deferred, forbidden with the deciding line) cost a log
+        # record each, and the forbidden one a decide(): only when they can be seen. Scrapy
+        # filters LOG_LEVEL at its handler, not at our logger, so ask the setting.
+        level = crawler.settings.get("LOG_LEVEL", "DEBUG")
+        numeric = logging.getLevelName(level) if isinstance(level, str) else level
+        self._debug = not crawler.settings.getbool("LOG_ENABLED", True) or (
+            isinstance(numeric, int) and numeric <= logging.DEBUG
+        )
         jobdir = crawler.settings.get("JOBDIR")
         self.jobdir: str | None = str(jobdir) if jobdir else None
         lot: Lot[_Item]
@@ -342,7 +350,7 @@ class GoogleRobotsTxtMiddleware:
     def _forbid(self, request: Request, robots: RobotsTxt, token: str, origin: str) -> None:
         self.stats.inc_value("robotstxt/forbidden")
         # Finding the deciding line costs more than the verdict: only when someone looks.
-        log = logger.isEnabledFor(logging.DEBUG)
+        log = self._debug and logger.isEnabledFor(logging.DEBUG)
         listeners = self._has_receivers(signals.request_forbidden)
         report = self.report
         if log or listeners or report is not None:
@@ -479,11 +487,12 @@ class GoogleRobotsTxtMiddleware:
         self.stats.inc_value("robotstxt/deferred")
         if self.report is not None:
             self.report.deferred(origin)
-        logger.debug(
-            "Deferred until the robots.txt of %(origin)s is decided (%(reason)s): %(request)s",
-            {"origin": origin, "reason": reason.value, "request": request},
-            extra={"spider": self.crawler.spider},
-        )
+        if self._debug:
+            logger.debug(
+                "Deferred until the robots.txt of %(origin)s is decided (%(reason)s): %(request)s",
+                {"origin": origin, "reason": reason.value, "request": request},
+                extra={"spider": self.crawler.spider},
+            )
         self.crawler.signals.send_catch_log(
             signal=signals.request_deferred, request=request, spider=self.crawler.spider
         )
@@ -768,8 +777,14 @@ class GoogleRobotsTxtMiddleware:
             logger.exception("Unexpected error while deciding robots.txt of %s", origin)
             previous = self.store.get(origin)
             failed = FetchResult(status=None, error=type(exc).__name__)
-            self.store.put(origin, evaluate(failed, self.clock(), previous, self.policy))
+            state = evaluate(failed, self.clock(), previous, self.policy)
+            self.store.put(origin, state)
+            try:
+                self._record(origin, state, previous)
+            except Exception:  # the report or a signal handler: the state is stored already
+                logger.exception("Error while recording robots.txt of %s", origin)
         finally:
+            self._chains.pop(origin, None)
             self.gate.fetch_done(origin, self.clock(), recheck_at=recheck_at)
 
     async def _fetch_shared(self, origin: str, backing: Backing) -> float | None:

@@ -2,15 +2,20 @@
 
 ``scrapy crawl demo`` runs in a subprocess (its own reactor, the project's own settings);
 the assertions read the report it prints, so a regression in the add-on, the signals or the
-demo itself shows up as a wrong URL set or a wrong deciding line.
+demo itself shows up as a wrong URL set or a wrong deciding line. The demo also writes the
+audit report (``GBOT_ROBOTS_REPORT``): its numbers must be the ones the demo printed. The
+project is copied to a temporary directory first, so the report files land there.
 """
 
 from __future__ import annotations
 
+import json
 import os
 import re
+import shutil
 import subprocess
 import sys
+from html.parser import HTMLParser
 from pathlib import Path
 
 import pytest
@@ -42,14 +47,22 @@ FORBIDDEN = {
 
 
 @pytest.fixture(scope="module")
-def report() -> str:
+def project(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """A copy of the demo project: ``scrapy crawl demo`` writes its report files there."""
+    copy = tmp_path_factory.mktemp("demo") / "example_project"
+    shutil.copytree(PROJECT, copy, ignore=shutil.ignore_patterns("__pycache__", "robots-report.*"))
+    return copy
+
+
+@pytest.fixture(scope="module")
+def report(project: Path) -> str:
     scrapy = Path(sys.executable).with_name("scrapy")
     if not scrapy.exists():
         pytest.skip(f"no scrapy executable beside {sys.executable}")
-    env = {**os.environ, "PYTHONPATH": os.pathsep.join([str(REPO), str(PROJECT)])}
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join([str(REPO), str(project)])}
     proc = subprocess.run(
         [str(scrapy), "crawl", "demo"],
-        cwd=PROJECT,
+        cwd=project,
         env=env,
         capture_output=True,
         text=True,
@@ -106,3 +119,60 @@ def test_stats_count_the_forbidden_requests(report: str) -> None:
     assert int(stats.get("robotstxt/deferred", "0")) >= 2
     # One fetch per origin, plus the flaky origin's retry after its 503: never a duplicate.
     assert stats.get("robotstxt/request_count") == "3"
+
+
+def _report_files(report: str) -> dict[str, Path]:
+    """{".html": path, ".json": path} from the demo's "Audit report: PATH (...)" lines."""
+    found = re.findall(r"^Audit report: (\S+\.(html|json))  \(", report, re.M)
+    return {"." + kind: Path(path) for path, kind in found}
+
+
+def test_the_audit_report_is_written_and_its_path_printed(report: str, project: Path) -> None:
+    files = _report_files(report)
+    assert set(files) == {".html", ".json"}, report
+    for path in files.values():
+        assert path.is_file() and path.parent == project.resolve(), path
+    data = json.loads(files[".json"].read_text("utf-8"))
+    assert data["schema"] == "gbot-robots-report/1"
+    assert data["crawl"]["spider"] == "demo" and data["crawl"]["user_agent"] == "DemoBot"
+
+    class Page(HTMLParser):
+        def __init__(self) -> None:
+            super().__init__()
+            self.tags: set[str] = set()
+            self.text: list[str] = []
+
+        def handle_starttag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
+            self.tags.add(tag)
+
+        def handle_data(self, data: str) -> None:
+            self.text.append(data)
+
+    page = Page()
+    page.feed(files[".html"].read_text("utf-8"))
+    assert {"html", "table", "svg"} <= page.tags and "script" not in page.tags
+    assert "Disallowed: /drafts/" in "".join(page.text)
+
+
+def test_the_audit_report_numbers_are_those_the_demo_printed(report: str) -> None:
+    data = json.loads(_report_files(report)[".json"].read_text("utf-8"))
+    sections = _sections(report)
+    printed_stats = {k: int(v) for k, v in re.findall(r"(robotstxt/[\w/]+)=(\d+)", report)}
+    totals = data["totals"]
+    assert totals["allowed"] == len(sections["CRAWLED"]) == len(CRAWLED)
+    assert totals["forbidden"] == len(sections["FORBIDDEN"]) == printed_stats["robotstxt/forbidden"]
+    assert totals["deferred"] == len(sections["DEFERRED"]) == printed_stats["robotstxt/deferred"]
+    assert totals["dropped"] == 0 and "DROPPED" not in sections
+    assert totals["origins"] == 2 and data["origins_by_state"]["rules"] == 2
+    assert data["crawl"]["stats"] == printed_stats
+    # Each forbidden URL's deciding line is one of the report's ranked rules.
+    origins = dict(
+        (url, name) for name, url in re.findall(r"^(main|flaky) site\s+(http://\S+)", report, re.M)
+    )
+    rules = {(origins[r["origin"]], f"line {r['line']}: {r['rule']}") for r in data["rules"]}
+    assert rules == {(site, why) for (site, _), why in FORBIDDEN.items()}
+    assert sum(r["forbidden"] for r in data["rules"]) == len(FORBIDDEN)
+    # The flaky origin answered 503 first: two states, the last one its rules.
+    flaky = next(o for o in data["origins"] if origins[o["origin"]] == "flaky")
+    assert (flaky["state"], flaky["fetches"], flaky["server_errors"]) == ("rules", 2, 1)
+    assert flaky["requests"]["deferred"] == 2

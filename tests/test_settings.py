@@ -178,6 +178,9 @@ def test_every_setting_works_in_custom_settings() -> None:
         "PARK_TIMEOUT": config.park_timeout,
         "TICK": config.tick,
         "CONCURRENT_FETCHES": config.concurrent_fetches,
+        "REPORT_MAX_ORIGINS": config.report_max_origins,
+        "REPORT_MAX_RULES": config.report_max_rules,
+        "REPORT_EXAMPLES": config.report_examples,
     }
     assert set(values) == set(NUMERIC)
     for name, value in values.items():

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -27,6 +28,7 @@ class Outcomes:
     deferred: list[str] = field(default_factory=list)
     dropped: dict[str, str] = field(default_factory=dict)
     stats: dict[str, Any] = field(default_factory=dict)
+    started_at: float = 0.0  # time.time() when the crawl started: older report files are stale
 
 
 def obeyed_token(settings: BaseSettings) -> str:
@@ -112,8 +114,36 @@ def print_report(site: DemoSite, outcomes: Outcomes, settings: BaseSettings) -> 
     )
     out.append("")
     out.append("Stats: " + ", ".join(f"{k}={v}" for k, v in sorted(outcomes.stats.items())))
+    out.append("")
+    out.extend(report_lines(settings, outcomes.started_at))
     out.append("=" * 84)
     print("\n".join(out), flush=True)
+
+
+#: What to do with each kind of report file, shown after its path.
+_HOW_TO_READ = {
+    ".html": "open it in a browser",
+    ".json": "summary: gbot-robots report {name}",
+}
+
+
+def report_lines(settings: BaseSettings, since: float = 0.0) -> list[str]:
+    """One line per audit report the middleware wrote (GBOT_ROBOTS_REPORT), with its path.
+
+    The middleware writes the files when the spider closes, before this is printed; a file
+    that is missing or older than the crawl (a write error, logged by the middleware) is
+    said not to be this crawl's.
+    """
+    lines = []
+    for path in settings.getlist("GBOT_ROBOTS_REPORT"):
+        full = os.path.abspath(path)
+        if not os.path.exists(full) or os.path.getmtime(full) < since - 1:
+            lines.append(f"Audit report: {full} was not written by this crawl (see the log)")
+            continue
+        how = _HOW_TO_READ.get(os.path.splitext(path)[1].lower(), "")
+        how = how.format(name=path)
+        lines.append(f"Audit report: {full}" + (f"  ({how})" if how else ""))
+    return lines
 
 
 def _protego_differences(

@@ -16,6 +16,11 @@ USER_AGENT = "DemoBot/1.0 (+https://github.com/scrapy-gbot-robots/example_projec
 # robots.txt is retried after the Retry-After delay, the way Google does.
 GBOT_ROBOTS_RETRY_TIMES = 0
 
+# The audit report: what robots.txt did to the crawl, written when the spider closes, as a
+# page to open in a browser and as JSON ("gbot-robots report robots-report.json" summarises
+# it in the terminal). Relative paths are relative to the directory the crawl runs in.
+GBOT_ROBOTS_REPORT = ["robots-report.html", "robots-report.json"]
+
 TELNETCONSOLE_ENABLED = False
 LOG_LEVEL = "INFO"
 FEED_EXPORT_ENCODING = "utf-8"

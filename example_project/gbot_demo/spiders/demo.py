@@ -7,6 +7,7 @@ It listens to the plugin's signals to learn what happened to each request:
 
 from __future__ import annotations
 
+import time
 from collections.abc import AsyncIterator, Iterator
 from typing import Any
 
@@ -30,7 +31,7 @@ class DemoSpider(scrapy.Spider):
     def from_crawler(cls, crawler: Crawler, *args: Any, **kwargs: Any) -> DemoSpider:
         spider = super().from_crawler(crawler, *args, **kwargs)
         spider.site = DemoSite()
-        spider.outcomes = Outcomes()
+        spider.outcomes = Outcomes(started_at=time.time())
         connect = crawler.signals.connect
         connect(spider.site.start, signal=signals.spider_opened)
         connect(spider.spider_closed, signal=signals.spider_closed)
@@ -63,7 +64,8 @@ class DemoSpider(scrapy.Spider):
         await self.site.stop()
 
     def print_report(self) -> None:
-        # engine_stopped comes last: the report is not buried under the final stats dump.
+        # engine_stopped comes last: the report is not buried under the final stats dump, and
+        # the middleware has written its audit report (GBOT_ROBOTS_REPORT) by then.
         assert self.crawler.stats is not None
         stats = self.crawler.stats.get_stats()
         self.outcomes.stats = {k: v for k, v in stats.items() if k.startswith("robotstxt/")}

@@ -1,0 +1,867 @@
+"""Broad crawl: thousands of origins with a slow robots.txt, add-on against Scrapy's built-in.
+
+Why this shape: the cost a broad crawl pays for robots.txt is not the check of one request but
+the waiting for thousands of robots.txt files, and what the crawler holds meanwhile (download
+slots, connections, parked requests, memory). So we crawl N origins, each with a few start
+URLs (``--allowed`` pages under ``/p/`` and ``--disallowed`` ones under ``/private/``, which
+its robots.txt forbids), and every robots.txt answers only after ``--robots-delay`` seconds
+while pages answer at once: the run time is then mostly robots.txt waiting, which is what the
+two middlewares organise differently.
+
+* Origins are host names (``o0.broad.test`` ... ``o3999.broad.test``) on one server port:
+  Scrapy's download slots and connection pool are keyed by host, so each origin gets its own
+  slot, as a real site would; thousands of loopback addresses (``bench_crawl.py``'s way) would
+  not scale to 20,000. The crawler resolves them with ``_broad_resolver.BroadResolver``
+  (Scrapy's ``TWISTED_DNS_RESOLVER``, ``DNS_RESOLVER`` before 2.19): ``*.broad.test`` is
+  127.0.0.1 and every other name fails, so nothing leaves the machine.
+* The server is one asyncio process on 127.0.0.1 (so serving does not share the crawler's
+  CPU), virtual hosts by the ``Host`` header, HTTP/1.1 keep-alive (idle connections closed
+  after ``--keep-alive`` seconds, as real servers do, which also bounds open descriptors),
+  each robots.txt answer delayed with ``loop.call_later``. It counts what only the server can
+  see: robots.txt requests per origin, how many were waiting at once (the maximum over the run
+  is the figure the add-on's fetch budget must bound), and disallowed pages that reached it.
+* Start URLs are interleaved across origins by default (``o0/p/0``, ``o1/p/0``, ...,
+  ``o0/p/1``, ...): a broad crawl's seed list is many sites with a few URLs each; every
+  origin's first request comes early, so a crawler that does not bound its robots.txt fetches
+  shows it at once; and the requests of one origin arrive far apart, so Scrapy's built-in
+  middleware keeps its one known race out of the comparison (on the asyncio reactor only the
+  first request waiting for an origin's robots.txt gets the parser, the others get ``None``
+  from the shared Deferred and go unchecked: with ``--order origin``, the seed list origin by
+  origin, a few disallowed pages reach the server in built-in mode).
+* Each mode runs in a fresh crawler process with a fresh server (one after the other: two
+  cores, one for each): a fresh reactor, per-run server counters, and a peak RSS
+  (``ru_maxrss``) that belongs to that crawl alone. Wall time runs from ``engine_started`` to
+  ``spider_closed``; the crawler's CPU time is printed too, because at this scale Scrapy's own
+  per-request costs (its default ``DownloaderAwarePriorityQueue`` scans every origin with
+  queued requests on each pop) can make a crawl CPU-bound. ``--set NAME=VALUE`` adds a Scrapy
+  setting to every mode to take such costs apart; ``--modes off`` adds a crawl with
+  ``ROBOTSTXT_OBEY = False`` as a floor (it fetches the disallowed pages too).
+
+Targets for the add-on: robots.txt in flight <= its budget (``--budget``, else
+``CONCURRENT_REQUESTS``); wall time <= 0.6x the built-in's; peak RSS <= 1.25x the built-in's +
+20 MB; nothing dropped; every allowed page crawled; no disallowed page fetched; one robots.txt
+request per origin. The exit status is 0 whatever the figures (2 on bad usage).
+
+    .venv/bin/python benchmarks/bench_broad.py [--origins 4000] [--allowed 3] [--disallowed 1]
+        [--robots-delay 1.0] [--concurrent-requests 32] [--per-domain 8]
+        [--download-timeout 180] [--timeout 900] [--modes addon,builtin] [--budget N]
+        [--order interleaved|origin] [--keep-alive 15] [--set NAME=VALUE] [--json]
+
+The issue's two setups: the defaults (4,000 origins, ~5-10 min for both modes on 2 cores) and
+``--origins 20000 --allowed 2 --disallowed 1 --robots-delay 0.3 --per-domain 2
+--download-timeout 20 --timeout 700``. Quick smoke test: ``--origins 200 --robots-delay 0.2``.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import json
+import os
+import resource
+import subprocess
+import sys
+import tempfile
+import time
+from collections import Counter, deque
+from collections.abc import Iterator
+from dataclasses import dataclass, field
+from typing import Any, TextIO
+
+SUFFIX = ".broad.test"
+ROBOTS_TXT = b"User-agent: *\nDisallow: /private/\n"
+RESOLVER = "_broad_resolver.BroadResolver"
+
+MODES: dict[str, dict[str, Any]] = {
+    "addon": {"ROBOTSTXT_OBEY": True, "ADDONS": {"scrapy_gbot_robots.Addon": 0}},
+    "builtin": {"ROBOTSTXT_OBEY": True},
+    "off": {"ROBOTSTXT_OBEY": False},  # optional floor: the pages alone (fetches /private/ too)
+}
+
+CRAWL_SETTINGS: dict[str, Any] = {
+    "USER_AGENT": "BenchBot/1.0",
+    "DOWNLOAD_DELAY": 0,
+    "LOG_LEVEL": "WARNING",
+    "TELNETCONSOLE_ENABLED": False,
+    "COOKIES_ENABLED": False,
+    "RETRY_ENABLED": False,
+}
+
+#: Stats copied into the report besides every ``robotstxt/*`` one.
+KEPT_STATS = (
+    "finish_reason",
+    "downloader/request_count",
+    "downloader/response_count",
+    "downloader/exception_count",
+    "scheduler/enqueued",
+    "scheduler/dequeued",
+    "log_count/WARNING",
+    "log_count/ERROR",
+    "memusage/max",
+)
+
+
+def _raise_fd_limit() -> int:
+    """Thousands of sockets at once: lift the soft descriptor limit to the hard one."""
+    soft, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
+    if soft != hard:
+        resource.setrlimit(resource.RLIMIT_NOFILE, (hard, hard))
+    return hard
+
+
+def _peak_rss_mb() -> float:
+    peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
+    return peak / (1024 * 1024) if sys.platform == "darwin" else peak / 1024  # bytes vs KiB
+
+
+def _cpu_seconds() -> float:
+    usage = resource.getrusage(resource.RUSAGE_SELF)
+    return usage.ru_utime + usage.ru_stime
+
+
+# --------------------------------------------------------------------------- server process
+
+
+def _response(status: bytes, body: bytes, content_type: bytes) -> bytes:
+    head = (
+        b"HTTP/1.1 " + status + b"\r\nContent-Type: " + content_type
+        + b"\r\nContent-Length: " + str(len(body)).encode() + b"\r\n\r\n"
+    )  # fmt: skip
+    return head + body
+
+
+ROBOTS_RESPONSE = _response(b"200 OK", ROBOTS_TXT, b"text/plain")
+PAGE_RESPONSE = _response(
+    b"200 OK",
+    b"<html><head><title>broad</title></head><body><p>A page of the broad crawl benchmark.</p>"
+    b"</body></html>",
+    b"text/html; charset=utf-8",
+)
+NOT_FOUND = _response(b"404 Not Found", b"not found", b"text/plain")
+
+
+@dataclass
+class _Counters:
+    robots: int = 0
+    robots_in_flight: int = 0
+    robots_in_flight_max: int = 0
+    robots_in_flight_max_at: float = 0.0
+    robots_per_origin: Counter[bytes] = field(default_factory=Counter)
+    robots_cancelled: int = 0  # client went away before the delayed answer
+    pages: int = 0
+    disallowed: int = 0
+    not_found: int = 0
+    unknown_host: int = 0
+    connections: int = 0
+    connections_max: int = 0
+    connections_total: int = 0
+    idle_closed: int = 0
+    first_request: float = 0.0
+    last_request: float = 0.0
+    errors: Counter[str] = field(default_factory=Counter)
+
+    def report(self) -> dict[str, Any]:
+        """Summaries only: per-origin counts as a histogram {requests: origins}."""
+        histogram = Counter(self.robots_per_origin.values())
+        return {
+            "robots": self.robots,
+            "robots_in_flight_max": self.robots_in_flight_max,
+            "robots_in_flight_max_at": round(self.robots_in_flight_max_at - self.first_request, 2)
+            if self.robots
+            else None,
+            "robots_in_flight_at_end": self.robots_in_flight,
+            "robots_cancelled": self.robots_cancelled,
+            "robots_origins": len(self.robots_per_origin),
+            "robots_per_origin_histogram": {str(k): v for k, v in sorted(histogram.items())},
+            "pages": self.pages,
+            "disallowed": self.disallowed,
+            "not_found": self.not_found,
+            "unknown_host": self.unknown_host,
+            "connections_max": self.connections_max,
+            "connections_total": self.connections_total,
+            "idle_closed": self.idle_closed,
+            "active_seconds": round(self.last_request - self.first_request, 2),
+            "errors": dict(self.errors),
+            "peak_rss_mb": round(_peak_rss_mb(), 1),
+            "cpu_seconds": round(_cpu_seconds(), 1),
+        }
+
+
+class _Pending:
+    """One answer owed on a connection, in request order; ``data`` is None while delayed."""
+
+    __slots__ = ("data", "handle")
+
+    def __init__(self, data: bytes | None) -> None:
+        self.data = data
+        self.handle: asyncio.TimerHandle | None = None
+
+
+class _Http(asyncio.Protocol):
+    """Just enough HTTP/1.1 for Scrapy's keep-alive GETs, virtual hosts by ``Host``."""
+
+    def __init__(self, counters: _Counters, robots_delay: float, keep_alive: float) -> None:
+        self.c = counters
+        self.robots_delay = robots_delay
+        self.keep_alive = keep_alive
+        self.loop = asyncio.get_running_loop()
+        self.buffer = b""
+        self.pending: deque[_Pending] = deque()
+        self.idle: asyncio.TimerHandle | None = None
+        self.transport: asyncio.Transport | None = None
+
+    def connection_made(self, transport: asyncio.BaseTransport) -> None:
+        assert isinstance(transport, asyncio.Transport)
+        self.transport = transport
+        c = self.c
+        c.connections += 1
+        c.connections_total += 1
+        c.connections_max = max(c.connections_max, c.connections)
+        self._arm_idle()
+
+    def connection_lost(self, exc: Exception | None) -> None:
+        self.c.connections -= 1
+        if self.idle is not None:
+            self.idle.cancel()
+        for owed in self.pending:
+            if owed.data is None and owed.handle is not None:
+                owed.handle.cancel()
+                self.c.robots_in_flight -= 1
+                self.c.robots_cancelled += 1
+        self.pending.clear()
+        self.transport = None
+
+    def data_received(self, data: bytes) -> None:
+        if self.idle is not None:
+            self.idle.cancel()
+            self.idle = None
+        self.buffer += data
+        while (end := self.buffer.find(b"\r\n\r\n")) >= 0:
+            head, self.buffer = self.buffer[:end], self.buffer[end + 4 :]
+            self._request(head)
+        self._flush()
+
+    def _request(self, head: bytes) -> None:
+        c = self.c
+        c.last_request = self.loop.time()
+        if not c.first_request:
+            c.first_request = c.last_request
+        line, _, headers = head.partition(b"\r\n")
+        parts = line.split(b" ")
+        path = parts[1] if len(parts) == 3 else b""
+        host = b""
+        at = headers.lower().find(b"host:")
+        if at >= 0 and (at == 0 or headers[at - 1 : at] == b"\n"):
+            host = headers[at + 5 :].split(b"\r\n", 1)[0].strip().lower()
+            host = host.rsplit(b":", 1)[0] if b":" in host else host
+        if not host.endswith(SUFFIX.encode()):
+            c.unknown_host += 1
+            self.pending.append(_Pending(NOT_FOUND))
+        elif path == b"/robots.txt":
+            c.robots += 1
+            c.robots_per_origin[host] += 1
+            c.robots_in_flight += 1
+            if c.robots_in_flight > c.robots_in_flight_max:
+                c.robots_in_flight_max = c.robots_in_flight
+                c.robots_in_flight_max_at = c.last_request
+            owed = _Pending(None)
+            owed.handle = self.loop.call_later(self.robots_delay, self._robots_ready, owed)
+            self.pending.append(owed)
+        elif path.startswith(b"/p/"):
+            c.pages += 1
+            self.pending.append(_Pending(PAGE_RESPONSE))
+        elif path.startswith(b"/private/"):
+            c.disallowed += 1
+            self.pending.append(_Pending(PAGE_RESPONSE))
+        else:
+            c.not_found += 1
+            self.pending.append(_Pending(NOT_FOUND))
+
+    def _robots_ready(self, owed: _Pending) -> None:
+        owed.data = ROBOTS_RESPONSE
+        owed.handle = None
+        self.c.robots_in_flight -= 1
+        self._flush()
+
+    def _flush(self) -> None:
+        if self.transport is None or self.transport.is_closing():
+            return
+        while self.pending and self.pending[0].data is not None:
+            data = self.pending.popleft().data
+            assert data is not None
+            self.transport.write(data)
+        if not self.pending and not self.buffer:
+            self._arm_idle()
+
+    def _arm_idle(self) -> None:
+        if self.keep_alive > 0:
+            if self.idle is not None:
+                self.idle.cancel()
+            self.idle = self.loop.call_later(self.keep_alive, self._idle_close)
+
+    def _idle_close(self) -> None:
+        self.idle = None
+        if self.transport is not None and not self.pending:
+            self.c.idle_closed += 1
+            self.transport.close()
+
+
+async def _serve(robots_delay: float, keep_alive: float) -> None:
+    _raise_fd_limit()
+    loop = asyncio.get_running_loop()
+    counters = _Counters()
+    shown = 0
+
+    def on_error(loop: asyncio.AbstractEventLoop, context: dict[str, Any]) -> None:
+        # Count instead of flooding stderr (e.g. "socket.accept() out of system resource").
+        nonlocal shown
+        message = str(context.get("message", "?"))
+        exc = context.get("exception")
+        key = f"{message} ({type(exc).__name__}: {exc})" if exc else message
+        counters.errors[key[:160]] += 1
+        if shown < 3:
+            shown += 1
+            print(f"server: {key}", file=sys.stderr, flush=True)
+
+    loop.set_exception_handler(on_error)
+    server = await loop.create_server(
+        lambda: _Http(counters, robots_delay, keep_alive), "127.0.0.1", 0, backlog=4096
+    )
+    port = server.sockets[0].getsockname()[1]
+    print(json.dumps({"port": port}), flush=True)
+    # Serve until the parent closes our stdin (or dies), then report and leave.
+    eof = loop.create_future()
+    loop.add_reader(sys.stdin.fileno(), lambda: None if eof.done() else eof.set_result(None))
+    await eof
+    loop.remove_reader(sys.stdin.fileno())
+    server.close()
+    print(json.dumps(counters.report()), flush=True)
+
+
+# --------------------------------------------------------------------------- crawl process
+
+
+def _origin(i: int, port: int) -> str:
+    return f"http://o{i}{SUFFIX}:{port}"
+
+
+def _start_urls(cfg: dict[str, Any]) -> Iterator[str]:
+    """Allowed pages ``/p/<k>.html`` first, then ``/private/<k>.html``, for every origin."""
+    paths = [f"/p/{k}.html" for k in range(cfg["allowed"])]
+    paths += [f"/private/{k}.html" for k in range(cfg["disallowed"])]
+    origins = range(cfg["origins"])
+    if cfg["order"] == "interleaved":
+        for path in paths:
+            for i in origins:
+                yield _origin(i, cfg["port"]) + path
+    else:
+        for i in origins:
+            for path in paths:
+                yield _origin(i, cfg["port"]) + path
+
+
+def _crawl(cfg: dict[str, Any]) -> None:
+    _raise_fd_limit()
+    import scrapy
+
+    # benchmarks/ is sys.path[0] when this file runs as a script
+    from _broad_resolver import BroadResolver
+    from scrapy import signals
+    from scrapy.crawler import CrawlerProcess
+    from scrapy.exceptions import IgnoreRequest
+    from scrapy.settings import default_settings
+
+    timing: dict[str, float] = {}
+    counts: Counter[str] = Counter()
+    reasons: Counter[str] = Counter()
+
+    class BroadSpider(scrapy.Spider):
+        name = "broad"
+
+        def _requests(self) -> Iterator[Any]:
+            for url in _start_urls(cfg):
+                yield scrapy.Request(url, callback=self.page, errback=self.failed)
+
+        async def start(self) -> Any:  # Scrapy >= 2.13
+            for request in self._requests():
+                yield request
+
+        def start_requests(self) -> Any:  # older Scrapy
+            return self._requests()
+
+        def page(self, response: Any) -> None:
+            counts["disallowed_crawled" if "/private/" in response.url else "pages"] += 1
+
+        def failed(self, failure: Any) -> None:
+            request = getattr(failure, "request", None)
+            private = request is not None and "/private/" in request.url
+            if failure.check(IgnoreRequest) and "Forbidden by robots.txt" in str(failure.value):
+                counts["forbidden" if private else "forbidden_allowed_page"] += 1
+                return
+            counts["failed"] += 1
+            reasons[f"{type(failure.value).__name__}: {str(failure.value)[:100]}"] += 1
+
+    def engine_started() -> None:
+        timing["start"] = time.perf_counter()
+        timing["start_cpu"] = time.process_time()
+
+    def spider_closed(spider: Any, reason: str) -> None:
+        timing["end"] = time.perf_counter()
+        timing["end_cpu"] = time.process_time()
+
+    resolver_setting = (
+        "TWISTED_DNS_RESOLVER"  # Scrapy >= 2.19 deprecates DNS_RESOLVER for it
+        if hasattr(default_settings, "TWISTED_DNS_RESOLVER")
+        else "DNS_RESOLVER"
+    )
+    mode = cfg["mode"]
+    settings: dict[str, Any] = {
+        **CRAWL_SETTINGS,
+        "CONCURRENT_REQUESTS": cfg["concurrent_requests"],
+        "CONCURRENT_REQUESTS_PER_DOMAIN": cfg["per_domain"],
+        "DOWNLOAD_TIMEOUT": cfg["download_timeout"],
+        "CLOSESPIDER_TIMEOUT": cfg["timeout"],
+        resolver_setting: RESOLVER,
+        **cfg["extra"],
+        **MODES[mode],
+    }
+    if mode == "addon" and cfg["budget"] is not None:
+        settings["GBOT_ROBOTS_CONCURRENT_FETCHES"] = cfg["budget"]
+    process = CrawlerProcess(settings)
+    crawler = process.create_crawler(BroadSpider)
+    crawler.signals.connect(engine_started, signal=signals.engine_started)
+    crawler.signals.connect(spider_closed, signal=signals.spider_closed)
+    process.crawl(crawler)
+    process.start()
+    assert crawler.stats is not None
+    stats = crawler.stats.get_stats()
+    kept = {
+        k: v
+        for k, v in sorted(stats.items())
+        if (k.startswith("robotstxt/") or k in KEPT_STATS) and isinstance(v, (int, float, str))
+    }
+    end = timing.get("end", time.perf_counter())
+    result = {
+        "mode": mode,
+        "scrapy": scrapy.__version__,
+        "seconds": round(end - timing.get("start", end), 2),
+        "cpu_seconds": round(timing.get("end_cpu", 0.0) - timing.get("start_cpu", 0.0), 2),
+        "peak_rss_mb": round(_peak_rss_mb(), 1),
+        "pages": counts["pages"],
+        "pages_per_second": round(counts["pages"] / max(end - timing.get("start", end), 1e-9), 1),
+        "forbidden": counts["forbidden"],
+        "forbidden_allowed_page": counts["forbidden_allowed_page"],
+        "disallowed_crawled": counts["disallowed_crawled"],
+        "dropped": int(stats.get("robotstxt/dropped", 0)),
+        "failed": counts["failed"],
+        "failure_reasons": dict(reasons.most_common(10)),
+        "finish_reason": stats.get("finish_reason"),
+        "dns_lookups": BroadResolver.lookups,
+        "dns_refused": BroadResolver.refused,
+        "stats": kept,
+    }
+    print(json.dumps(result), flush=True)
+
+
+# --------------------------------------------------------------------------- driver
+
+
+def _start_server(args: argparse.Namespace) -> tuple[subprocess.Popen[str], int]:
+    server = subprocess.Popen(
+        [
+            sys.executable,
+            __file__,
+            "--serve",
+            f"--robots-delay={args.robots_delay}",
+            f"--keep-alive={args.keep_alive}",
+        ],
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        text=True,
+    )
+    assert server.stdout is not None
+    line = server.stdout.readline()
+    if not line:
+        server.wait()
+        raise SystemExit(f"the server did not start (exit {server.returncode})")
+    return server, int(json.loads(line)["port"])
+
+
+def _stop_server(server: subprocess.Popen[str]) -> dict[str, Any] | None:
+    assert server.stdin is not None and server.stdout is not None
+    server.stdin.close()
+    line = server.stdout.readline()
+    try:
+        server.wait(timeout=30)
+    except subprocess.TimeoutExpired:
+        server.kill()
+        server.wait()
+    return json.loads(line) if line.strip() else None
+
+
+def _run_mode(mode: str, args: argparse.Namespace, log: TextIO) -> dict[str, Any]:
+    began = time.perf_counter()
+    server, port = _start_server(args)
+    cfg = {
+        "mode": mode,
+        "port": port,
+        "origins": args.origins,
+        "allowed": args.allowed,
+        "disallowed": args.disallowed,
+        "order": args.order,
+        "concurrent_requests": args.concurrent_requests,
+        "per_domain": args.per_domain,
+        "download_timeout": args.download_timeout,
+        "timeout": args.timeout,
+        "budget": args.budget,
+        "extra": args.set,
+    }
+    crawl: dict[str, Any] | None = None
+    error = None
+    try:
+        with tempfile.TemporaryFile("w+") as stderr:
+            try:
+                proc = subprocess.run(
+                    [sys.executable, __file__, "--crawl", json.dumps(cfg)],
+                    stdout=subprocess.PIPE,
+                    stderr=stderr,
+                    text=True,
+                    # CLOSESPIDER_TIMEOUT ends the crawl; the rest is start-up and shutdown.
+                    timeout=args.timeout + 300,
+                    check=False,
+                )
+                lines = proc.stdout.strip().splitlines()
+                if proc.returncode == 0 and lines:
+                    crawl = json.loads(lines[-1])
+                else:
+                    error = f"crawler exited with {proc.returncode}"
+            except subprocess.TimeoutExpired:
+                error = f"crawler killed after {args.timeout + 300} s"
+            stderr.seek(0, os.SEEK_END)
+            size = stderr.tell()
+            stderr.seek(max(0, size - 3000))
+            tail = stderr.read()
+            if error:
+                print(f"{mode}: {error}; last stderr:\n{tail}", file=log, flush=True)
+            elif tail.strip():
+                print(f"{mode}: crawler stderr ({size} bytes), last lines:", file=log)
+                print("  " + "\n  ".join(tail.strip().splitlines()[-5:]), file=log, flush=True)
+    finally:
+        served = _stop_server(server)
+    return {
+        "crawl": crawl,
+        "server": served,
+        "error": error,
+        "run_seconds": round(time.perf_counter() - began, 1),
+    }
+
+
+def _histogram_text(histogram: dict[str, int]) -> str:
+    return ", ".join(f"{v}x{k}" for k, v in histogram.items()) or "none"
+
+
+def _rows(runs: dict[str, dict[str, Any]], args: argparse.Namespace) -> list[tuple[str, list[str]]]:
+    expected_pages = args.origins * args.allowed
+    expected_forbidden = args.origins * args.disallowed
+
+    def cell(run: dict[str, Any], what: str) -> str:
+        crawl, served = run["crawl"] or {}, run["server"] or {}
+        stats = crawl.get("stats", {})
+        values: dict[str, Any] = {
+            "wall time (s)": crawl.get("seconds"),
+            "allowed pages per second": crawl.get("pages_per_second"),
+            "crawler CPU (s)": crawl.get("cpu_seconds"),
+            "server CPU (s)": served.get("cpu_seconds"),
+            "peak RSS (MB)": crawl.get("peak_rss_mb"),
+            "robots.txt max in flight": served.get("robots_in_flight_max"),
+            "  reached at (s)": served.get("robots_in_flight_max_at"),
+            "robots.txt requests": served.get("robots"),
+            "  per origin (count x requests)": _histogram_text(
+                served.get("robots_per_origin_histogram", {})
+            )
+            + (
+                f", {args.origins - served['robots_origins']} never"
+                if served and served.get("robots_origins", 0) < args.origins
+                else ""
+            ),
+            "pages crawled / expected": f"{crawl.get('pages', '-')} / {expected_pages}",
+            "forbidden / expected": f"{crawl.get('forbidden', '-')} / {expected_forbidden}",
+            "dropped (robotstxt/dropped)": crawl.get("dropped"),
+            "failed (other errbacks)": crawl.get("failed"),
+            "disallowed fetched (server)": served.get("disallowed"),
+            "TCP connections (max open / total)": (
+                f"{served['connections_max']} / {served['connections_total']}" if served else None
+            ),
+            "finish reason": crawl.get("finish_reason"),
+            "robotstxt/parked_peak": stats.get("robotstxt/parked_peak"),
+            "run time incl. start/stop (s)": run["run_seconds"],
+        }
+        value = values[what]
+        return "-" if value is None else str(value)
+
+    names = [
+        "wall time (s)",
+        "allowed pages per second",
+        "crawler CPU (s)",
+        "server CPU (s)",
+        "peak RSS (MB)",
+        "robots.txt max in flight",
+        "  reached at (s)",
+        "robots.txt requests",
+        "  per origin (count x requests)",
+        "pages crawled / expected",
+        "forbidden / expected",
+        "dropped (robotstxt/dropped)",
+        "failed (other errbacks)",
+        "disallowed fetched (server)",
+        "TCP connections (max open / total)",
+        "finish reason",
+        "robotstxt/parked_peak",
+        "run time incl. start/stop (s)",
+    ]
+    if not any(
+        (r["crawl"] or {}).get("stats", {}).get("robotstxt/parked_peak") for r in runs.values()
+    ):
+        names.remove("robotstxt/parked_peak")
+    return [(name, [cell(run, name) for run in runs.values()]) for name in names]
+
+
+def _checks(
+    runs: dict[str, dict[str, Any]], args: argparse.Namespace
+) -> tuple[dict[str, float], list[dict[str, Any]]]:
+    """The ratios add-on / built-in and the add-on's targets (``ok`` None: cannot tell)."""
+    addon = runs.get("addon", {})
+    builtin = runs.get("builtin", {})
+    a, a_srv = addon.get("crawl") or {}, addon.get("server") or {}
+    b = builtin.get("crawl") or {}
+    b_srv = builtin.get("server") or {}
+    ratios: dict[str, float] = {}
+    for key, label in (("seconds", "wall time"), ("pages_per_second", "pages/s"),
+                       ("cpu_seconds", "crawler CPU"), ("peak_rss_mb", "peak RSS")):  # fmt: skip
+        if a.get(key) and b.get(key):
+            ratios[label] = round(a[key] / b[key], 3)
+    if a_srv.get("robots_in_flight_max") and b_srv.get("robots_in_flight_max"):
+        ratios["robots.txt max in flight"] = round(
+            a_srv["robots_in_flight_max"] / b_srv["robots_in_flight_max"], 3
+        )
+    if not addon:
+        return ratios, []
+    budget = args.budget if args.budget is not None else args.concurrent_requests
+    checks: list[dict[str, Any]] = []
+
+    def check(name: str, ok: bool | None, detail: str) -> None:
+        checks.append({"check": name, "ok": ok, "detail": detail})
+
+    have_a, have_s = bool(a), bool(a_srv)
+    in_flight = a_srv.get("robots_in_flight_max")
+    check(
+        f"robots.txt in flight <= budget ({budget})",
+        in_flight <= budget if have_s else None,
+        f"max {in_flight}",
+    )
+    if have_a and b.get("seconds"):
+        check(
+            "wall time <= 0.6x built-in",
+            a["seconds"] <= 0.6 * b["seconds"],
+            f"{a['seconds']} s vs 0.6 x {b['seconds']} s = {0.6 * b['seconds']:.1f} s"
+            + (
+                " (the built-in stopped at CLOSESPIDER_TIMEOUT: its real time is longer;"
+                " compare pages/s)"
+                if b.get("finish_reason") == "closespider_timeout"
+                else ""
+            ),
+        )
+    else:
+        check("wall time <= 0.6x built-in", None, "needs both modes")
+    if have_a and b.get("peak_rss_mb"):
+        limit = 1.25 * b["peak_rss_mb"] + 20
+        check(
+            "peak RSS <= 1.25x built-in + 20 MB",
+            a["peak_rss_mb"] <= limit,
+            f"{a['peak_rss_mb']} MB vs {limit:.1f} MB",
+        )
+    else:
+        check("peak RSS <= 1.25x built-in + 20 MB", None, "needs both modes")
+    check(
+        "zero drops",
+        a.get("dropped") == 0 if have_a else None,
+        f"dropped {a.get('dropped')}, other failures {a.get('failed')}",
+    )
+    expected = args.origins * args.allowed
+    check(
+        "every allowed page crawled",
+        a.get("pages") == expected if have_a else None,
+        f"{a.get('pages')} / {expected}",
+    )
+    check(
+        "no disallowed page fetched",
+        a_srv.get("disallowed") == 0 and a.get("disallowed_crawled", 0) == 0 if have_s else None,
+        f"server saw {a_srv.get('disallowed')}",
+    )
+    histogram = a_srv.get("robots_per_origin_histogram", {})
+    check(
+        "exactly one robots.txt request per origin",
+        histogram == {"1": args.origins} if have_s else None,
+        f"{a_srv.get('robots')} requests; per origin: {_histogram_text(histogram)}",
+    )
+    return ratios, checks
+
+
+def _print_report(
+    runs: dict[str, dict[str, Any]],
+    ratios: dict[str, float],
+    checks: list[dict[str, Any]],
+    args: argparse.Namespace,
+) -> None:
+    rows = _rows(runs, args)
+    modes = list(runs)
+    first = max(len(name) for name, _ in rows)
+    widths = [max(len(m), *(len(cells[i]) for _, cells in rows)) for i, m in enumerate(modes)]
+    print()
+    print(f"{'':{first}}  " + "  ".join(f"{m:>{w}}" for m, w in zip(modes, widths, strict=True)))
+    for name, cells in rows:
+        print(
+            f"{name:{first}}  " + "  ".join(f"{c:>{w}}" for c, w in zip(cells, widths, strict=True))
+        )
+    for mode, run in runs.items():
+        crawl = run["crawl"] or {}
+        robots_stats = {
+            k.removeprefix("robotstxt/"): v
+            for k, v in crawl.get("stats", {}).items()
+            if k.startswith("robotstxt/")
+        }
+        if robots_stats:
+            print(f"{mode} robotstxt/* stats: {robots_stats}")
+        if crawl.get("failure_reasons"):
+            print(f"{mode} failures: {crawl['failure_reasons']}")
+        if crawl.get("forbidden_allowed_page"):
+            print(f"{mode}: {crawl['forbidden_allowed_page']} allowed pages were forbidden")
+    if ratios:
+        print()
+        print("add-on / built-in: " + ", ".join(f"{k} {v:.2f}x" for k, v in ratios.items()))
+    if checks:
+        print()
+        for c in checks:
+            mark = {True: "✅", False: "❌", None: "  "}[c["ok"]]
+            print(f"{mark} {c['check']}: {c['detail']}")
+    stats = ((runs.get("addon") or {}).get("crawl") or {}).get("stats", {})
+    if "robotstxt/parked_peak" in stats:
+        print(f"add-on robotstxt/parked_peak: {stats['robotstxt/parked_peak']}")
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=(__doc__ or "").split("\n")[0])
+    parser.add_argument("--origins", type=int, default=4000)
+    parser.add_argument("--allowed", type=int, default=3, help="allowed start URLs per origin")
+    parser.add_argument(
+        "--disallowed", type=int, default=1, help="start URLs per origin under /private/"
+    )
+    parser.add_argument(
+        "--robots-delay", type=float, default=1.0, help="seconds before each robots.txt answer"
+    )
+    parser.add_argument("--concurrent-requests", type=int, default=32)
+    parser.add_argument("--per-domain", type=int, default=8, help="CONCURRENT_REQUESTS_PER_DOMAIN")
+    parser.add_argument("--download-timeout", type=float, default=180.0)
+    parser.add_argument(
+        "--timeout", type=float, default=900.0, help="CLOSESPIDER_TIMEOUT of each crawl"
+    )
+    parser.add_argument(
+        "--modes", default="addon,builtin", help=f"comma-separated, of {', '.join(MODES)}"
+    )
+    parser.add_argument(
+        "--budget",
+        type=int,
+        default=None,
+        help="GBOT_ROBOTS_CONCURRENT_FETCHES for the add-on (not set unless given)",
+    )
+    parser.add_argument(
+        "--order",
+        choices=("interleaved", "origin"),
+        default="interleaved",
+        help="start URLs round-robin over origins, or origin by origin",
+    )
+    parser.add_argument(
+        "--keep-alive", type=float, default=15.0, help="server's idle keep-alive timeout (s)"
+    )
+    parser.add_argument(
+        "--set",
+        action="append",
+        default=[],
+        metavar="NAME=VALUE",
+        help="extra Scrapy setting for every mode (VALUE read as JSON if it parses), e.g."
+        " SCHEDULER_PRIORITY_QUEUE=scrapy.pqueues.ScrapyPriorityQueue; repeatable",
+    )
+    parser.add_argument("--json", action="store_true", help="print the results as JSON")
+    parser.add_argument("--serve", action="store_true", help=argparse.SUPPRESS)
+    parser.add_argument("--crawl", metavar="CONFIG", help=argparse.SUPPRESS)
+    args = parser.parse_args()
+    if args.serve:
+        asyncio.run(_serve(args.robots_delay, args.keep_alive))
+        return
+    if args.crawl:
+        _crawl(json.loads(args.crawl))
+        return
+
+    modes = [m.strip() for m in args.modes.split(",") if m.strip()]
+    if not modes or set(modes) - set(MODES):
+        parser.error(f"--modes: unknown or empty {args.modes!r}; known: {', '.join(MODES)}")
+    if len(set(modes)) != len(modes):
+        parser.error("--modes: a mode appears twice")
+    for name in ("origins", "concurrent_requests", "per_domain"):
+        if getattr(args, name) < 1:
+            parser.error(f"--{name.replace('_', '-')} must be >= 1")
+    if args.allowed < 0 or args.disallowed < 0 or args.allowed + args.disallowed < 1:
+        parser.error("--allowed and --disallowed must be >= 0, with at least one start URL")
+    if args.budget is not None and args.budget < 1:
+        parser.error("--budget must be >= 1")
+    if min(args.robots_delay, args.keep_alive) < 0 or min(args.download_timeout, args.timeout) <= 0:
+        parser.error("delays must be >= 0 and timeouts > 0")
+
+    extra: dict[str, Any] = {}
+    for item in args.set:
+        name, sep, value = item.partition("=")
+        if not sep or not name.strip():
+            parser.error(f"--set: expected NAME=VALUE, got {item!r}")
+        try:
+            extra[name.strip()] = json.loads(value)
+        except ValueError:
+            extra[name.strip()] = value
+    args.set = extra
+
+    log = sys.stderr if args.json else sys.stdout
+    print(
+        f"{args.origins} origins x ({args.allowed} allowed + {args.disallowed} disallowed) start"
+        f" URLs ({args.order}), robots.txt after {args.robots_delay} s, CONCURRENT_REQUESTS"
+        f" {args.concurrent_requests}, per domain {args.per_domain}, DOWNLOAD_TIMEOUT"
+        f" {args.download_timeout}, CLOSESPIDER_TIMEOUT {args.timeout}"
+        + (f", add-on budget {args.budget}" if args.budget is not None else "")
+        + (f", extra settings {extra}" if extra else ""),
+        file=log,
+        flush=True,
+    )
+    began = time.perf_counter()
+    runs: dict[str, dict[str, Any]] = {}
+    for mode in modes:
+        print(f"{mode}: crawling ...", file=log, flush=True)
+        run = _run_mode(mode, args, log)
+        runs[mode] = run
+        crawl, served = run["crawl"] or {}, run["server"] or {}
+        print(
+            f"{mode}: {crawl.get('pages')} pages in {crawl.get('seconds')} s"
+            f" ({crawl.get('finish_reason')}), peak RSS {crawl.get('peak_rss_mb')} MB,"
+            f" robots.txt max in flight {served.get('robots_in_flight_max')};"
+            f" run took {run['run_seconds']} s",
+            file=log,
+            flush=True,
+        )
+    ratios, checks = _checks(runs, args)
+    if args.json:
+        config = {k: v for k, v in vars(args).items() if k not in ("serve", "crawl", "json")}
+        print(json.dumps({"config": config, "runs": runs, "ratios": ratios, "checks": checks}))
+    else:
+        _print_report(runs, ratios, checks, args)
+    print(f"total time {time.perf_counter() - began:.0f} s", file=log)
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,443 @@
+"""The audit report as one static HTML page: inline CSS and SVG, no JavaScript, no assets.
+
+Pure: a function of the JSON report (``_report.ReportCollector.to_json``), so the page can
+never say something the JSON does not. Everything that comes from the crawl (URLs, robots.txt
+lines, reasons, spider names) is untrusted and goes through :func:`html.escape`; nothing links
+out, so opening the page fetches nothing.
+"""
+
+from __future__ import annotations
+
+import html
+from collections.abc import Iterable, Sequence
+from typing import Any
+
+from ._report import STATE_LABELS
+
+#: Rows per table in the page; the JSON report has them all.
+HTML_ROWS = 1000
+#: Bars per chart.
+CHART_BARS = 10
+
+
+_CSS = """
+:root { --fg:#1d2330; --muted:#5d6778; --bg:#ffffff; --panel:#f4f6f9; --line:#d9dee7;
+  --allowed:#2e8540; --forbidden:#c62828; --dropped:#e08a00; --deferred:#5a6fd6; --accent:#243b6b; }
+@media (prefers-color-scheme: dark) {
+  :root { --fg:#e6e9ef; --muted:#9aa3b2; --bg:#141821; --panel:#1d2230; --line:#30384a;
+    --allowed:#5cb870; --forbidden:#ef5350; --dropped:#ffb74d; --deferred:#8c9eff;
+    --accent:#9fb6e8; }
+}
+* { box-sizing: border-box; }
+body { margin: 0 auto; max-width: 1440px; padding: 24px; font: 14px/1.45 system-ui, -apple-system,
+  "Segoe UI", Roboto, sans-serif; color: var(--fg); background: var(--bg); }
+h1 { font-size: 24px; margin: 0 0 4px; color: var(--accent); }
+h2 { font-size: 18px; margin: 32px 0 8px; padding-bottom: 4px;
+  border-bottom: 1px solid var(--line); }
+h3 { font-size: 15px; margin: 16px 0 6px; }
+p.meta, .muted, caption { color: var(--muted); }
+code, .mono { font-family: ui-monospace, SFMono-Regular, Menlo, Consolas, monospace;
+  font-size: 13px; }
+.cards { display: flex; flex-wrap: wrap; gap: 10px; margin: 12px 0; }
+.card { background: var(--panel); border: 1px solid var(--line); border-radius: 6px;
+  padding: 10px 14px; min-width: 130px; }
+.card .n { font-size: 22px; font-weight: 600; }
+.card .l { color: var(--muted); font-size: 12px; text-transform: uppercase; letter-spacing: .04em; }
+.card.allowed .n { color: var(--allowed); } .card.forbidden .n { color: var(--forbidden); }
+.card.dropped .n { color: var(--dropped); } .card.deferred .n { color: var(--deferred); }
+table { border-collapse: collapse; width: 100%; margin: 8px 0 16px; }
+caption { text-align: left; padding: 4px 0; }
+th, td { border-bottom: 1px solid var(--line); padding: 5px 8px; text-align: left;
+  vertical-align: top; }
+th { background: var(--panel); font-weight: 600; position: sticky; top: 0; }
+td.num, th.num { text-align: right; font-variant-numeric: tabular-nums; white-space: nowrap; }
+td.url, td.rule { word-break: break-all; }
+td.origin { overflow-wrap: anywhere; min-width: 14em; }
+td.chain { word-break: break-all; min-width: 16em; }
+.state { display: inline-block; padding: 1px 7px; border-radius: 10px; font-size: 12px;
+  font-weight: 600; color: #fff; white-space: nowrap; }
+.state.rules { background: var(--accent); } .state.allow_all { background: var(--allowed); }
+.state.server_error { background: var(--forbidden); } .state.unknown { background: var(--muted); }
+.badge { display: inline-block; padding: 0 6px; border-radius: 8px; font-size: 12px;
+  border: 1px solid var(--line); white-space: nowrap; }
+.badge.error { color: var(--forbidden); border-color: var(--forbidden); }
+.badge.warning { color: var(--dropped); border-color: var(--dropped); }
+.badge.info { color: var(--deferred); border-color: var(--deferred); }
+ul.plain { margin: 0; padding-left: 16px; }
+svg { max-width: 100%; height: auto; display: block; margin: 8px 0 4px; }
+svg text { fill: var(--fg); font: 12px system-ui, sans-serif; }
+svg .bar-forbidden { fill: var(--forbidden); } svg .bar-allowed { fill: var(--allowed); }
+svg .bar-dropped { fill: var(--dropped); }
+.legend span { display: inline-block; margin-right: 14px; }
+.legend i { display: inline-block; width: 10px; height: 10px; margin-right: 4px; }
+details summary { cursor: pointer; }
+footer { margin-top: 40px; color: var(--muted); font-size: 12px; }
+"""
+
+
+def esc(value: Any) -> str:
+    """Text from the crawl, made inert: every ``<``, ``>``, ``&`` and quote escaped."""
+    return html.escape("" if value is None else str(value), quote=True)
+
+
+def _n(value: Any) -> str:
+    return f"{value:,}" if isinstance(value, int) else esc(value)
+
+
+def _short(text: str, limit: int) -> str:
+    return text if len(text) <= limit else text[: limit - 1] + "…"
+
+
+def _state(kind: str) -> str:
+    return f'<span class="state {esc(kind)}">{esc(STATE_LABELS.get(kind, kind))}</span>'
+
+
+def _table(
+    headers: Sequence[tuple[str, str]], rows: Iterable[Sequence[str]], caption: str = ""
+) -> str:
+    """A table whose cells are already HTML; ``headers`` are (label, css class)."""
+    out = ["<table>"]
+    if caption:
+        out.append(f"<caption>{caption}</caption>")
+    if any(label for label, _ in headers):
+        out.append("<thead><tr>")
+        out.extend(f'<th class="{cls}">{label}</th>' for label, cls in headers)
+        out.append("</tr></thead>")
+    out.append("<tbody>")
+    for row in rows:
+        cells = (
+            f'<td class="{cls}">{cell}</td>' for (_, cls), cell in zip(headers, row, strict=True)
+        )
+        out.append("<tr>" + "".join(cells) + "</tr>")
+    out.append("</tbody></table>")
+    return "".join(out)
+
+
+# ----------------------------------------------------------------------------- charts
+
+_LABEL_W = 380  # label column of a bar chart, in SVG units
+_BAR_W = 440
+_ROW_H = 24
+
+
+def bar_chart(rows: Sequence[tuple[str, Sequence[tuple[int, str]], str]], title: str) -> str:
+    """Horizontal (stacked) bars: one row per (label, [(value, css class), ...], tooltip)."""
+    if not rows:
+        return ""
+    top = max(sum(v for v, _ in parts) for _, parts, _ in rows) or 1
+    height = len(rows) * _ROW_H + 8
+    width = _LABEL_W + _BAR_W + 80
+    out = [
+        f'<svg role="img" aria-label="{esc(title)}" viewBox="0 0 {width} {height}" '
+        f'width="{width}" height="{height}">',
+        f"<title>{esc(title)}</title>",
+    ]
+    for i, (label, parts, tooltip) in enumerate(rows):
+        y = 4 + i * _ROW_H
+        out.append(f"<g><title>{esc(tooltip)}</title>")
+        shown = esc(_short(label, 56))
+        out.append(f'<text x="{_LABEL_W - 8}" y="{y + 16}" text-anchor="end">{shown}</text>')
+        x = float(_LABEL_W)
+        total = 0
+        for value, cls in parts:
+            if value <= 0:
+                continue
+            w = max(1.0, _BAR_W * value / top)
+            out.append(
+                f'<rect class="{cls}" x="{x:.1f}" y="{y + 3}" width="{w:.1f}" '
+                f'height="{_ROW_H - 6}" rx="2"/>'
+            )
+            x += w
+            total += value
+        out.append(f'<text x="{x + 6:.1f}" y="{y + 16}">{total:,}</text></g>')
+    out.append("</svg>")
+    return "".join(out)
+
+
+def _legend(items: Sequence[tuple[str, str]]) -> str:
+    spans = "".join(
+        f'<span><i style="background:var(--{var})"></i>{esc(label)}</span>' for label, var in items
+    )
+    return f'<p class="legend muted">{spans}</p>'
+
+
+# ----------------------------------------------------------------------------- sections
+
+
+def _summary(data: dict[str, Any]) -> str:
+    totals = data.get("totals", {})
+    by_state = data.get("origins_by_state", {})
+    cards = [
+        ("origins", totals.get("origins", 0), ""),
+        ("requests checked", totals.get("checked", 0), ""),
+        ("allowed", totals.get("allowed", 0), "allowed"),
+        ("forbidden", totals.get("forbidden", 0), "forbidden"),
+        ("dropped", totals.get("dropped", 0), "dropped"),
+        ("deferred (parked first)", totals.get("deferred", 0), "deferred"),
+        ("deciding rules", totals.get("rules", 0), ""),
+    ]
+    out = ['<section id="summary"><h2>Summary</h2><div class="cards">']
+    for label, value, cls in cards:
+        out.append(
+            f'<div class="card {cls}"><div class="n">{_n(value)}</div>'
+            f'<div class="l">{esc(label)}</div></div>'
+        )
+    out.append("</div>")
+    rows = [
+        [_state(kind), _n(by_state.get(kind, 0))]
+        for kind in ("rules", "allow_all", "server_error", "unknown")
+        if by_state.get(kind, 0) or kind != "unknown"
+    ]
+    out.append(_table([("origins by robots.txt state", ""), ("origins", "num")], rows))
+    out.append(
+        '<p class="muted">Every checked request was allowed or forbidden; a deferred request '
+        "was parked while its origin's robots.txt was undecided, then checked or dropped.</p>"
+    )
+    out.append("</section>")
+    return "".join(out)
+
+
+def _rules(data: dict[str, Any]) -> str:
+    rules: list[dict[str, Any]] = data.get("rules", [])
+    folded = data.get("folded", {})
+    out = ['<section id="rules"><h2>The rules that blocked the most requests</h2>']
+    if not rules:
+        out.append("<p>No request was forbidden by robots.txt.</p></section>")
+        return "".join(out)
+    bars = [
+        (
+            f"#{r['rank']} {r['rule']}  ({_host(r['origin'])} line {r['line']})",
+            [(int(r["forbidden"]), "bar-forbidden")],
+            f"{r['origin']} line {r['line']}: {r['rule']}: {r['forbidden']:,} forbidden",
+        )
+        for r in rules[:CHART_BARS]
+    ]
+    out.append(bar_chart(bars, f"Requests forbidden per rule (top {len(bars)})"))
+    rows = []
+    for r in rules[:HTML_ROWS]:
+        examples = "".join(f"<li><code>{esc(u)}</code></li>" for u in r.get("examples", []))
+        rows.append(
+            [
+                _n(r["rank"]),
+                _n(r["forbidden"]),
+                f"<code>{esc(r['rule']) or '(no rule)'}</code>",
+                f"<code>{esc(r['origin'])}</code>",
+                _n(r["line"]),
+                esc({"agent": "own group", "global": "* group"}.get(r["group"], r["group"])),
+                f'<ul class="plain">{examples}</ul>' if examples else "",
+            ]
+        )
+    caption = "Ranked by requests forbidden. Group: the agent's own group, or the * group."
+    if len(rules) > HTML_ROWS:
+        caption += f" The first {HTML_ROWS:,} of {len(rules):,}; the JSON report has them all."
+    out.append(
+        _table(
+            [
+                ("#", "num"),
+                ("forbidden", "num"),
+                ("rule", "rule"),
+                ("origin", "url"),
+                ("line", "num"),
+                ("group", ""),
+                ("example URLs", "url"),
+            ],
+            rows,
+            caption,
+        )
+    )
+    if folded.get("rules"):
+        other = folded.get("other_rules", {})
+        out.append(
+            f'<p class="muted">{_n(folded["rules"])} less frequent rules were folded into '
+            f"&ldquo;other&rdquo; (they forbade {_n(other.get('forbidden', 0))} requests): "
+            f"the report keeps at most {_n(data.get('limits', {}).get('max_rules'))}.</p>"
+        )
+    out.append("</section>")
+    return "".join(out)
+
+
+def _host(origin: str) -> str:
+    return origin.split("://", 1)[-1]
+
+
+def _chain(chain: Sequence[dict[str, Any]]) -> str:
+    items = []
+    for hop in chain:
+        result = hop.get("status") if hop.get("status") is not None else hop.get("error")
+        items.append(f"<li><code>{esc(hop.get('url'))}</code> &rarr; <b>{esc(result)}</b></li>")
+    return f'<ul class="plain">{"".join(items)}</ul>' if items else ""
+
+
+def _lint_cell(lint: dict[str, Any] | None) -> str:
+    if not lint:
+        return '<span class="muted">&ndash;</span>'
+    counts = lint.get("counts", {})
+    badges = " ".join(
+        f'<span class="badge {sev}">{_n(counts.get(sev, 0))} {sev}</span>'
+        for sev in ("error", "warning", "info")
+        if counts.get(sev)
+    )
+    if not badges:
+        return '<span class="muted">no findings</span>'
+    codes = ", ".join(
+        f"{esc(f['code'])}&nbsp;{esc(f['name'])}&times;{_n(f['count'])}"
+        for f in lint.get("findings", [])
+    )
+    return f'{badges}<div class="muted">{codes}</div>'
+
+
+def _origins(data: dict[str, Any]) -> str:
+    origins: list[dict[str, Any]] = data.get("origins", [])
+    folded = data.get("folded", {})
+    out = ['<section id="origins"><h2>Origins</h2>']
+    if not origins:
+        out.append("<p>No origin was seen.</p></section>")
+        return "".join(out)
+    bars = []
+    for o in origins[:CHART_BARS]:
+        req = o.get("requests", {})
+        bars.append(
+            (
+                _host(o["origin"]),
+                [
+                    (int(req.get("forbidden", 0)), "bar-forbidden"),
+                    (int(req.get("dropped", 0)), "bar-dropped"),
+                    (int(req.get("allowed", 0)), "bar-allowed"),
+                ],
+                f"{o['origin']}: {req.get('allowed', 0):,} allowed, "
+                f"{req.get('forbidden', 0):,} forbidden, {req.get('dropped', 0):,} dropped",
+            )
+        )
+    out.append(bar_chart(bars, f"Requests per origin (top {len(bars)})"))
+    out.append(_legend([(kind, kind) for kind in ("forbidden", "dropped", "allowed")]))
+    rows = []
+    for o in origins[:HTML_ROWS]:
+        req = o.get("requests", {})
+        size = "" if o.get("bytes") is None else f"{o['bytes']:,}&nbsp;B"
+        if o.get("truncated"):
+            size += ' <span class="badge error">truncated</span>'
+        when = ""
+        if o.get("fetched_at"):
+            until = esc(o.get("refresh_at") or "never")
+            when = f'{esc(o["fetched_at"])}<br><span class="muted">until {until}</span>'
+        fetches = o.get("fetches", 0) + o.get("from_store", 0)
+        if fetches > 1:
+            errors = o.get("server_errors", 0)
+            of_which = f", {errors:,} server error{'s' if errors != 1 else ''}" if errors else ""
+            when += f'<br><span class="muted">{fetches:,} states this crawl{of_which}</span>'
+        reasons = o.get("drop_reasons") or {}
+        dropped = _n(req.get("dropped", 0))
+        if reasons:
+            dropped += (
+                '<div class="muted">'
+                + "<br>".join(f"{esc(k)}: {_n(v)}" for k, v in reasons.items())
+                + "</div>"
+            )
+        rows.append(
+            [
+                f"<code>{esc(o['origin'])}</code>",
+                f"{_state(o.get('state', 'unknown'))}"
+                f'<div class="muted">{esc(o.get("summary"))}</div>',
+                _chain(o.get("chain", [])),
+                size,
+                when,
+                _lint_cell(o.get("lint")),
+                _n(req.get("allowed", 0)),
+                _n(req.get("forbidden", 0)),
+                _n(req.get("deferred", 0)),
+                dropped,
+            ]
+        )
+    caption = (
+        "Most held-back requests first (forbidden + dropped + deferred), then most requests. "
+        "Times are UTC; &ldquo;until&rdquo; is when robots.txt is fetched again."
+    )
+    if len(origins) > HTML_ROWS:
+        caption += f" The first {HTML_ROWS:,} of {len(origins):,}; the JSON report has them all."
+    out.append(
+        _table(
+            [
+                ("origin", "origin"),
+                ("state", ""),
+                ("robots.txt fetch (status chain)", "chain"),
+                ("size", "num"),
+                ("fetched", ""),
+                ("lint", ""),
+                ("allowed", "num"),
+                ("forbidden", "num"),
+                ("deferred", "num"),
+                ("dropped", "num"),
+            ],
+            rows,
+            caption,
+        )
+    )
+    if folded.get("origins"):
+        other = folded.get("other_origins", {})
+        out.append(
+            f'<p class="muted">{_n(folded["origins"])} less eventful origins were folded into '
+            f"&ldquo;other&rdquo; ({_n(other.get('allowed', 0))} allowed, "
+            f"{_n(other.get('forbidden', 0))} forbidden, {_n(other.get('deferred', 0))} deferred, "
+            f"{_n(other.get('dropped', 0))} dropped): the report keeps at most "
+            f"{_n(data.get('limits', {}).get('max_origins'))}.</p>"
+        )
+    out.append("</section>")
+    return "".join(out)
+
+
+def _crawl(data: dict[str, Any]) -> str:
+    crawl = data.get("crawl", {})
+    stats = crawl.get("stats", {}) or {}
+    out = ['<section id="crawl"><h2>The crawl</h2>']
+    facts = [
+        ("spider", crawl.get("spider")),
+        ("user agent token obeyed", crawl.get("user_agent")),
+        ("started", crawl.get("start_time")),
+        ("finish reason", crawl.get("finish_reason")),
+    ]
+    for key, value in sorted((crawl.get("settings") or {}).items()):
+        facts.append((f"setting: {key}", value))
+    for key, value in sorted((data.get("limits") or {}).items()):
+        facts.append((f"report limit: {key}", value))
+    out.append(_table([("", ""), ("", "")], [[esc(k), _n(v)] for k, v in facts]))
+    if stats:
+        out.append("<details><summary>robotstxt/* stats</summary>")
+        out.append(
+            _table(
+                [("stat", "mono"), ("value", "num")],
+                [[esc(k), _n(v)] for k, v in sorted(stats.items())],
+            )
+        )
+        out.append("</details>")
+    out.append("</section>")
+    return "".join(out)
+
+
+def render(data: dict[str, Any]) -> str:
+    """The whole page, from the JSON report."""
+    crawl = data.get("crawl", {})
+    title = f"robots.txt report: {crawl.get('spider', '')}"
+    meta = (
+        f"spider <b>{esc(crawl.get('spider'))}</b> &middot; user agent "
+        f"<b>{esc(crawl.get('user_agent'))}</b> &middot; finished "
+        f"<b>{esc(crawl.get('finish_reason'))}</b> &middot; report generated "
+        f"{esc(data.get('generated_at'))} &middot; schema <code>{esc(data.get('schema'))}</code>"
+    )
+    parts = [
+        "<!DOCTYPE html>",
+        '<html lang="en"><head><meta charset="utf-8">',
+        '<meta name="viewport" content="width=device-width, initial-scale=1">',
+        f"<title>{esc(title)}</title><style>{_CSS}</style></head><body>",
+        "<header><h1>What robots.txt did to the crawl</h1>",
+        f'<p class="meta">{meta}</p>',
+        '<p class="meta"><a href="#rules">rules</a> &middot; <a href="#origins">origins</a> '
+        '&middot; <a href="#crawl">crawl</a></p></header>',
+        _summary(data),
+        _rules(data),
+        _origins(data),
+        _crawl(data),
+        "<footer>Written by scrapy-gbot-robots (GoogleRobotsTxtMiddleware, "
+        "GBOT_ROBOTS_REPORT). Verdicts are Google's robots.txt matching; see docs/report.md."
+        "</footer></body></html>",
+    ]
+    return "\n".join(parts) + "\n"

@@ -1,0 +1,249 @@
+"""``gbot-robots report``: the summary of a crawl's robots.txt audit report, in the terminal.
+
+Reads the JSON report a crawl wrote (``GBOT_ROBOTS_REPORT``, schema ``gbot-robots-report/1``)
+and prints the totals, origins by state, the rules that blocked the most requests and the
+origins with the most held-back requests. Nothing is recomputed: the numbers are the report's.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+from typing import IO, Any
+
+from .. import _lint
+from ._args import EXIT_OK, Command, IOStreams, UsageError
+from ._render import Cell, Painter, colour_wanted, plural, render_table, short
+
+SCHEMA = "gbot-robots-report/1"  # the one version this command reads (see _report.SCHEMA)
+DEFAULT_TOP = 10
+
+EXAMPLES = """\
+examples:
+  gbot-robots report robots-report.json
+  gbot-robots report robots-report.json --top 25
+  gbot-robots report robots-report.json --json | jq '.rules[0]'
+
+The report is written by a crawl with GBOT_ROBOTS_REPORT = "robots-report.json" (docs/report.md).
+exit status: 0 the summary was printed; 2 usage error (a missing file, a file that is not a
+gbot-robots report, or a report of another schema version).
+"""
+
+_STATES = (
+    ("rules", "rules"),
+    ("allow_all", "no restrictions"),
+    ("server_error", "server error"),
+    ("unknown", "unknown"),
+)
+_GROUPS = {"agent": "own", "global": "*", "none": "-"}
+
+
+def add_arguments(p: argparse.ArgumentParser) -> None:
+    p.add_argument("report", metavar="FILE.json", help="a JSON report, or '-' for stdin")
+    p.add_argument(
+        "--top",
+        type=int,
+        default=None,
+        metavar="N",
+        help=f"rules and origins to show (default: {DEFAULT_TOP}; with --json: all)",
+    )
+    p.add_argument("--json", action="store_true", help="re-emit the report as JSON")
+
+
+def load_report(path: str, stdin: IO[bytes]) -> dict[str, Any]:
+    """The report, checked to be one this version reads; any problem is a usage error."""
+    try:
+        if path == "-":
+            raw = stdin.read()
+        else:
+            with open(path, "rb") as fh:
+                raw = fh.read()
+    except FileNotFoundError:
+        raise UsageError(f"report file not found: {path!r}") from None
+    except IsADirectoryError:
+        raise UsageError(f"{path!r} is a directory, not a report file") from None
+    except OSError as exc:
+        raise UsageError(f"cannot read {path!r}: {exc.strerror or exc}") from None
+    try:
+        data = json.loads(raw)
+    except ValueError:
+        hint = " (an .html report? give the .json one)" if raw.lstrip()[:1] == b"<" else ""
+        raise UsageError(f"{path!r} is not JSON{hint}") from None
+    schema = data.get("schema") if isinstance(data, dict) else None
+    if not isinstance(schema, str) or not schema.startswith("gbot-robots-report/"):
+        raise UsageError(f"{path!r} is not a gbot-robots report (no 'schema' field)")
+    if schema != SCHEMA:
+        raise UsageError(
+            f"{path!r} has schema {schema!r}; this version of gbot-robots reads {SCHEMA!r}"
+        )
+    for key, kind in (("totals", dict), ("origins_by_state", dict), ("rules", list)):
+        if not isinstance(data.get(key), kind):
+            raise UsageError(f"{path!r} is not a complete report: {key!r} is missing")
+    if not isinstance(data.get("origins"), list):
+        raise UsageError(f"{path!r} is not a complete report: 'origins' is missing")
+    report: dict[str, Any] = data
+    return report
+
+
+def run(ns: argparse.Namespace, io: IOStreams) -> int:
+    """Print the summary (or re-emit the JSON); 0 unless the input is unusable (2)."""
+    if ns.top is not None and ns.top < 1:
+        raise UsageError(f"--top must be at least 1, got {ns.top}")
+    data = load_report(ns.report, io.stdin)
+    if ns.json:
+        if ns.top is not None:
+            data = {**data, "rules": data["rules"][: ns.top], "origins": data["origins"][: ns.top]}
+        io.out.write(json.dumps(data, indent=2) + "\n")
+        return EXIT_OK
+    paint = Painter(colour_wanted(ns.color, io.out))
+    name = "<stdin>" if ns.report == "-" else ns.report
+    write_summary(io.out, paint, name, data, ns.top or DEFAULT_TOP)
+    return EXIT_OK
+
+
+def _text(value: Any) -> str:
+    """A string from the report (URLs, robots.txt lines), safe for a terminal."""
+    return _lint.printable("" if value is None else str(value))
+
+
+def _int(value: Any) -> int:
+    return value if isinstance(value, int) else 0
+
+
+def write_summary(out: IO[str], paint: Painter, name: str, data: dict[str, Any], top: int) -> None:
+    """Totals, origins by state, the top rules and the top origins."""
+    w = out.write
+    crawl = data.get("crawl") or {}
+    totals = data["totals"]
+    by_state = data["origins_by_state"]
+    head = (
+        f"robots.txt report of spider {_text(crawl.get('spider'))}, user agent "
+        f"{_text(crawl.get('user_agent'))}, finished ({_text(crawl.get('finish_reason'))})"
+    )
+    w(paint(head, "bold") + "\n")
+    w(paint(f"{_text(name)}: generated {_text(data.get('generated_at'))}", "dim") + "\n\n")
+
+    checked = _int(totals.get("checked"))
+    parts = [
+        paint(f"{_int(totals.get('allowed')):,} allowed", "allowed"),
+        paint(f"{_int(totals.get('forbidden')):,} forbidden", "disallowed"),
+    ]
+    held = [paint(f"{_int(totals.get('dropped')):,} dropped", "warning")]
+    held.append(f"{_int(totals.get('deferred')):,} deferred (parked first)")
+    w(f"requests  {checked:,} checked: {', '.join(parts)}; {', '.join(held)}\n")
+    states = [
+        f"{_int(by_state.get(key)):,} {label}"
+        for key, label in _STATES
+        if key != "unknown" or _int(by_state.get(key))
+    ]
+    w(f"origins   {_int(totals.get('origins')):,}: {', '.join(states)}\n")
+    w(f"rules     {plural(_int(totals.get('rules')), 'deciding rule')}\n")
+    folded = data.get("folded") or {}
+    if _int(folded.get("origins")) or _int(folded.get("rules")):
+        limits = data.get("limits") or {}
+        w(
+            paint(
+                f"folded    {plural(_int(folded.get('origins')), 'origin')} and "
+                f"{plural(_int(folded.get('rules')), 'rule')} into 'other' (the report keeps "
+                f"{_int(limits.get('max_origins')):,} origins, {_int(limits.get('max_rules')):,} "
+                "rules)",
+                "dim",
+            )
+            + "\n"
+        )
+
+    rules: list[dict[str, Any]] = data["rules"][:top]
+    w("\n" + paint(f"top {_of(rules, data['rules'])} rules, by requests forbidden", "bold") + "\n")
+    if not rules:
+        w("  no request was forbidden\n")
+    else:
+        rows: list[list[Cell]] = [
+            [
+                ("#", "bold"),
+                ("FORBIDDEN", "bold"),
+                ("RULE", "bold"),
+                ("LINE", "bold"),
+                ("GROUP", "bold"),
+                ("ORIGIN", "bold"),
+            ]
+        ]
+        for r in rules:
+            rows.append(
+                [
+                    (str(_int(r.get("rank"))), None),
+                    (f"{_int(r.get('forbidden')):,}", "disallowed"),
+                    (short(_text(r.get("rule")) or "(no rule)", 60), None),
+                    (str(_int(r.get("line"))), None),
+                    (_GROUPS.get(str(r.get("group")), _text(r.get("group"))), None),
+                    (_text(r.get("origin")), None),
+                ]
+            )
+        for line in render_table(rows, paint, right=frozenset({0, 1, 3})):
+            w("  " + line + "\n")
+
+    origins: list[dict[str, Any]] = data["origins"][:top]
+    title = f"top {_of(origins, data['origins'])} origins, by requests held back"
+    w("\n" + paint(title, "bold") + "\n")
+    if not origins:
+        w("  no origin was seen\n")
+        return
+    orows: list[list[Cell]] = [
+        [
+            ("ORIGIN", "bold"),
+            ("STATE", "bold"),
+            ("ALLOWED", "bold"),
+            ("FORBIDDEN", "bold"),
+            ("DEFERRED", "bold"),
+            ("DROPPED", "bold"),
+            ("LINT", "bold"),
+        ]
+    ]
+    for o in origins:
+        req = o.get("requests") or {}
+        orows.append(
+            [
+                (_text(o.get("origin")), None),
+                (_state_text(o), "warning" if o.get("state") == "server_error" else None),
+                (f"{_int(req.get('allowed')):,}", None),
+                (f"{_int(req.get('forbidden')):,}", "disallowed" if req.get("forbidden") else None),
+                (f"{_int(req.get('deferred')):,}", None),
+                (f"{_int(req.get('dropped')):,}", "warning" if req.get("dropped") else None),
+                (_lint_text(o.get("lint")), "dim"),
+            ]
+        )
+    for line in render_table(orows, paint, right=frozenset({2, 3, 4, 5})):
+        w("  " + line + "\n")
+
+
+def _of(shown: list[Any], every: list[Any]) -> str:
+    """``10 of 1,234`` when the list is cut, else just the count."""
+    return f"{len(shown):,} of {len(every):,}" if len(every) > len(shown) else f"{len(shown):,}"
+
+
+def _state_text(origin: dict[str, Any]) -> str:
+    labels = dict(_STATES)
+    state = str(origin.get("state"))
+    label = labels.get(state, _text(state))
+    reason = _text(origin.get("reason"))
+    return f"{label} ({reason})" if reason else label
+
+
+def _lint_text(lint: Any) -> str:
+    if not isinstance(lint, dict):
+        return "-"
+    counts = lint.get("counts") or {}
+    parts = [f"{_int(counts.get(s))} {s}" for s in ("error", "warning", "info") if counts.get(s)]
+    return ", ".join(parts) or "clean"
+
+
+COMMAND = Command(
+    name="report",
+    order=40,
+    help="summarise a crawl's robots.txt audit report (GBOT_ROBOTS_REPORT)",
+    description="Print the summary of the JSON report a crawl wrote with GBOT_ROBOTS_REPORT:\n"
+    "totals, origins by state, the rules that blocked the most requests, the top origins.",
+    epilog=EXAMPLES,
+    example="gbot-robots report robots-report.json --top 20",
+    add_arguments=add_arguments,
+    run=run,
+)

@@ -1,0 +1,636 @@
+"""The audit report's collector, JSON, HTML and ``gbot-robots report``, without a crawl.
+
+Events are fed with real engine values: ``OriginState`` built as ``_policy.evaluate`` builds
+it and ``Decision`` values from ``parse(body).decide()``. The crawl-level agreement with the
+stats and the server's log is in tests/test_report_crawl.py.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import pty
+import re
+import subprocess
+import sys
+import tracemalloc
+from html.parser import HTMLParser
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from scrapy_gbot_robots import _report, parse
+from scrapy_gbot_robots._policy import FetchResult, OriginState, PolicyConfig, evaluate
+from scrapy_gbot_robots._report import SCHEMA, ReportCollector, write
+from scrapy_gbot_robots._report_html import render
+
+SCRIPT = Path(sys.executable).parent / "gbot-robots"
+ENTRY = [str(SCRIPT)] if SCRIPT.exists() else [sys.executable, "-m", "scrapy_gbot_robots"]
+TOKEN = "TestBot"
+NOW = 1_700_000_000.0
+BODY = b"User-agent: *\nDisallow: /private/\nDisallow: /*.pdf$\nDisalow: /tmp/\n"
+HOSTILE = '"><script>alert(1)</script>'
+HOSTILE_HOST = '"><img src=x onerror=alert(1)>.example'  # no "/": still one origin
+
+
+def state(status: int | None, body: bytes = BODY, now: float = NOW) -> OriginState:
+    """The state the policy makes of one fetch result (a status, or a network error)."""
+    result = FetchResult(status=status, body=body, error=None if status else "TimeoutError")
+    return evaluate(result, now, None, PolicyConfig())
+
+
+def forbid(c: ReportCollector, origin: str, path: str, body: bytes = BODY) -> None:
+    url = origin + path
+    decision = parse(body).decide(url, TOKEN)
+    assert not decision.allowed, url
+    c.forbidden(origin, url, decision)
+
+
+def fetched(c: ReportCollector, origin: str, st: OriginState) -> None:
+    url = origin + "/robots.txt"
+    c.fetched(origin, robots_url=url, chain=[(url, st.status, None)], state=st, source="fetch")
+
+
+# ----------------------------------------------------------------------------- counters
+
+
+def test_counters_per_origin_and_totals() -> None:
+    c = ReportCollector()
+    a, b = "https://a.example", "https://b.example"
+    for origin in (a, a, b):
+        c.deferred(origin)
+    fetched(c, a, state(200))
+    fetched(c, b, state(404))
+    for _ in range(5):
+        c.allowed(a)
+    c.allowed(b)
+    forbid(c, a, "/private/1")
+    forbid(c, a, "/private/2")
+    forbid(c, a, "/x.pdf")
+    c.dropped(b, "deadline")
+    data = c.to_json({"spider": "s"})
+    assert data["totals"] == {
+        "origins": 2,
+        "checked": 9,
+        "allowed": 6,
+        "forbidden": 3,
+        "deferred": 3,
+        "dropped": 1,
+        "fetches": 2,
+        "from_store": 0,
+        "server_errors": 0,
+        "rules": 2,
+    }
+    by_origin = {o["origin"]: o for o in data["origins"]}
+    assert by_origin[a]["requests"] == {"allowed": 5, "forbidden": 3, "deferred": 2, "dropped": 0}
+    assert by_origin[b]["requests"] == {"allowed": 1, "forbidden": 0, "deferred": 1, "dropped": 1}
+    assert by_origin[b]["drop_reasons"] == {"deadline": 1}
+    assert [o["origin"] for o in data["origins"]] == [a, b]  # most held back first
+    assert [(r["line"], r["forbidden"]) for r in data["rules"]] == [(2, 2), (3, 1)]
+    assert data["origins_by_state"] == {"rules": 1, "allow_all": 1, "server_error": 0, "unknown": 0}
+
+
+def test_allowed_is_a_counter_only() -> None:
+    """The hot path keeps nothing per request: a million calls allocate nothing that stays."""
+    c = ReportCollector()
+    c.allowed("https://a.example")
+    assert not hasattr(c._origins["https://a.example"], "__dict__")  # a __slots__ record
+    tracemalloc.start()
+    before = tracemalloc.take_snapshot()
+    for _ in range(200_000):
+        c.allowed("https://a.example")
+    after = tracemalloc.take_snapshot()
+    tracemalloc.stop()
+    grown = sum(s.size_diff for s in after.compare_to(before, "filename") if s.size_diff > 0)
+    assert grown < 10_000, grown
+    assert c.to_json({})["totals"]["allowed"] == 200_001
+
+
+def test_examples_are_bounded_distinct_and_cut() -> None:
+    c = ReportCollector(examples=3)
+    o = "https://a.example"
+    for i in range(100):
+        forbid(c, o, f"/private/{i % 2}")
+    forbid(c, o, "/private/" + "x" * 5000)
+    forbid(c, o, "/private/9")
+    (rule,) = c.to_json({})["rules"]
+    assert rule["forbidden"] == 102
+    assert rule["examples"][:2] == [o + "/private/0", o + "/private/1"]
+    assert len(rule["examples"]) == 3
+    assert len(rule["examples"][2]) == _report.EXAMPLE_CHARS
+    assert rule["examples"][2].endswith("…")
+    none = ReportCollector(examples=0)
+    forbid(none, o, "/private/1")
+    assert none.to_json({})["rules"][0]["examples"] == []
+
+
+def test_drop_reasons_are_bounded() -> None:
+    c = ReportCollector()
+    for i in range(_report.DROP_REASONS + 5):
+        c.dropped("https://a.example", f"reason {i}")
+    reasons = c.to_json({})["origins"][0]["drop_reasons"]
+    assert len(reasons) == _report.DROP_REASONS + 1
+    assert reasons["other"] == 5 and sum(reasons.values()) == _report.DROP_REASONS + 5
+
+
+# ----------------------------------------------------------------------------- caps
+
+
+def test_origins_past_the_cap_fold_into_other_keeping_the_most_interesting() -> None:
+    c = ReportCollector(max_origins=3)
+    # 40 quiet origins (allowed only), 3 that held requests back, fed interleaved.
+    for i in range(40):
+        o = f"https://quiet{i}.example"
+        fetched(c, o, state(404))
+        c.allowed(o)
+        if i == 5:
+            forbid(c, "https://blocked.example", "/private/1")
+            forbid(c, "https://blocked.example", "/private/2")
+        if i == 20:
+            c.deferred("https://slow.example")
+            c.dropped("https://slow.example", "deadline")
+            c.dropped("https://slow.example", "deadline")
+            c.dropped("https://slow.example", "deadline")
+        if i == 30:
+            c.deferred("https://parked.example")
+    c.allowed("https://quiet0.example")  # folded long ago: it comes back as a new entry
+    data = c.to_json({})
+    assert [o["origin"] for o in data["origins"]] == [
+        "https://slow.example",
+        "https://blocked.example",
+        "https://parked.example",
+    ]
+    assert data["folded"]["origins"] == 41  # 40 quiet ones, quiet0 twice
+    other = data["folded"]["other_origins"]
+    assert other["allowed"] == 41 and other["forbidden"] == 0
+    assert other["by_state"] == {"rules": 0, "allow_all": 40, "server_error": 0, "unknown": 1}
+    totals = data["totals"]
+    assert (totals["allowed"], totals["forbidden"], totals["deferred"], totals["dropped"]) == (
+        41,
+        2,
+        2,
+        3,
+    )
+    assert totals["origins"] == 44
+    assert sum(data["origins_by_state"].values()) == totals["origins"]
+    # Compaction is amortised: the table grows by a quarter of the cap (at least 1) between
+    # compactions, and to_json makes one last pass.
+    assert c.compactions <= 44
+
+
+def test_an_origin_folded_recently_and_seen_again_is_taken_back() -> None:
+    c = ReportCollector(max_origins=2)  # compacts when a 4th origin would come in
+    a, b, d, e = (f"https://{n}.example" for n in "abde")
+    fetched(c, a, state(200))
+    forbid(c, a, "/private/1")
+    forbid(c, a, "/private/2")
+    c.deferred(b)
+    fetched(c, "https://c.example", state(404))
+    c.allowed("https://c.example")
+    c.deferred(d)  # the table is full: c, the least eventful, is folded
+    assert "https://c.example" not in c._origins
+    c.allowed("https://c.example")  # folded, seen again: its record comes back
+    c.deferred(e)
+    data = c.to_json({})
+    assert data["totals"]["origins"] == 5  # not 6: c is one origin
+    assert data["totals"]["allowed"] == 2 and data["totals"]["deferred"] == 3
+    kept = {o["origin"]: o for o in data["origins"]}
+    assert list(kept) == [a, b]
+    assert data["folded"]["origins"] == 3
+    assert data["folded"]["other_origins"]["by_state"] == {
+        "rules": 0,
+        "allow_all": 1,  # c kept its state through the round trip
+        "server_error": 0,
+        "unknown": 2,
+    }
+    assert data["folded"]["other_origins"]["allowed"] == 2
+
+
+def test_a_rule_folded_recently_and_seen_again_is_taken_back() -> None:
+    c = ReportCollector(max_rules=1)
+    o = "https://a.example"
+    for _ in range(3):
+        forbid(c, o, "/private/1")
+    forbid(c, o, "/x.pdf")
+    forbid(c, o, "/tmp/1")  # the table is full: the /*.pdf$ rule is folded
+    forbid(c, o, "/y.pdf")  # and taken back, with its example
+    data = c.to_json({})
+    assert data["totals"]["rules"] == 3 and data["folded"]["rules"] == 2
+    assert data["folded"]["other_rules"]["forbidden"] == 3
+    assert [(r["rule"], r["forbidden"]) for r in data["rules"]] == [("Disallow: /private/", 3)]
+    assert c._folded_rules[(o, 3, "Disallow", "/*.pdf$")].examples == [o + "/x.pdf", o + "/y.pdf"]
+
+
+def test_compaction_cost_is_amortised_on_a_large_table() -> None:
+    c = ReportCollector(max_origins=1000)
+    for i in range(20_000):
+        c.deferred(f"https://o{i}.example")
+    # Each compaction folds at least a quarter of the cap: at most 20,000 / 250 of them.
+    assert 0 < c.compactions <= 20_000 // 250
+    assert len(c._origins) <= 1000 + 250
+    data = c.to_json({})
+    assert len(data["origins"]) == 1000
+    assert data["totals"]["deferred"] == 20_000 and data["totals"]["origins"] == 20_000
+
+
+def test_rules_past_the_cap_fold_into_other() -> None:
+    c = ReportCollector(max_rules=2)
+    body = b"User-agent: *\n" + b"".join(b"Disallow: /d%d/\n" % i for i in range(10))
+    o = "https://a.example"
+    for i in range(10):
+        for _ in range(i + 1):  # rule /d9/ forbids the most
+            forbid(c, o, f"/d{i}/x", body)
+    data = c.to_json({})
+    assert [(r["rule"], r["forbidden"], r["rank"]) for r in data["rules"]] == [
+        ("Disallow: /d9/", 10, 1),
+        ("Disallow: /d8/", 9, 2),
+    ]
+    assert data["folded"]["rules"] == 8
+    assert data["folded"]["other_rules"]["forbidden"] == sum(range(1, 9))
+    assert data["totals"]["rules"] == 10 and data["totals"]["forbidden"] == 55
+
+
+# ----------------------------------------------------------------------------- states, lint
+
+
+def test_lint_runs_once_per_distinct_body() -> None:
+    c = ReportCollector()
+    for i in range(50):
+        fetched(c, f"https://o{i}.example", state(200))
+    assert c.lint_runs == 1
+    fetched(c, "https://other.example", state(200, body=b"User-agent: *\nDisallow: /\n"))
+    assert c.lint_runs == 2
+    data = c.to_json({})
+    lints = {json.dumps(o["lint"], sort_keys=True) for o in data["origins"]}
+    assert len(lints) == 2
+    first = data["origins"][0]["lint"]
+    assert first["counts"] == {"error": 0, "warning": 1, "info": 0}
+    assert first["findings"] == [
+        {"code": "GR201", "name": "typo-key", "severity": "warning", "count": 1, "lines": [4]}
+    ]
+
+
+def test_lint_memo_is_bounded(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(_report, "LINT_MEMO", 2)
+    c = ReportCollector()
+    bodies = [b"User-agent: *\nDisallow: /%d\n" % i for i in range(3)]
+    for i, body in enumerate(bodies):
+        fetched(c, f"https://o{i}.example", state(200, body=body))
+    assert c.lint_runs == 3 and len(c._lint_memo) == 2
+    fetched(c, "https://again.example", state(200, body=bodies[2]))  # still remembered
+    assert c.lint_runs == 3
+    fetched(c, "https://again.example", state(200, body=bodies[0]))  # forgotten: linted again
+    assert c.lint_runs == 4 and len(c._lint_memo) == 2
+
+
+def test_states_reason_chain_sizes_and_times() -> None:
+    c = ReportCollector()
+    rules, gone, down = "https://r.example", "https://g.example", "https://d.example"
+    big = b"User-agent: *\nDisallow: /x\n" + b"#" * 600_000
+    fetched(c, rules, state(200, body=big))
+    url = gone + "/robots.txt"
+    c.fetched(
+        gone,
+        robots_url=url,
+        chain=[(url, 301, None), (gone + "/elsewhere", 404, None)],
+        state=state(404),
+        source="store",
+    )
+    fetched(c, down, state(200))
+    fetched(c, down, evaluate(FetchResult(status=503), NOW + 10, state(200), PolicyConfig()))
+    by_origin = {o["origin"]: o for o in c.to_json({})["origins"]}
+    r = by_origin[rules]
+    assert (r["state"], r["reason"], r["status"], r["source"]) == ("rules", "200", 200, "fetch")
+    assert r["bytes"] == 512_000 and r["truncated"] is True
+    assert r["fetched_at"] == "2023-11-14T22:13:20Z" and r["refresh_at"] == "2023-11-15T22:13:20Z"
+    assert r["valid_seconds"] == 86400 and r["summary"].startswith("robots.txt answered (200)")
+    g = by_origin[gone]
+    assert (g["state"], g["reason"], g["lint"], g["bytes"], g["source"]) == (
+        "allow_all",
+        "404",
+        None,
+        None,
+        "store",
+    )
+    assert g["chain"] == [
+        {"url": url, "status": 301, "error": None},
+        {"url": gone + "/elsewhere", "status": 404, "error": None},
+    ]
+    assert (g["fetches"], g["from_store"]) == (0, 1)
+    d = by_origin[down]
+    assert (d["state"], d["reason"], d["errors"], d["server_errors"], d["fetches"]) == (
+        "server_error",
+        "503",
+        1,
+        1,
+        2,
+    )
+    assert d["bytes"] == len(BODY) and d["good_at"] == "2023-11-14T22:13:20Z"
+    assert d["lint"] is not None  # the copy still in force is the one linted
+    assert "last good copy" in d["summary"]
+
+
+def test_json_schema_fields() -> None:
+    c = ReportCollector(max_origins=5, max_rules=7, examples=2)
+    fetched(c, "https://a.example", state(200))
+    forbid(c, "https://a.example", "/private/1")
+    c.deferred("https://u.example")
+    crawl = {"spider": "s", "finish_reason": "finished", "stats": {"robotstxt/forbidden": 1}}
+    data = json.loads(json.dumps(c.to_json(crawl)))  # JSON-ready as it is
+    assert data["schema"] == SCHEMA == "gbot-robots-report/1"
+    assert set(data) == {
+        "schema",
+        "generated_at",
+        "crawl",
+        "limits",
+        "totals",
+        "origins_by_state",
+        "folded",
+        "rules",
+        "origins",
+    }
+    assert re.fullmatch(r"\d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ", data["generated_at"])
+    assert data["crawl"] == crawl
+    assert data["limits"] == {"max_origins": 5, "max_rules": 7, "examples": 2}
+    assert set(data["folded"]) == {"origins", "rules", "other_origins", "other_rules"}
+    assert set(data["rules"][0]) == {
+        "rank",
+        "origin",
+        "line",
+        "rule",
+        "directive",
+        "value",
+        "pattern",
+        "group",
+        "forbidden",
+        "examples",
+    }
+    fields = {
+        "origin",
+        "robots_url",
+        "state",
+        "reason",
+        "summary",
+        "status",
+        "source",
+        "chain",
+        "bytes",
+        "truncated",
+        "sha256",
+        "fetched_at",
+        "refresh_at",
+        "valid_seconds",
+        "good_at",
+        "error_since",
+        "errors",
+        "fetches",
+        "from_store",
+        "server_errors",
+        "lint",
+        "requests",
+        "drop_reasons",
+    }
+    assert [set(o) for o in data["origins"]] == [fields, fields]
+    unknown = data["origins"][1]
+    assert (unknown["origin"], unknown["state"], unknown["fetched_at"]) == (
+        "https://u.example",
+        "unknown",
+        None,
+    )
+    # docs/report.md documents every field.
+    doc = (Path(__file__).resolve().parents[1] / "docs" / "report.md").read_text("utf-8")
+    for name in (*data, *data["totals"], *fields, *data["rules"][0], *data["folded"]):
+        assert f"`{name}`" in doc, name
+
+
+# ----------------------------------------------------------------------------- HTML
+
+
+class _Page(HTMLParser):
+    """Checks nesting, and that nothing loads or runs; keeps the text."""
+
+    VOID = frozenset({"meta", "br", "rect", "link", "img", "input", "hr", "wbr"})
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.text: list[str] = []
+        self.tags: list[str] = []
+        self.stack: list[str] = []
+
+    def handle_starttag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
+        self.tags.append(tag)
+        if tag not in self.VOID:
+            self.stack.append(tag)
+        for name, value in attrs:
+            assert name != "src" and not name.startswith("on"), (tag, attrs)
+            assert name != "href" or (value or "").startswith("#"), (tag, attrs)
+
+    def handle_startendtag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
+        self.handle_starttag(tag, attrs)
+        if tag not in self.VOID:  # <g/> opens and closes
+            self.stack.pop()
+
+    def handle_endtag(self, tag: str) -> None:
+        assert self.stack and self.stack[-1] == tag, (tag, self.stack[-5:])
+        self.stack.pop()
+
+    def handle_data(self, data: str) -> None:
+        self.text.append(data)
+
+
+def _hostile_report() -> dict[str, Any]:
+    c = ReportCollector(examples=5)
+    origin = "https://a.example"
+    fetched(c, origin, state(200))
+    forbid(c, origin, "/private/" + HOSTILE)  # a raw URL: what a custom downloader could pass
+    for i in range(1234):
+        forbid(c, origin, f"/private/{i}")
+        c.allowed(origin)
+    body = b"User-agent: *\nDisallow: /<b>x</b>\n"
+    forbid(c, "https://" + HOSTILE_HOST, "/<b>x</b>/1", body)
+    c.dropped("https://c.example", HOSTILE)
+    return c.to_json({"spider": HOSTILE, "user_agent": "TestBot", "stats": {HOSTILE: 1}})
+
+
+def test_html_is_well_formed_self_contained_and_escaped() -> None:
+    data = _hostile_report()
+    page_html = render(data)
+    page = _Page()
+    page.feed(page_html)
+    page.close()
+    assert page.stack == []
+    assert page_html.startswith("<!DOCTYPE html>")
+    assert "<script" not in page_html.lower() and "script" not in page.tags
+    assert "Disallow: /&lt;b&gt;x&lt;/b&gt;" in page_html  # a robots.txt line is text
+    text = "".join(page.text)
+    assert HOSTILE in text and HOSTILE_HOST in text  # shown as written, once unescaped
+    assert "Disallow: /<b>x</b>" in text
+    assert "1,235" in text  # forbidden by the top rule, and in the totals
+    assert "1,234" in text  # allowed
+    flat = " ".join(" ".join(page.text).split())
+    assert "1,236 forbidden" in flat and "1,234 allowed" in flat and "1 dropped" in flat
+    assert {"svg", "style", "table"} <= set(page.tags)
+
+
+def test_html_chart_bars_are_proportional() -> None:
+    c = ReportCollector()
+    o = "https://a.example"
+    for _ in range(10):
+        forbid(c, o, "/private/1")
+    for _ in range(5):
+        forbid(c, o, "/x.pdf")
+    page_html = render(c.to_json({}))
+    widths = [
+        float(w) for w in re.findall(r'<rect class="bar-forbidden"[^>]*width="([\d.]+)"', page_html)
+    ]
+    assert widths[:2] == [440.0, 220.0]
+
+
+def test_write_json_and_html_atomically(tmp_path: Path) -> None:
+    data = _hostile_report()
+    target = tmp_path / "new" / "dir" / "report.json"
+    write(data, str(target))
+    assert json.loads(target.read_text("utf-8")) == json.loads(json.dumps(data))
+    page = tmp_path / "report.HTML"
+    write(data, str(page))
+    assert page.read_text("utf-8") == render(data)
+    assert os.stat(page).st_mode & 0o777 == 0o644
+    with pytest.raises(ValueError, match=r"\.json or \.html"):
+        write(data, str(tmp_path / "report.txt"))
+    leftovers = [p.name for p in tmp_path.rglob("*") if p.name.startswith(".gbot-report-")]
+    assert leftovers == []
+
+
+# ----------------------------------------------------------------------------- CLI
+
+
+def cli(*args: str, env: dict[str, str] | None = None) -> subprocess.CompletedProcess[str]:
+    full_env = {k: v for k, v in os.environ.items() if k != "NO_COLOR"}
+    full_env.update(env or {})
+    return subprocess.run(
+        [*ENTRY, *args],
+        stdin=subprocess.DEVNULL,
+        capture_output=True,
+        text=True,
+        env=full_env,
+        timeout=60,
+        check=False,
+    )
+
+
+@pytest.fixture
+def report_file(tmp_path: Path) -> Path:
+    path = tmp_path / "robots-report.json"
+    write(_hostile_report(), str(path))
+    return path
+
+
+def test_report_command_prints_the_summary(report_file: Path) -> None:
+    proc = cli("report", str(report_file), "--top", "1")
+    assert proc.returncode == 0, proc.stderr
+    out = proc.stdout
+    assert "\x1b" not in out
+    assert "1,236 forbidden" in out and "1,234 allowed" in out and "1 dropped" in out
+    assert "1 rules, 0 no restrictions, 0 server error, 2 unknown" in out
+    assert "top 1 of 2 rules" in out and "top 1 of 3 origins" in out
+    assert re.search(
+        r"^\s+1\s+1,235\s+Disallow: /private/\s+2\s+\*\s+https://a\.example$", out, re.M
+    )
+    assert f"spider {HOSTILE}," in out  # plain text in a terminal: shown as written
+
+
+def test_report_command_colours_only_a_terminal(report_file: Path) -> None:
+    assert "\x1b[" in cli("report", str(report_file), "--color", "always").stdout
+    assert "\x1b[" not in cli("report", str(report_file), env={"NO_COLOR": "1"}).stdout
+    try:
+        leader, follower = pty.openpty()
+    except OSError as exc:
+        pytest.skip(f"cannot open a pseudo-terminal: {exc}")
+    try:
+        env = {k: v for k, v in os.environ.items() if k != "NO_COLOR"}
+        proc = subprocess.run(
+            [*ENTRY, "report", str(report_file)], stdout=follower, env=env, timeout=60
+        )
+        os.close(follower)
+        follower = -1
+        chunks = []
+        while True:
+            try:
+                chunk = os.read(leader, 65536)
+            except OSError:
+                break
+            if not chunk:
+                break
+            chunks.append(chunk)
+    finally:
+        os.close(leader)
+        if follower >= 0:
+            os.close(follower)
+    assert proc.returncode == 0
+    assert b"\x1b[" in b"".join(chunks)
+
+
+def test_report_command_does_not_print_terminal_escapes_from_the_report(tmp_path: Path) -> None:
+    c = ReportCollector()
+    forbid(c, "https://a.example", "/private/\x1b[31mred")
+    path = tmp_path / "r.json"
+    write(c.to_json({"spider": "\x1b]0;title\x07"}), str(path))
+    proc = cli("report", str(path), "--color", "never")
+    assert proc.returncode == 0 and "\x1b" not in proc.stdout and "\\x1b" in proc.stdout
+
+
+def test_report_command_json_re_emits(report_file: Path) -> None:
+    proc = cli("report", str(report_file), "--json")
+    assert proc.returncode == 0
+    assert json.loads(proc.stdout) == json.loads(report_file.read_text("utf-8"))
+    proc = cli("report", "-", "--json", "--top", "1")
+    assert proc.returncode == 2  # empty stdin: not JSON
+
+
+@pytest.mark.parametrize(
+    ("content", "message"),
+    [
+        (None, "report file not found"),
+        (b"{not json", "is not JSON"),
+        (b"<!DOCTYPE html><html></html>", "an .html report? give the .json one"),
+        (b'{"a": 1}', "is not a gbot-robots report"),
+        (b"[1, 2]", "is not a gbot-robots report"),
+        (b'{"schema": "gbot-robots-report/2", "totals": {}}', "this version of gbot-robots reads"),
+        (b'{"schema": "gbot-robots-report/1"}', "is not a complete report"),
+    ],
+)
+def test_report_command_usage_errors(tmp_path: Path, content: bytes | None, message: str) -> None:
+    path = tmp_path / "r.json"
+    if content is not None:
+        path.write_bytes(content)
+    proc = cli("report", str(path))
+    assert proc.returncode == 2, proc.stdout
+    assert message in proc.stderr and "Traceback" not in proc.stderr
+    assert proc.stderr.startswith("usage: gbot-robots report")
+
+
+def test_report_command_rejects_a_bad_top(report_file: Path) -> None:
+    proc = cli("report", str(report_file), "--top", "0")
+    assert proc.returncode == 2 and "--top must be at least 1" in proc.stderr
+
+
+def test_report_command_help_and_listing() -> None:
+    proc = cli("report", "--help")
+    assert proc.returncode == 0
+    assert "gbot-robots report " in proc.stdout.split("examples:")[1]
+    assert "exit status" in proc.stdout
+    assert "report" in cli("--help").stdout
+
+
+def test_report_command_does_not_import_scrapy(report_file: Path) -> None:
+    code = (
+        "import sys\n"
+        "from scrapy_gbot_robots import cli\n"
+        f"cli.main(['report', {str(report_file)!r}])\n"
+        "print('SCRAPY' if 'scrapy' in sys.modules or 'twisted' in sys.modules else 'LIGHT')\n"
+    )
+    proc = subprocess.run(
+        [sys.executable, "-c", code], capture_output=True, text=True, timeout=60, check=False
+    )
+    assert proc.stdout.splitlines()[-1] == "LIGHT", proc.stderr
