@@ -11,6 +11,7 @@ Pure: imports nothing from Scrapy or Twisted.
 from __future__ import annotations
 
 from collections import OrderedDict
+from collections.abc import Callable
 from typing import Protocol, runtime_checkable
 
 from ._policy import OriginState
@@ -105,12 +106,15 @@ class TieredStore:
     fetched again; every state put here is also handed to the backing.
     """
 
-    __slots__ = ("backing", "front", "reads")
+    __slots__ = ("backing", "front", "on_read", "reads")
 
     def __init__(self, front: MemoryStore, backing: Backing) -> None:
         self.front = front
         self.backing = backing
         self.reads = 0  # states read back from the backing
+        #: Called with (origin, state) for each state read back from the backing: the owner
+        #: learns of it as it would of a fetch (signals, report).
+        self.on_read: Callable[[str, OriginState], None] | None = None
 
     @property
     def evictions(self) -> int:
@@ -123,6 +127,8 @@ class TieredStore:
             if state is not None:
                 self.reads += 1
                 self.front.put(origin, state)
+                if self.on_read is not None:
+                    self.on_read(origin, state)
         return state
 
     def put(self, origin: str, state: OriginState) -> None:

@@ -166,7 +166,11 @@ class GoogleRobotsTxtMiddleware:
         else:
             self.backing = _open_backing(config, crawler)
             front = MemoryStore(config.cache_size)
-            store = front if self.backing is None else TieredStore(front, self.backing)
+            if self.backing is None:
+                store = front
+            else:
+                store = TieredStore(front, self.backing)
+                store.on_read = self._read_back
         self.store: OriginStore = store
         # A fleet's fetch lock must outlive the longest fetch: every hop and retry timing out.
         self.lock_ttl = (
@@ -196,6 +200,7 @@ class GoogleRobotsTxtMiddleware:
         self._ticks = 0
         self.report: ReportCollector | None = None
         self._chains: dict[str, list[Hop]] = {}  # robots.txt fetches in flight, for the report
+        self._read_seen: set[str] = set()  # origins read back from the store (bounded)
         if config.report:
             self.report = ReportCollector(
                 max_origins=config.report_max_origins,
@@ -808,6 +813,19 @@ class GoogleRobotsTxtMiddleware:
         finally:
             await backing.release(origin)
         return None
+
+    def _read_back(self, origin: str, state: OriginState) -> None:
+        """A state the LRU had forgotten (or a restart never saw) came back from the store."""
+        if origin not in self._read_seen:  # signals and report once per origin and process
+            if len(self._read_seen) >= self.config.cache_size:
+                self._read_seen.clear()
+            self._read_seen.add(origin)
+            # Not from inside the store lookup (a hot path, maybe inside our own signal
+            # handler): handlers of robots_parsed may schedule requests.
+            from twisted.internet import reactor
+
+            clock: Any = reactor
+            clock.callLater(0, self._record, origin, state, None, fetched=False)
 
     def _adopt_stored(
         self, origin: str, local: OriginState | None, stored: OriginState | None

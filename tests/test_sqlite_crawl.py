@@ -447,3 +447,45 @@ async def test_unreadable_rows_are_refetched_once_and_replaced(
     again = await crawl(make_spider(urls=[server.url("/again", h) for h in hosts]), settings)
     assert robots_hits(server, hosts) == {h: 0 if h == "fine.test" else 1 for h in hosts}
     assert len(again.spider.crawled) == len(hosts)
+
+
+@pytest_twisted.ensureDeferred
+async def test_states_read_back_after_a_restart_reach_signals_and_the_report(
+    server: Server, tmp_path: Path
+) -> None:
+    """A restarted crawl learns of stored states as of fetched ones: robots_parsed, report."""
+    import json
+
+    from scrapy import signals as scrapy_signals
+
+    from scrapy_gbot_robots._compat import ROBOTS_PARSED_SIGNAL
+
+    server.route("/robots.txt", body=b"User-agent: *\nDisallow: /x\nSitemap: http://s.test/sm\n")
+    settings = {"GBOT_ROBOTS_CACHE": f"sqlite://{tmp_path}/robots.db"}
+    await crawl(make_spider(urls=[server.url("/a")]), settings)
+    parsed: list[tuple[str, ...]] = []
+    keep: list[Any] = []
+
+    class Spider(make_spider(urls=[server.url("/b"), server.url("/x")])):  # type: ignore[misc]
+        @classmethod
+        def from_crawler(cls, crawler: Any, *args: Any, **kwargs: Any) -> Any:
+            spider = super().from_crawler(crawler, *args, **kwargs)
+
+            def on_parsed(robotparser: Any, request: Any) -> None:
+                parsed.append(tuple(robotparser.robots.sitemaps))
+
+            keep.append(on_parsed)
+            if ROBOTS_PARSED_SIGNAL is not None:
+                crawler.signals.connect(on_parsed, signal=scrapy_signals.robots_parsed)
+            return spider
+
+    report = tmp_path / "report.json"
+    crawler = await crawl(Spider, {**settings, "GBOT_ROBOTS_REPORT": str(report)})
+    assert server.count("/robots.txt") == 1  # the restart fetched nothing
+    assert crawler.spider.crawled == [server.url("/b")]
+    if ROBOTS_PARSED_SIGNAL is not None:
+        assert parsed == [("http://s.test/sm",)]
+    data = json.loads(report.read_text())
+    (row,) = data["origins"]
+    assert row["state"] == "rules" and row["source"] == "store"
+    assert row["requests"]["forbidden"] == 1 and row["requests"]["allowed"] == 1
