@@ -83,3 +83,12 @@ def close_spider(engine: Any, spider: Any, reason: str) -> None:
         deferred_from_coro(engine.close_spider_async(reason=reason))
     elif spider is not None:
         engine.close_spider(spider, reason)
+
+
+def fail_bootstrap(crawler: Any) -> None:
+    """Make ``scrapy crawl`` exit non-zero for a crawl that cannot start, on any Scrapy.
+
+    Scrapy 2.19 counts a crawl whose start-up raised as a failed bootstrap; older releases
+    (2.11) only count a crawler without a spider, and would exit 0 after a bad setting.
+    """
+    crawler.spider = None

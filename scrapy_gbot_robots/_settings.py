@@ -40,6 +40,7 @@ NUMERIC: dict[str, tuple[float, str, float]] = {
     "PARK_TIMEOUT": (600.0, "float", 0.001),
     "TICK": (1.0, "float", 0.01),
     "CONCURRENT_FETCHES": (0, "int", 0),
+    "LOCK_TTL": (0.0, "float", 0.0),
     "REPORT_MAX_ORIGINS": (10_000, "int", 1),
     "REPORT_MAX_RULES": (1_000, "int", 1),
     "REPORT_EXAMPLES": (5, "int", 0),
@@ -97,6 +98,7 @@ class Config:
     park_timeout: float = 600.0
     tick: float = 1.0
     concurrent_fetches: int = 0  # 0: CONCURRENT_REQUESTS
+    lock_ttl: float = 0.0  # 0: long enough for the slowest fetch (see the middleware)
     policy: PolicyConfig = field(default_factory=PolicyConfig)
     clock: Callable[[], float] = time.time
     store: Callable[[int], Any] | None = None  # factory(max_entries) -> OriginStore
@@ -262,6 +264,7 @@ def load(get: Callable[[str], Any]) -> Config:
         park_timeout=nums["PARK_TIMEOUT"],
         tick=nums["TICK"],
         concurrent_fetches=int(nums["CONCURRENT_FETCHES"]),
+        lock_ttl=nums["LOCK_TTL"],
         policy=policy,
         clock=clock,
         store=store,

@@ -30,6 +30,7 @@ from functools import cache
 # relative or protocol-relative URL): there w3lib may find the authority elsewhere than Google
 # finds the path ("//a://b/c"). tests/test_url.py checks all this against w3lib itself.
 _HTTP = ("https://", "http://")
+_NO_HOST = ("http:///", "https:///")
 _KEPT = b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-._~:/?#@!$&()*+,=%"
 
 
@@ -42,6 +43,7 @@ def is_crawler_form(url: str) -> bool:
     # bytes.translate with a delete table is one C loop: ~0.3 us for a 70-character URL.
     return (
         url.startswith(_HTTP)
+        and not url.startswith(_NO_HOST)  # w3lib versions disagree on an empty host's path
         and url.isascii()
         and not url.encode("ascii").translate(None, _KEPT)
         and "?#" not in url

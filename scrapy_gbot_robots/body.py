@@ -26,9 +26,10 @@ from weakref import WeakKeyDictionary
 from scrapy import signals
 from scrapy.exceptions import NotConfigured, StopDownload
 
+from ._compat import fail_bootstrap
 from ._decode import BodyDecoder, DecodedBody, RobotsBodyError, supported_encodings
 from ._meta import FETCH_META
-from ._settings import load
+from ._settings import ConfigError, load
 
 if TYPE_CHECKING:
     from scrapy import Request, Spider
@@ -58,7 +59,11 @@ class RobotsBodyMiddleware:
     """Downloader middleware bounding and decoding our own robots.txt responses."""
 
     def __init__(self, crawler: Crawler) -> None:
-        config = load(crawler.settings.get)
+        try:
+            config = load(crawler.settings.get)
+        except ConfigError:
+            fail_bootstrap(crawler)
+            raise
         if not config.obey:
             raise NotConfigured
         self.max_bytes: int = config.policy.max_bytes

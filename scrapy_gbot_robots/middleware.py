@@ -34,7 +34,7 @@ from scrapy.http import Request, Response
 from scrapy.http.request import NO_CALLBACK
 from scrapy.utils.defer import deferred_from_coro, maybe_deferred_to_future
 from scrapy.utils.request import request_from_dict
-from twisted.internet.defer import Deferred
+from twisted.internet.defer import Deferred, DeferredList
 from twisted.internet.task import LoopingCall
 from twisted.python.failure import Failure
 
@@ -47,6 +47,7 @@ from ._compat import (
     engine_download,
     engine_scheduler,
     engine_slot,
+    fail_bootstrap,
 )
 from ._gate import Gate, ParkReason
 from ._meta import BOUNCED, DONT_OBEY, FETCH_META, SCHEDULED, SEEN, USER_AGENT_META
@@ -89,6 +90,8 @@ _SCHEME_NETLOC = re.compile(r"[^:/?#]*://[^/?#]*").match
 LOCK_POLL = 1.0
 #: Ticks between two looks at a shared lot for origins no live worker is handling.
 ADOPT_EVERY = 5
+#: Seconds the spider's close waits for robots.txt fetches to finish deciding.
+CLOSE_WAIT = 10.0
 
 
 def _open_backing(config: Config, crawler: Crawler) -> Backing | None:
@@ -109,6 +112,15 @@ def _open_backing(config: Config, crawler: Crawler) -> Backing | None:
                 f"{where} needs the redis client: pip install \"scrapy-gbot-robots[redis]\" "
                 f"({exc})",
             ) from exc
+        from scrapy.utils.reactor import is_asyncio_reactor_installed
+
+        if not is_asyncio_reactor_installed():
+            raise ConfigError(
+                "GBOT_ROBOTS_CACHE",
+                f"{where} needs Scrapy's asyncio reactor: TWISTED_REACTOR = "
+                "'twisted.internet.asyncioreactor.AsyncioSelectorReactor' (the default since "
+                "Scrapy 2.13)",
+            )
         backing: Backing = RedisBacking(where, max_bytes=config.policy.max_bytes)
         return backing
     return None
@@ -142,6 +154,13 @@ class GoogleRobotsTxtMiddleware:
     DOWNLOAD_PRIORITY: int = 1000
 
     def __init__(self, crawler: Crawler) -> None:
+        try:
+            self._setup(crawler)
+        except ConfigError:
+            fail_bootstrap(crawler)  # the crawl stops before any request, exit status 1
+            raise
+
+    def _setup(self, crawler: Crawler) -> None:
         _userlog.install()
         for name, suggestion in unknown_settings(crawler.settings.attributes):
             hint = f"; did you mean {suggestion}?" if suggestion else ""
@@ -172,8 +191,10 @@ class GoogleRobotsTxtMiddleware:
                 store = TieredStore(front, self.backing)
                 store.on_read = self._read_back
         self.store: OriginStore = store
-        # A fleet's fetch lock must outlive the longest fetch: every hop and retry timing out.
-        self.lock_ttl = (
+        # How long a process that died while fetching blocks the others. By default long
+        # enough for the slowest fetch (every hop and retry timing out), so a holder that
+        # does not renew its lock (SQLite) never loses it while alive; Redis renews it.
+        self.lock_ttl = config.lock_ttl or (
             config.download_timeout
             * (self.policy.max_redirects + 1)
             * (config.retry_times + 1)
@@ -200,6 +221,7 @@ class GoogleRobotsTxtMiddleware:
         self._ticks = 0
         self.report: ReportCollector | None = None
         self._chains: dict[str, list[Hop]] = {}  # robots.txt fetches in flight, for the report
+        self._fetches: set[Deferred[None]] = set()  # fetch coroutines under way
         self._read_seen: set[str] = set()  # origins read back from the store (bounded)
         if config.report:
             self.report = ReportCollector(
@@ -574,6 +596,8 @@ class GoogleRobotsTxtMiddleware:
 
     def _launch(self, origin: str) -> None:
         d = deferred_from_coro(self._fetch(origin))
+        self._fetches.add(d)
+        d.addBoth(self._fetch_ended, d)
 
         def _log(failure: Failure) -> None:
             logger.error(
@@ -584,6 +608,10 @@ class GoogleRobotsTxtMiddleware:
             )
 
         d.addErrback(_log)
+
+    def _fetch_ended(self, result: Any, d: Deferred[None]) -> Any:
+        self._fetches.discard(d)
+        return result
 
     # -- dropping -------------------------------------------------------------------------
     def _count_drop(self, request: Request, reason: str) -> None:
@@ -608,9 +636,9 @@ class GoogleRobotsTxtMiddleware:
             self.report.dropped(origin, "unreadable")
         self.stats.inc_value("robotstxt/unreadable")
         logger.warning(
-            "Dropped a parked request of %(origin)s: it could not be read back from JOBDIR "
+            "Dropped a parked request of %(origin)s: it could not be read back from %(where)s "
             "(%(error)s)",
-            {"origin": origin, "error": item.error},
+            {"origin": origin, "error": item.error, "where": getattr(self.lot, "path", "JOBDIR")},
             extra={"spider": self.crawler.spider},
         )
 
@@ -665,7 +693,7 @@ class GoogleRobotsTxtMiddleware:
     def _backing_stats(self) -> None:
         """Copy the backing's own counters (write errors, outages) into the crawl's stats."""
         backing = self.backing
-        for attr in ("write_errors", "outages", "errors"):
+        for attr in ("write_errors", "outages", "errors", "lock_waits"):
             value = getattr(backing, attr, 0)
             if value:
                 self.stats.set_value(f"robotstxt/store/{attr}", value)
@@ -1005,17 +1033,38 @@ class GoogleRobotsTxtMiddleware:
         if self.gate.busy:
             raise DontCloseSpider
 
-    def _spider_closed(self, spider: Spider, reason: str = "") -> None:
-        self._closed = True
+    def _spider_closed(self, spider: Spider, reason: str = "") -> Deferred[None] | None:
+        """Let fetches whose download ended finish deciding, then keep or drop what waits.
+
+        The engine waits for in-flight downloads before ``spider_closed``, but the rest of a
+        fetch (policy, store, report) may still be queued on the event loop: its result must
+        be stored before the store closes and the report is written.
+        """
+        self._closed = True  # no release, no new fetch, no immediate retry from now on
         if self._loop is not None and self._loop.running:
             self._loop.stop()
+        if not self._fetches:
+            self._close(spider, reason)
+            return None
+        from twisted.internet import reactor
+
+        waiting: Deferred[Any] = DeferredList(list(self._fetches), consumeErrors=True)
+        waiting.addTimeout(CLOSE_WAIT, reactor)
+        waiting.addBoth(lambda _: self._close(spider, reason))
+        return waiting
+
+    def _close(self, spider: Spider, reason: str) -> None:
         gate = self.gate
         persist = self.jobdir is not None or bool(getattr(self.lot, "shared", False))
         kept = gate.close(persist=persist, reason=f"spider closed ({reason})")
         if kept:
             self.stats.inc_value("robotstxt/persisted", kept)
+            if getattr(self.lot, "shared", False):
+                message = "Left %(n)d parked requests in %(path)s for the other workers"
+            else:
+                message = "Kept %(n)d parked requests in %(path)s for the next run with this JOBDIR"
             logger.info(
-                "Kept %(n)d parked requests in %(path)s for the next run with this JOBDIR",
+                message,
                 {"n": kept, "path": getattr(self.lot, "path", "JOBDIR")},
                 extra={"spider": spider},
             )
@@ -1034,6 +1083,7 @@ class GoogleRobotsTxtMiddleware:
         if self.backing is not None:
             self._backing_stats()
             self.backing.close()
+            self._backing_stats()  # writes given up at close
         if self.report is not None:
             self._write_report(spider, reason)
 

@@ -23,11 +23,10 @@ from typing import Any, ClassVar
 from urllib.parse import urlsplit
 
 from twisted.internet import defer, error, task
-from twisted.internet.base import DelayedCall
 from twisted.internet.interfaces import IResolverSimple
 from twisted.web import resource, server
 from twisted.web.server import Request
-from zope.interface import implementer
+from zope.interface import implementer  # type: ignore[import-untyped]
 
 
 @dataclass
@@ -50,7 +49,7 @@ class _Root(resource.Resource):
     isLeaf = True
 
     def __init__(self, owner: Server) -> None:
-        super().__init__()
+        super().__init__()  # type: ignore[no-untyped-call]
         self.owner = owner
 
     def render(self, request: Request) -> bytes | int:
@@ -69,16 +68,17 @@ class Server:
         self.max_inflight: Counter[str] = Counter()
         self.port = 0
         self._listening: Any = None
-        self._calls: list[DelayedCall] = []
-        self._open: set[Request] = set()
+        self._calls: list[Any] = []
+        self._open: set[Any] = set()
 
     # -- set-up ------------------------------------------------------------------------
     def start(self) -> Server:
         from twisted.internet import reactor
 
-        site = server.Site(_Root(self))
+        site = server.Site(_Root(self))  # type: ignore[no-untyped-call]
         site.noisy = False
-        self._listening = reactor.listenTCP(0, site, interface="127.0.0.1")
+        reactor_any: Any = reactor
+        self._listening = reactor_any.listenTCP(0, site, interface="127.0.0.1")
         self.port = self._listening.getHost().port
         return self
 
@@ -114,7 +114,7 @@ class Server:
         return [p for _, h, p in self.log if host is None or h == host]
 
     # -- serving -----------------------------------------------------------------------
-    def _where(self, request: Request) -> tuple[str, str]:
+    def _where(self, request: Any) -> tuple[str, str]:
         uri = request.uri.decode("latin-1")
         if uri.startswith(("http://", "https://")):  # proxy request: absolute URI
             parts = urlsplit(uri)
@@ -127,7 +127,7 @@ class Server:
         host = host_header.rsplit(":", 1)[0] if not host_header.startswith("[") else host_header
         return host, uri
 
-    def _render(self, request: Request) -> bytes | int:
+    def _render(self, request: Any) -> bytes | int:
         host, path = self._where(request)
         self.hits[(host, path)] += 1
         self.log.append((time.monotonic(), host, path))
@@ -160,7 +160,8 @@ class Server:
             from twisted.internet import reactor
 
             self._open.add(request)
-            call = reactor.callLater(route.delay, self._answer, request, route)
+            reactor_any: Any = reactor
+            call = reactor_any.callLater(route.delay, self._answer, request, route)
             self._calls.append(call)
 
             def _gone(_: Any) -> None:
@@ -173,7 +174,7 @@ class Server:
         self._answer(request, route)
         return server.NOT_DONE_YET
 
-    def _answer(self, request: Request, route: Route) -> None:
+    def _answer(self, request: Any, route: Route) -> None:
         if request.finished or request.channel is None:
             return
         request.setResponseCode(route.status)
@@ -219,7 +220,7 @@ class Streamer:
         self.disconnected = False
         self.completed = False
 
-    def __call__(self, request: Request) -> Route:
+    def __call__(self, request: Any) -> Route:
         request.setResponseCode(200)
         request.setHeader("content-type", "text/plain")
         request.setHeader("content-length", str(len(self.body)))
@@ -235,7 +236,7 @@ class Streamer:
     def _lost(self, _: Any) -> None:
         self.disconnected = True
 
-    def _next(self, request: Request) -> None:
+    def _next(self, request: Any) -> None:
         if self.disconnected or self.completed:
             return
         if self.sent >= len(self.body):
@@ -254,7 +255,7 @@ class Streamer:
 
         waited = 0.0
         while not self.disconnected and not self.completed and waited < timeout:
-            await task.deferLater(reactor, 0.02, lambda: None)  # type: ignore[arg-type]
+            await task.deferLater(reactor, 0.02, lambda: None)
             waited += 0.02
 
 
@@ -288,7 +289,7 @@ def make_spider(name: str = "list", **attrs: Any) -> type:
 
     class ListSpider(scrapy.Spider):
         urls: ClassVar[list[str]] = []
-        custom_settings: ClassVar[dict[str, Any]] = {}
+        custom_settings = {}  # noqa: RUF012 - Scrapy reads it from the class
 
         def __init__(self, *args: Any, **kwargs: Any) -> None:
             super().__init__(*args, **kwargs)

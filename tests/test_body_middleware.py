@@ -10,7 +10,7 @@ from __future__ import annotations
 import gzip
 import zlib
 from collections.abc import Iterator
-from typing import Any, ClassVar
+from typing import Any
 
 import pytest
 import pytest_twisted
@@ -60,8 +60,6 @@ class BodySpider(scrapy.Spider):
     """Requests ``(url, meta, headers)`` and records each response or failure by URL."""
 
     name = "body"
-    custom_settings: ClassVar[dict[str, Any]] = {}
-
     def __init__(self, to_fetch: list[tuple[str, dict[str, Any], dict[str, str]]], **kw: Any):
         super().__init__(**kw)
         self.to_fetch = to_fetch
@@ -308,7 +306,7 @@ async def test_cached_responses_are_decoded_without_signals(server: Server, tmp_
     server.route(
         "/small.txt", body=gzip.compress(b"User-agent: *\n"), headers={"Content-Encoding": "gzip"}
     )
-    cache = {"HTTPCACHE_ENABLED": True, "HTTPCACHE_DIR": str(tmp_path / "cache")}
+    cache: dict[str, Any] = {"HTTPCACHE_ENABLED": True, "HTTPCACHE_DIR": str(tmp_path / "cache")}
     robots = ["/robots.txt", "/small.txt"]
     first = await fetch(server, robots=robots, **cache)
     second = await fetch(server, robots=robots, **cache)

@@ -18,6 +18,7 @@ from collections.abc import Iterator
 from dataclasses import dataclass, field
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -108,7 +109,7 @@ def fetch(*args: str) -> subprocess.CompletedProcess[str]:
     )
 
 
-def fetch_json(*args: str) -> tuple[int, dict[str, object]]:
+def fetch_json(*args: str) -> tuple[int, dict[str, Any]]:
     proc = fetch(*args, "--json")
     assert "Traceback" not in proc.stderr, proc.stderr
     return proc.returncode, json.loads(proc.stdout)

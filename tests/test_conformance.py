@@ -41,7 +41,7 @@ def _body(case: dict[str, Any]) -> bytes:
 
 @needs_spec
 def test_google_compliance_suite_verdicts_and_lines_all_agree() -> None:
-    disagreements = []
+    disagreements: list[tuple[object, ...]] = []
     total = 0
     for case in _spec_cases():
         robots = parse(_body(case))
@@ -68,7 +68,7 @@ def test_real_corpus_verdicts_and_matching_lines_all_agree() -> None:
     current = None
     robots = parse(b"")
     total = 0
-    disagreements = []
+    disagreements: list[tuple[object, ...]] = []
     for row in _corpus_rows():
         if row["domain"] != current:
             current = row["domain"]

@@ -119,12 +119,13 @@ def test_feed_returns_true_once_enough_was_decoded_then_ignores_input() -> None:
     st.sampled_from(["gzip", "deflate", "deflate-raw", "identity"]),
 )
 def test_any_chunking_gives_the_same_result(body: bytes, cuts: list[int], name: str) -> None:
-    encode = {
+    codecs: dict[str, Callable[[bytes], bytes]] = {
         "gzip": gzip.compress,
         "deflate": zlib.compress,
         "deflate-raw": raw_deflate,
-        "identity": lambda d: d,
-    }[name]
+        "identity": bytes,
+    }
+    encode = codecs[name]
     data = encode(body)
     decoder = BodyDecoder(name.split("-")[0], 2000)
     pos, i = 0, 0
@@ -378,7 +379,7 @@ def test_old_brotli_without_output_buffer_limit_is_not_used(
     def fake_import(name: str) -> Any:
         return modules[name]
 
-    monkeypatch.setattr(_decode.importlib, "import_module", fake_import)
+    monkeypatch.setattr("scrapy_gbot_robots._decode.importlib.import_module", fake_import)
     assert _decode._load_brotli() is None
 
 

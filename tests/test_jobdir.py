@@ -92,7 +92,7 @@ async def _until(condition: Any, timeout: float, what: str) -> None:
     while not condition():
         if waited > timeout:
             raise AssertionError(f"timed out waiting for {what}")
-        await task.deferLater(reactor, 0.05, lambda: None)  # type: ignore[arg-type]
+        await task.deferLater(reactor, 0.05, lambda: None)
         waited += 0.05
 
 

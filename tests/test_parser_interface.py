@@ -123,7 +123,13 @@ def test_unicode_url_as_bytes(parser_cls: type[RobotParser]) -> None:
     assert not rp.allowed("https://site.local/wiki/Käyttäjä:".encode(), b"*")
 
 
+def _needs_crawl_delay(parser_cls: type[RobotParser]) -> None:
+    if not hasattr(parser_cls, "crawl_delay"):  # Scrapy < 2.13's wrappers lack it
+        pytest.skip(f"{parser_cls.__name__} has no crawl_delay() in this Scrapy")
+
+
 def test_crawl_delay_set_and_unset(parser_cls: type[RobotParser]) -> None:
+    _needs_crawl_delay(parser_cls)
     body = b"User-agent: * \nDisallow: /disallowed \nAllow: /allowed \nCrawl-delay: 10"
     assert make(parser_cls, body).crawl_delay("*") == 10.0
     assert make(parser_cls, b"User-agent: *\nDisallow: /x\n").crawl_delay("*") is None
@@ -131,6 +137,7 @@ def test_crawl_delay_set_and_unset(parser_cls: type[RobotParser]) -> None:
 
 
 def test_crawl_delay_follows_the_agents_group(parser_cls: type[RobotParser]) -> None:
+    _needs_crawl_delay(parser_cls)
     # Each group has a rule: for Google only an allow/disallow line ends a run of user-agent
     # lines, so without one both agents would share one group (and its first delay).
     body = (

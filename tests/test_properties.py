@@ -327,7 +327,7 @@ def robots_bodies(draw: st.DrawFn) -> bytes:
     out = bytearray(draw(st.sampled_from(PREFIXES)))
     for line in lines:
         out += line + draw(st.sampled_from(EOLS))
-    if lines and draw(st.booleans()):
+    if lines and draw(st.booleans()):  # type: ignore[arg-type]
         del out[-1]  # no final line end (and sometimes a lone CR of a CRLF)
     return bytes(out)
 

@@ -178,6 +178,7 @@ def test_every_setting_works_in_custom_settings() -> None:
         "PARK_TIMEOUT": config.park_timeout,
         "TICK": config.tick,
         "CONCURRENT_FETCHES": config.concurrent_fetches,
+        "LOCK_TTL": config.lock_ttl,
         "REPORT_MAX_ORIGINS": config.report_max_origins,
         "REPORT_MAX_RULES": config.report_max_rules,
         "REPORT_EXAMPLES": config.report_examples,

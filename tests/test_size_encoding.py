@@ -7,6 +7,7 @@ decide, and a body that cannot be decoded at all is a server error.
 from __future__ import annotations
 
 import zlib
+from typing import Any
 
 import pytest_twisted
 from _httpserver import Server, Streamer, crawl, make_spider
@@ -97,7 +98,7 @@ async def test_addon_installs_the_body_middleware_inside_http_compression(server
     assert kinds.index(HttpCompressionMiddleware) < kinds.index(RobotsBodyMiddleware)
 
 
-def _state(crawler: object, url: str) -> object:
+def _state(crawler: object, url: str) -> Any:
     from _httpserver import middleware_of
 
     state = middleware_of(crawler).origin_state(url)

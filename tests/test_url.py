@@ -136,7 +136,6 @@ def test_what_the_slow_path_changes() -> None:
     cases = {
         "https://h/a b": "https://h/a%20b",
         "https://h/a|b": "https://h/a%7Cb",
-        "https://h/a\\b": "https://h/a/b",
         "https://h/x?a'b": "https://h/x?a%27b",
         "https://h/a\tb": "https://h/ab",
         " https://h/a ": "https://h/a",
@@ -146,6 +145,10 @@ def test_what_the_slow_path_changes() -> None:
     for raw, encoded in cases.items():
         assert not is_crawler_form(raw)
         assert crawler_url(raw) == encoded == safe_url_string(raw)
+    # A backslash: w3lib 2.2+ reads it as a slash, as browsers do; older w3lib encodes it.
+    assert not is_crawler_form("https://h/a\\b")
+    assert crawler_url("https://h/a\\b") == safe_url_string("https://h/a\\b")
+    assert crawler_url("https://h/a\\b") in ("https://h/a/b", "https://h/a%5Cb")
 
 
 def test_bytes_that_are_not_utf8_are_percent_encoded() -> None:

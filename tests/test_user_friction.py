@@ -85,8 +85,18 @@ async def test_bad_setting_value_is_one_error_line_and_no_request(
     assert done.returncode != 0
     assert len(errors) == 1, done.stderr[-3000:]
     assert setting in errors[0] and expected in errors[0]
-    assert "Traceback" not in done.stderr
+    if _scrapy_version() >= (2, 13):
+        # Older Scrapy runs on Twisted's default reactor, whose own stderr printer shows
+        # the traceback of an unhandled Deferred before any logging filter sees it.
+        assert "Traceback" not in done.stderr
     assert server.hits.total() == 0  # stopped before any request, robots.txt included
+
+
+def _scrapy_version() -> tuple[int, int]:
+    import scrapy
+
+    major, minor = scrapy.__version__.split(".")[:2]
+    return int(major), int(minor)
 
 
 @pytest_twisted.ensureDeferred

@@ -162,14 +162,20 @@ def run_fetch(url: str, token: str, timeout: float | None, verbose: bool) -> Fet
     class FetchSpider(Spider):
         name = "gbot-robots-fetch"
 
-        async def start(self) -> Any:
-            yield Request(
+        def _probe(self) -> Request:
+            return Request(
                 url,
                 meta={PROBE_META: True},
                 dont_filter=True,
                 callback=self.ignore,
                 errback=self.ignore,
             )
+
+        async def start(self) -> Any:
+            yield self._probe()
+
+        def start_requests(self) -> Any:  # Scrapy < 2.13 does not call start()
+            yield self._probe()
 
         def ignore(self, _: Any) -> None:
             return None

@@ -45,6 +45,9 @@ class DemoSpider(scrapy.Spider):
         # The site is up by now: spider_opened is sent before start() is iterated.
         yield scrapy.Request(self.site.main_url + "/")
 
+    def start_requests(self) -> Iterator[scrapy.Request]:  # Scrapy < 2.13 calls this instead
+        yield scrapy.Request(self.site.main_url + "/")
+
     def parse(self, response: Response) -> Iterator[scrapy.Request]:
         self.outcomes.crawled.append(response.url)
         if isinstance(response, TextResponse):

@@ -1,0 +1,269 @@
+"""A real ``redis-server`` for the tests: started on a free 127.0.0.1 port, killed by PID.
+
+No persistence (``--save "" --appendonly no``), its files in a temporary directory. A test
+can kill it mid-run (``kill()``: SIGKILL, as a crash) and start it again on the same port
+(``restart()``), which is how the outage tests take Redis away and bring it back.
+
+``missing()`` says why the Redis tests cannot run here (no ``redis-server``, no ``redis``
+client, no ``scrapy_redis``), so each test module skips with that reason.
+
+The crawl tests also need real crawler processes next to the test's reactor (which serves
+HTTP meanwhile): ``spawn()`` starts ``python -m scrapy ...`` with ``reactor.spawnProcess``,
+``CrawlProcess`` collects its output and kills it by PID, ``until()`` and ``finish()`` wait
+on conditions with a bound, and ``reap()`` kills whatever a failed test left running.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import importlib.util
+import os
+import shutil
+import signal
+import socket
+import subprocess
+import time
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+REDIS_SERVER = shutil.which("redis-server") or "/usr/bin/redis-server"
+
+
+def missing(*, scrapy_redis: bool = False) -> str | None:
+    """Why Redis tests cannot run here, or None when everything they need is present."""
+    if not os.access(REDIS_SERVER, os.X_OK):
+        return "redis-server is not installed (apt-get install redis-server)"
+    if importlib.util.find_spec("redis") is None:
+        return "the redis client is not installed (pip install redis)"
+    if scrapy_redis and importlib.util.find_spec("scrapy_redis") is None:
+        return "scrapy-redis is not installed (pip install scrapy-redis)"
+    return None
+
+
+def free_port() -> int:
+    """A TCP port on 127.0.0.1 that nothing listens on right now."""
+    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as sock:
+        sock.bind(("127.0.0.1", 0))
+        return int(sock.getsockname()[1])
+
+
+def _pong(port: int) -> bool:
+    try:
+        with socket.create_connection(("127.0.0.1", port), timeout=0.5) as sock:
+            sock.sendall(b"PING\r\n")
+            return sock.recv(64).startswith(b"+PONG")
+    except OSError:
+        return False
+
+
+class RedisServer:
+    """One ``redis-server`` process; ``port`` stays the same across ``restart()``."""
+
+    def __init__(self, directory: Path, port: int | None = None) -> None:
+        self.directory = directory
+        self.port = port or free_port()
+        self.process: subprocess.Popen[bytes] | None = None
+        self.starts = 0
+
+    @property
+    def url(self) -> str:
+        return f"redis://127.0.0.1:{self.port}/0"
+
+    @property
+    def pid(self) -> int | None:
+        return self.process.pid if self.process is not None else None
+
+    def start(self, timeout: float = 10.0) -> RedisServer:
+        """Start and wait (bounded) until it answers PING."""
+        if self.process is not None:
+            raise RuntimeError("already running")
+        self.directory.mkdir(parents=True, exist_ok=True)
+        self.starts += 1
+        log = self.directory / f"redis-{self.starts}.log"
+        args = [
+            REDIS_SERVER,
+            "--port", str(self.port),
+            "--bind", "127.0.0.1",
+            "--save", "",
+            "--appendonly", "no",
+            "--dir", str(self.directory),
+            "--daemonize", "no",
+            "--logfile", str(log),
+        ]  # fmt: skip
+        self.process = subprocess.Popen(
+            args,
+            stdin=subprocess.DEVNULL,
+            stdout=subprocess.DEVNULL,
+            stderr=subprocess.STDOUT,
+        )
+        deadline = time.monotonic() + timeout
+        while not _pong(self.port):
+            if self.process.poll() is not None or time.monotonic() > deadline:
+                self.kill()
+                text = log.read_text(errors="replace")[-2000:] if log.exists() else ""
+                raise RuntimeError(f"redis-server did not start on port {self.port}:\n{text}")
+            time.sleep(0.02)
+        return self
+
+    def kill(self) -> None:
+        """SIGKILL (a crash), then reap it."""
+        process, self.process = self.process, None
+        if process is None:
+            return
+        if process.poll() is None:
+            os.kill(process.pid, signal.SIGKILL)
+        with contextlib.suppress(subprocess.TimeoutExpired):
+            process.wait(timeout=5)
+
+    def stop(self, timeout: float = 5.0) -> None:
+        """SIGTERM, then SIGKILL when it has not exited within ``timeout``."""
+        process = self.process
+        if process is None:
+            return
+        if process.poll() is None:
+            os.kill(process.pid, signal.SIGTERM)
+            with contextlib.suppress(subprocess.TimeoutExpired):
+                process.wait(timeout=timeout)
+        self.kill()
+
+    def restart(self, timeout: float = 10.0) -> RedisServer:
+        """Start again on the same port (after ``kill()`` or ``stop()``)."""
+        self.kill()
+        return self.start(timeout)
+
+    def client(self) -> Any:
+        """A synchronous client (bytes replies) for the test's own checks."""
+        import redis
+
+        return redis.Redis(host="127.0.0.1", port=self.port, socket_timeout=5)
+
+
+@contextlib.contextmanager
+def running_redis(directory: Path) -> Iterator[RedisServer]:
+    """A started server, stopped at the end whatever happened."""
+    server = RedisServer(directory)
+    try:
+        server.start()
+        yield server
+    finally:
+        server.stop()
+
+
+def wait_until(condition: Any, timeout: float, what: str, step: float = 0.02) -> None:
+    """Block until ``condition()`` is true (bounded); for tests without a running reactor."""
+    deadline = time.monotonic() + timeout
+    while not condition():
+        if time.monotonic() > deadline:
+            raise AssertionError(f"timed out after {timeout} s waiting for {what}")
+        time.sleep(step)
+
+
+# -- crawler processes (the test's reactor keeps serving HTTP meanwhile) ---------------------
+
+
+class CrawlProcess:
+    """A ``scrapy`` subprocess whose output (stdout and stderr together) is collected."""
+
+    def __init__(self, name: str) -> None:
+        from twisted.internet import defer
+
+        self.name = name
+        self.output = bytearray()
+        self.ended: defer.Deferred[int] = defer.Deferred()
+        self.code: int | None = None
+        self.transport: Any = None
+
+    @property
+    def pid(self) -> int:
+        return int(self.transport.pid)
+
+    @property
+    def running(self) -> bool:
+        return self.code is None
+
+    def text(self) -> str:
+        return self.output.decode("utf-8", "replace")
+
+    def lines(self, marker: str) -> list[str]:
+        """The rest of each output line that contains ``marker`` (e.g. ``CRAWLED``)."""
+        out = []
+        for line in self.text().splitlines():
+            at = line.find(marker + " ")
+            if at >= 0:
+                out.append(line[at + len(marker) + 1 :].strip())
+        return out
+
+    def stats(self) -> dict[str, Any]:
+        """The crawl's stats, printed by the test spider as one ``STATS {json}`` line."""
+        import json
+
+        found = self.lines("STATS")
+        return dict(json.loads(found[-1])) if found else {}
+
+    def kill(self) -> None:
+        """SIGKILL by PID (a crash); a no-op once it has ended."""
+        if self.running and self.transport is not None:
+            with contextlib.suppress(OSError, ProcessLookupError):
+                self.transport.signalProcess("KILL")
+
+
+def spawn(name: str, args: list[str], env: dict[str, str], cwd: Path) -> CrawlProcess:
+    """Start ``python -m scrapy ARGS...`` in ``cwd`` under the test's reactor."""
+    import sys
+
+    from twisted.internet import protocol, reactor
+
+    proc = CrawlProcess(name)
+
+    class _Protocol(protocol.ProcessProtocol):
+        def outReceived(self, data: bytes) -> None:
+            proc.output += data
+
+        def errReceived(self, data: bytes) -> None:
+            proc.output += data
+
+        def processEnded(self, reason: Any) -> None:
+            code = getattr(reason.value, "exitCode", None)
+            proc.code = -1 if code is None else int(code)
+            proc.ended.callback(proc.code)
+
+    full_env = {**os.environ, "PYTHONUNBUFFERED": "1", **env}
+    reactor_any: Any = reactor
+    proc.transport = reactor_any.spawnProcess(
+        _Protocol(), sys.executable, [sys.executable, "-m", "scrapy", *args],
+        env=full_env, path=str(cwd),
+    )  # fmt: skip
+    return proc
+
+
+async def until(condition: Any, timeout: float, what: str, step: float = 0.05) -> None:
+    """Wait in the reactor (bounded) until ``condition()`` is true."""
+    from twisted.internet import reactor, task
+
+    deadline = time.monotonic() + timeout
+    while not condition():
+        if time.monotonic() > deadline:
+            raise AssertionError(f"timed out after {timeout} s waiting for {what}")
+        await task.deferLater(reactor, step, lambda: None)
+
+
+async def finish(proc: CrawlProcess, timeout: float) -> int:
+    """The exit code; on a timeout the process is killed and its log shown."""
+    try:
+        await until(lambda: not proc.running, timeout, f"{proc.name} to finish")
+    except AssertionError:
+        proc.kill()
+        raise AssertionError(
+            f"{proc.name} did not finish in {timeout} s:\n{proc.text()[-4000:]}"
+        ) from None
+    assert proc.code is not None
+    return proc.code
+
+
+async def reap(procs: list[CrawlProcess], timeout: float = 10.0) -> None:
+    """Kill whatever is still running (by PID) and wait until each has ended."""
+    for proc in procs:
+        proc.kill()
+    with contextlib.suppress(AssertionError):
+        await until(lambda: not any(p.running for p in procs), timeout, "killed processes")
