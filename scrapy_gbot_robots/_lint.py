@@ -232,6 +232,14 @@ def display(raw: bytes) -> str:
     return raw.decode("utf-8", "backslashreplace").translate(_CONTROL)
 
 
+def quoted(text: str) -> str:
+    """Text already made safe by :func:`display` / :func:`printable`, in quotes.
+
+    ``repr()`` would escape the backslashes of those escapes a second time (``'\\x7f'``).
+    """
+    return f"'{text}'"
+
+
 def printable(text: str) -> str:
     """A pattern (ASCII, but possibly with control bytes) made safe for a terminal."""
     return text.translate(_CONTROL)
@@ -433,7 +441,7 @@ def _cut(body: bytes, parsed: bytes, reports: Sequence[LineReport]) -> tuple[int
         )
         return last.number, (
             f"{total}: the cut falls inside line {last.number}, leaving "
-            f"{_short(display(last.text))!r}{still}; everything after it is ignored"
+            f"{quoted(_short(display(last.text)))}{still}; everything after it is ignored"
         )
     return line, f"{total}: the cut falls after line {line}; everything after it is ignored"
 
@@ -536,25 +544,30 @@ def _line_findings(r: LineReport, text: bytes, emit: _Emit) -> None:
             emit(
                 "GR206",
                 n,
-                f"unknown field {key!r}: Google ignores the line (it reads only user-agent, "
+                f"unknown field {quoted(key)}: Google ignores the line (it reads only user-agent, "
                 "allow, disallow and sitemap)",
             )
         return
 
     if r.typo:
-        emit("GR201", n, f"{key!r} is read as {canonical} (an accepted typo); write {canonical!r}")
+        emit(
+            "GR201",
+            n,
+            f"{quoted(key)} is read as {canonical} (an accepted typo); write {canonical!r}",
+        )
     elif not r.exact_key:
         emit(
             "GR208",
             n,
-            f"{key!r} is read as {canonical} because it starts with {canonical!r}; "
+            f"{quoted(key)} is read as {canonical} because it starts with {canonical!r}; "
             f"write {canonical!r}",
         )
     if not r.colon:
         emit(
             "GR202",
             n,
-            f"no ':' after {key!r}: Google accepts it because the line has exactly two tokens, "
+            f"no ':' after {quoted(key)}: Google accepts it because the line has exactly two "
+            "tokens, "
             f"other parsers may not; write '{canonical}: {_short(display(r.value), 40)}'",
         )
     if r.comment and r.value:
@@ -564,7 +577,7 @@ def _line_findings(r: LineReport, text: bytes, emit: _Emit) -> None:
                 "GR211",
                 n,
                 f"'#' starts a comment even inside a value: the value is read as "
-                f"{_short(display(r.value))!r}; write '%23' for a literal '#'",
+                f"{quoted(_short(display(r.value)))}; write '%23' for a literal '#'",
             )
 
     if r.kind in _RULES:
@@ -601,21 +614,21 @@ def _pattern_findings(r: LineReport, emit: _Emit) -> None:
         emit(
             "GR301",
             n,
-            f"{what} pattern {_short(value)!r} never matches: a path must start with '/' "
+            f"{what} pattern {quoted(_short(value))} never matches: a path must start with '/' "
             f"(or '*'); {hint}",
         )
     if "$" in pattern[:-1]:
         emit(
             "GR302",
             n,
-            f"'$' in the middle of {_short(pattern)!r} is a literal '$'; it anchors only as the "
-            "last character",
+            f"'$' in the middle of {quoted(_short(pattern))} is a literal '$'; it anchors only "
+            "as the last character",
         )
     if _normalised(r):
         emit(
             "GR303",
             n,
-            f"matched as {_short(pattern)!r}: non-ASCII bytes are %-encoded and %xx escapes "
+            f"matched as {quoted(_short(pattern))}: non-ASCII bytes are %-encoded and %xx escapes "
             "upper-cased; URLs are compared in their %-encoded form",
         )
 
@@ -624,7 +637,7 @@ def _agent_findings(r: LineReport, emit: _Emit) -> None:
     value = r.value
     if agent_is_global(value):
         if value != b"*":
-            emit("GR407", r.number, f"user-agent {display(value)!r} is read as '*'")
+            emit("GR407", r.number, f"user-agent {quoted(display(value))} is read as '*'")
         return
     token = agent_token(value)
     shown = display(value)
@@ -634,21 +647,21 @@ def _agent_findings(r: LineReport, emit: _Emit) -> None:
         emit(
             "GR406",
             r.number,
-            f"user-agent {shown!r} matches no crawler: '*' is the global agent only when it "
+            f"user-agent {quoted(shown)} matches no crawler: '*' is the global agent only when it "
             "stands alone",
         )
     elif not token:
         emit(
             "GR406",
             r.number,
-            f"user-agent {shown!r} matches no crawler: a product token is letters, '-' and "
+            f"user-agent {quoted(shown)} matches no crawler: a product token is letters, '-' and "
             "'_' (e.g. Googlebot-Image)",
         )
     elif token != shown.lower():
         emit(
             "GR407",
             r.number,
-            f"user-agent {shown!r} is read as the token {token!r} (only the leading letters, "
+            f"user-agent {quoted(shown)} is read as the token {token!r} (only the leading letters, "
             "'-' and '_' count)",
         )
 

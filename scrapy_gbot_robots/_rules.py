@@ -47,6 +47,9 @@ class Decision:
         return f"{self.directive}: {self.value}" if self.directive else ""
 
 
+_NO_DECISION = Decision(True, 0, "", "", "", "none")  # no rule matched, not even an empty one
+
+
 # A rule as the group walk yields it: (line, is_allow, normalised pattern, key, value as
 # written); line, key and value are only filled in when the caller reports lines.
 _Rule = tuple[int, bool, str, bytes, bytes]
@@ -182,7 +185,8 @@ class _AgentMatcher:
     * ``_wild``: the other rules, by priority, allow first on ties, each in one of a few
       shapes checked inline, only while they could still beat the best plain match.
 
-    Only what verdicts need is kept; ``decide`` rebuilds per-line detail on demand.
+    Only what verdicts need is kept; the first ``decide`` builds ``_detail`` (see
+    :func:`_build_detail`), so a crawl that never asks for lines never pays for it.
     """
 
     __slots__ = (
@@ -202,7 +206,7 @@ class _AgentMatcher:
 
     def __init__(self, allows: list[str], disallows: list[str], specific: bool) -> None:
         self.specific = specific
-        self._detail: list[_Rule] | None = None
+        self._detail: _Detail | None = None  # built by the first decide()
         # Built with C-level dict operations: a tie between allow and disallow goes to allow.
         plain = dict.fromkeys(disallows, False)
         plain.update(dict.fromkeys(allows, True))
@@ -286,35 +290,232 @@ class _AgentMatcher:
                 return not disallow
         return best_allow
 
-    def decide(self, path: str, rules: list[_Rule]) -> Decision:
-        """Replay Google's matcher over this agent's rules, keeping lines for the report."""
-        best = {True: (-1, 0), False: (-1, 0)}  # is_allow -> (priority, line)
-        chosen: dict[bool, tuple[str, bytes, bytes]] = {}
-        for line, allow, pattern, key, value in rules:
-            priority = _priority(path, pattern)
-            if priority < 0 and allow:
-                fallback = _index_htm_fallback(pattern)
-                if fallback is not None:
-                    pattern = fallback
-                    priority = _priority(path, fallback)
-            if priority > best[allow][0]:
-                best[allow] = (priority, line)
-                chosen[allow] = (pattern, key, value)
-        d_priority, a_priority = best[False][0], best[True][0]
-        disallowed = d_priority > a_priority if (d_priority > 0 or a_priority > 0) else False
-        winner_allow = not d_priority > a_priority
-        line = best[winner_allow][1]
-        if not line:
-            return Decision(not disallowed, 0, "", "", "", "none")
-        pattern, key, value = chosen[winner_allow]
-        return Decision(
-            allowed=not disallowed,
-            line=line,
-            directive=key.decode("utf-8", "backslashreplace"),
-            value=value.decode("utf-8", "backslashreplace"),
-            pattern=pattern,
-            group="agent" if self.specific else "global",
-        )
+    def decide(self, path: str, detail: _Detail) -> Decision:
+        """The :class:`Decision` for ``path``: exactly what :func:`_decide_reference` gives.
+
+        The winner is found as :meth:`allowed_path` finds the verdict (the same screens, the
+        longest plain prefix, then the wildcard rules while they could still beat it), but
+        ranked by the key ``2 * priority + is_allow`` (higher wins, so allow on equal
+        priority) and with the matching pattern's :class:`_Outcome` kept.  Google reports
+        the first rule in file order of the winner's kind whose pattern (or index.htm
+        fallback) matches with the winner's priority.  The wildcard patterns of one key are
+        tried in file order, so a wildcard winner is that rule; a plain winner's outcome
+        lists the wildcard patterns of its key that come before it (most often none).
+        """
+        plain, wild, root, none, group = detail
+        found = none
+        if path.startswith(self._prefilter):
+            if plain:
+                size = len(path)
+                get = plain.get
+                for length in self._lengths:
+                    if length <= size:
+                        hit = get(path[:length])
+                        if hit is not None:
+                            found = hit
+                            break
+        elif not path.endswith(self._tails):
+            for needle in self._needles:
+                if needle in path:
+                    break
+            else:  # as in allowed_path(): only the root rule can match
+                wild = ()
+        if found is none and root is not None:
+            found = root
+        if wild and path.startswith(self._wild_firsts):
+            best = found.key
+            size = len(path)
+            for key, shape, first, second, pieces, outcome in wild:
+                if key <= best:
+                    break
+                if not path.startswith(first):
+                    continue
+                if shape == _ONE:
+                    matched = path.find(second, len(first)) >= 0
+                elif shape == _ONE_END:
+                    matched = path.endswith(second) and size - len(second) >= len(first)
+                elif shape == _PREFIX:
+                    matched = True
+                elif shape == _EXACT:
+                    matched = size == len(first)
+                else:
+                    matched = wildcard_match(path, pieces, shape == _MANY_END)
+                if matched:
+                    found = outcome
+                    break
+        if found.count:  # a plain winner: wildcard patterns of its key, earlier in the file
+            for _, shape, first, second, pieces, outcome in found.earlier[: found.count]:
+                if path.startswith(first) and _shape_hit(path, shape, first, second, pieces):
+                    found = outcome
+                    break
+        decision = found.decision
+        if not isinstance(decision, Decision):  # built on first use: most rules never are
+            line, allow, pattern, key_, value = decision
+            decision = found.decision = Decision(
+                allow,
+                line,
+                key_.decode("utf-8", "backslashreplace"),
+                value.decode("utf-8", "backslashreplace"),
+                pattern,
+                group,
+            )
+        return decision
+
+
+class _Outcome:
+    """What the first rule of a pattern decides, for one key ``2 * priority + is_allow``.
+
+    ``decision`` is the rule as :func:`_walk_groups` gave it (its pattern replaced by the
+    index.htm fallback for one), made a :class:`Decision` on first use.  For a plain
+    pattern, the first ``count`` of ``earlier`` are the wildcard patterns of the same key
+    whose first rule comes before this one, in file order: when one matches too, its rule
+    is the one Google reports.
+    """
+
+    __slots__ = ("count", "decision", "earlier", "key")
+
+    def __init__(self, key: int, decision: Decision | _Rule) -> None:
+        self.key = key
+        self.decision = decision
+        self.earlier: tuple[_KeyedWild, ...] = ()
+        self.count = 0
+
+
+# A wildcard or anchored pattern for decide(): (key, shape, first piece, second piece,
+# pieces, outcome), in the shapes of _add_wild().
+_KeyedWild = tuple[int, int, str, str, tuple[str, ...], _Outcome]
+# What decide() needs beyond the verdict's state, built on an agent's first decide() only:
+# (plain patterns but "/" -> outcome, wildcard patterns by key then file order, the outcome
+# of "/" or None, the outcome when no pattern of positive priority matches, the group).
+_Detail = tuple[dict[str, _Outcome], tuple[_KeyedWild, ...], "_Outcome | None", _Outcome, Group]
+
+
+def _shape_hit(path: str, shape: int, first: str, second: str, pieces: tuple[str, ...]) -> bool:
+    """Whether a pattern in one of the shapes of :func:`_add_wild` matches (``first`` does)."""
+    if shape == _ONE:
+        return path.find(second, len(first)) >= 0
+    if shape == _ONE_END:
+        return path.endswith(second) and len(path) - len(second) >= len(first)
+    if shape == _PREFIX:
+        return True
+    if shape == _EXACT:
+        return len(path) == len(first)
+    return wildcard_match(path, pieces, shape == _MANY_END)
+
+
+def _build_detail(rules: list[_Rule], specific: bool) -> _Detail:
+    """Precompile an agent's rules, as :func:`_walk_groups` gives them, for ``decide``.
+
+    The patterns are merged and classified exactly as :class:`_AgentMatcher` does for its
+    verdicts (so its screens hold for them), each with the outcome of its first rule.
+    A plain winner only needs the wildcard patterns of its key before it: another plain
+    pattern of that key that matched would be equal to it (two plain prefixes of one
+    length), and a pattern that is a wildcard one in the file but merged into an allow here
+    cannot decide as a disallow (the allow, of the same length, would match too).
+    """
+    group: Group = "agent" if specific else "global"
+    outcomes: dict[tuple[int, str], _Outcome] = {}  # (key, pattern) -> its first rule's
+    empty: dict[bool, Decision] = {}
+    for rule in rules:
+        line, allow, pattern, key_, value = rule
+        if not pattern:  # priority 0: matches every path, decides only when nothing else does
+            if allow not in empty:
+                written = value.decode("utf-8", "backslashreplace")
+                directive = key_.decode("utf-8", "backslashreplace")
+                empty[allow] = Decision(True, line, directive, written, "", group)
+            continue
+        source: _Rule = rule
+        while True:
+            key = 2 * len(pattern) + allow
+            # A pattern that starts with neither "/" nor "*" never matches a path, nor "$".
+            if (key, pattern) not in outcomes and pattern[0] in "/*" and pattern != "$":
+                outcomes[key, pattern] = _Outcome(key, source)
+            if source is not rule or not allow or "/index.htm" not in pattern:
+                break
+            fallback = _index_htm_fallback(pattern)  # tried when the pattern fails; shorter
+            if fallback is None:
+                break
+            pattern = fallback
+            source = (line, allow, fallback, key_, value)
+    order = {id(outcome): at for at, outcome in enumerate(outcomes.values())}
+    # The patterns as _AgentMatcher has them: a pattern both allowed and disallowed is an
+    # allow (priority ties go to allow); "" never decides; "/" is its root rule.
+    merged = dict.fromkeys([rule[2] for rule in rules if not rule[1]], False)
+    merged.update(dict.fromkeys([rule[2] for rule in rules if rule[1]], True))
+    merged.pop("", None)
+    plain: dict[str, _Outcome] = {}
+    shapes: list[_Wild] = []
+    shaped: list[_Outcome] = []  # the outcome of each of shapes
+    for pattern, allow in merged.items():
+        while True:
+            outcome = outcomes.get((2 * len(pattern) + allow, pattern))
+            if outcome is not None:
+                if "*" in pattern or pattern[-1] == "$":
+                    _add_wild(pattern, allow, shapes)
+                    shaped.extend([outcome] * (len(shapes) - len(shaped)))
+                elif pattern != "/":
+                    plain[pattern] = outcome
+            if not allow or "/index.htm" not in pattern:
+                break
+            fallback = _index_htm_fallback(pattern)
+            if fallback is None:
+                break
+            pattern = fallback  # "/dir/$": no "/index.htm" in it, so the loop ends
+    wild = sorted(
+        (
+            (outcome.key, shape, first, second, pieces, outcome)
+            for (_, _, shape, first, second, pieces), outcome in zip(shapes, shaped, strict=True)
+        ),
+        key=lambda entry: (-entry[0], order[id(entry[5])]),  # key first, then file order
+    )
+    root = outcomes.get((2 + merged["/"], "/")) if "/" in merged else None
+    runs: dict[int, list[_KeyedWild]] = {}  # the wildcard patterns of each key, in file order
+    for entry in wild:
+        runs.setdefault(entry[0], []).append(entry)
+    shared = {key: (tuple(run), [order[id(e[5])] for e in run]) for key, run in runs.items()}
+    for outcome in [*plain.values(), *([root] if root is not None else [])]:
+        if outcome.key in shared:
+            outcome.earlier, orders = shared[outcome.key]
+            outcome.count = bisect_left(orders, order[id(outcome)])
+    # No positive match: an empty allow beats an empty disallow (0 > 0 is false), and an
+    # empty disallow alone is reported with the verdict still "allowed".
+    none = _Outcome(-1, empty.get(True) or empty.get(False) or _NO_DECISION)
+    return plain, tuple(wild), root, none, group
+
+
+def _decide_reference(path: str, rules: list[_Rule], specific: bool) -> Decision:
+    """Replay Google's matcher over an agent's rules, rule by rule: what ``decide`` gives.
+
+    The plain transcription of ``RobotsMatcher`` (each rule checked, the index.htm fallback
+    tried when an allow fails, ``matching_line()``), kept as the tests' reference.
+    """
+    best = {True: (-1, 0), False: (-1, 0)}  # is_allow -> (priority, line)
+    chosen: dict[bool, tuple[str, bytes, bytes]] = {}
+    for line, allow, pattern, key, value in rules:
+        priority = _priority(path, pattern)
+        if priority < 0 and allow:
+            fallback = _index_htm_fallback(pattern)
+            if fallback is not None:
+                pattern = fallback
+                priority = _priority(path, fallback)
+        if priority > best[allow][0]:
+            best[allow] = (priority, line)
+            chosen[allow] = (pattern, key, value)
+    d_priority, a_priority = best[False][0], best[True][0]
+    disallowed = d_priority > a_priority if (d_priority > 0 or a_priority > 0) else False
+    winner_allow = not d_priority > a_priority
+    line = best[winner_allow][1]
+    if not line:
+        return Decision(not disallowed, 0, "", "", "", "none")
+    pattern, key, value = chosen[winner_allow]
+    return Decision(
+        allowed=not disallowed,
+        line=line,
+        directive=key.decode("utf-8", "backslashreplace"),
+        value=value.decode("utf-8", "backslashreplace"),
+        pattern=pattern,
+        group="agent" if specific else "global",
+    )
 
 
 def _tail(entry: _Wild) -> str:
@@ -437,15 +638,35 @@ class RobotsTxt:
         return slash
 
     def decide(self, url: str, user_agent: str) -> Decision:
-        """The verdict with the deciding line; slower than :meth:`allowed`.
+        """The verdict with the deciding line.
 
         Like :meth:`allowed`, it expects a percent-encoded URL (see ``_url.crawler_url``).
+        The first call for an agent precompiles its rules with their lines (see
+        :func:`_build_detail`; nothing of it is built for :meth:`allowed` alone); later calls cost
+        about what :meth:`allowed` costs.
         """
-        matcher = self._matcher_for(user_agent)
-        if matcher._detail is None:
-            walked = _walk_groups(directives(self.body), _agent_key(user_agent))
-            matcher._detail = walked[1] if walked[0] else walked[2]
-        return matcher.decide(path_params_query(url), matcher._detail)
+        matcher = self._matcher
+        if user_agent != self._agent or matcher is None:
+            matcher = self._matcher_for(user_agent)
+        detail = matcher._detail
+        if detail is None:
+            specific, agent_rules, global_rules, _ = _walk_groups(
+                directives(self.body), _agent_key(user_agent)
+            )
+            detail = _build_detail(agent_rules if specific else global_rules, matcher.specific)
+            matcher._detail = detail
+        # The path as allowed() finds it: after the site prefix seen last, or the general way.
+        if url.startswith(self._site):
+            slash = len(self._site) - 1
+        else:
+            slash = self._path_start(url)
+            if slash < 0:
+                return matcher.decide(path_params_query(url), detail)
+        end = url.find("#", slash)
+        path = url[slash:end] if end >= 0 else url[slash:]
+        if "\0" in path:
+            path = path[: path.index("\0")]
+        return matcher.decide(path, detail)
 
     def names_agent(self, user_agent: str) -> bool:
         """Whether a group names this agent, which hides every ``*`` rule from it."""
