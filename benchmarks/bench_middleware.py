@@ -13,8 +13,9 @@ both middlewares log every forbidden request, and the log handlers would dominat
 Target: ours / built-in <= 1.0.
 
 "ours + report" is the same middleware built with ``GBOT_ROBOTS_REPORT`` (the audit report):
-every allowed check increments a counter, and every forbidden request also asks the engine
-for the deciding rule (``robots.decide()``). What it adds per request is printed as a
+its check is ``robots.decide()`` instead of ``allowed()`` (one pass that also names the
+deciding rule), every allowed check increments a counter, and every forbidden request
+counts its rule. What it adds per request is printed as a
 fraction of our middleware's own cost (target <= 10 %), over the crawl-like mix and over its
 forbidden requests alone; then the one-off costs: linting one robots.txt (once per distinct
 body) and writing a report whose tables are full (``GBOT_ROBOTS_REPORT_MAX_*`` defaults).
@@ -345,7 +346,7 @@ def main() -> None:
     pair = {"ours": ours, "ours + report": reporting}
     for label, subset, what in [
         ("allowed", passed, "a counter"),
-        ("forbidden", blocked, "robots.decide() and the rule's counters"),
+        ("forbidden", blocked, "the rule's counters"),
     ]:
         if not subset:
             continue

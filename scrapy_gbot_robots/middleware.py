@@ -24,7 +24,7 @@ import logging
 import os
 import pickle
 import re
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, NoReturn
 
 from pydispatch import dispatcher  # type: ignore[import-untyped]
 from scrapy import signals as scrapy_signals
@@ -66,7 +66,7 @@ from ._policy import (
 )
 from ._report import Hop, ReportCollector
 from ._report import write as write_report
-from ._rules import RobotsTxt
+from ._rules import Decision, RobotsTxt
 from ._settings import Config, ConfigError, configured_token, load, unknown_settings
 from ._sqlite import SqliteBacking, SqliteError
 from .body import TRUNCATED_FLAG
@@ -353,11 +353,23 @@ class GoogleRobotsTxtMiddleware:
             self._hits += 1
             # The marker has served its purpose: it must not travel with a copied meta.
             meta.pop(SCHEDULED, None)
-            if robots is None or robots.allowed(request.url, self._token_for(request)):
-                if self.report is not None:
-                    self.report.allowed(origin)
+            report = self.report
+            if robots is None:
+                if report is not None:
+                    report.allowed(origin)
                 return None
-            self._forbid(request, robots, self._token_for(request), origin)
+            token = self._token_for(request)
+            if report is None:
+                if robots.allowed(request.url, token):
+                    return None
+                self._forbid(request, robots, token, origin)
+            # With the report on, one decide() is the check: it costs what allowed() costs
+            # and names the deciding rule, so a forbidden request needs no second pass.
+            decision = robots.decide(request.url, token)
+            if decision.allowed:
+                report.allowed(origin)
+                return None
+            self._forbid(request, robots, token, origin, decision)
         return self._undecided(request, origin)
 
     def process_response(
@@ -374,14 +386,22 @@ class GoogleRobotsTxtMiddleware:
                         self.store.put(origin, updated)
         return response
 
-    def _forbid(self, request: Request, robots: RobotsTxt, token: str, origin: str) -> None:
+    def _forbid(
+        self,
+        request: Request,
+        robots: RobotsTxt,
+        token: str,
+        origin: str,
+        decision: Decision | None = None,
+    ) -> NoReturn:
         self.stats.inc_value("robotstxt/forbidden")
-        # Finding the deciding line costs more than the verdict: only when someone looks.
+        # Finding the deciding line costs a second pass: only when someone looks.
         log = self._debug and logger.isEnabledFor(logging.DEBUG)
         listeners = self._has_receivers(signals.request_forbidden)
         report = self.report
         if log or listeners or report is not None:
-            decision = robots.decide(request.url, token)
+            if decision is None:
+                decision = robots.decide(request.url, token)
             if report is not None:
                 report.forbidden(origin, request.url, decision)
             if log:
@@ -458,7 +478,6 @@ class GoogleRobotsTxtMiddleware:
                 self.report.allowed(origin)
             return True
         self._forbid(request, robots, token, origin)
-        return False  # unreachable: _forbid raises
 
     # -- parking --------------------------------------------------------------------------
     def _request_scheduled(self, request: Request, spider: Spider | None = None) -> None:
