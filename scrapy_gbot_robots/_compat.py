@@ -1,4 +1,6 @@
-"""Every Scrapy-version-dependent path, named by a flag that says why it exists.
+"""Every Scrapy-version-dependent path, and every Scrapy internal we lean on, in one place.
+
+Each is named by a flag or a function that says why it exists.
 
 The plugin supports Scrapy 2.11.2 and later (see pyproject's ``[tool.gbot-robots]`` notes and
 ``noxfile.py``). Code elsewhere tests these flags instead of scattering ``hasattr`` checks,
@@ -92,3 +94,18 @@ def fail_bootstrap(crawler: Any) -> None:
     (2.11) only count a crawler without a spider, and would exit 0 after a bad setting.
     """
     crawler.spider = None
+
+
+def reserve_download_slot(engine: Any, delta: int) -> None:
+    """Widen (``+1``) or narrow (``-1``) the downloader's global limit for one robots.txt fetch.
+
+    The engine stops feeding the downloader once ``len(downloader.active)`` reaches
+    ``CONCURRENT_REQUESTS``, and a robots.txt download sits in ``active`` like a page: with
+    ``GBOT_ROBOTS_CONCURRENT_FETCHES`` of them in flight, no page of an already-decided
+    origin would be downloaded until they end. Robots.txt downloads have their own budget,
+    so each one widens the limit while it runs. A limit of 0 (unlimited) is left alone.
+    """
+    downloader: Any = getattr(engine, "downloader", None)
+    limit = getattr(downloader, "total_concurrency", 0)
+    if isinstance(limit, int) and limit > 0 and limit + delta > 0:
+        downloader.total_concurrency = limit + delta

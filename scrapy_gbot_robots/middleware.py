@@ -48,6 +48,7 @@ from ._compat import (
     engine_scheduler,
     engine_slot,
     fail_bootstrap,
+    reserve_download_slot,
 )
 from ._gate import Gate, ParkReason
 from ._meta import BOUNCED, DONT_OBEY, FETCH_META, SCHEDULED, SEEN, USER_AGENT_META
@@ -818,6 +819,8 @@ class GoogleRobotsTxtMiddleware:
     async def _fetch(self, origin: str) -> None:
         """The gate's fetch: decide the origin's state, then report back exactly once."""
         recheck_at: float | None = None
+        engine = self.crawler.engine
+        reserve_download_slot(engine, +1)  # robots.txt has its own budget, pages keep theirs
         try:
             if self.backing is None:
                 await self._download_and_decide(origin)
@@ -836,6 +839,7 @@ class GoogleRobotsTxtMiddleware:
             except Exception:  # the report or a signal handler: the state is stored already
                 logger.exception("Error while recording robots.txt of %s", origin)
         finally:
+            reserve_download_slot(engine, -1)
             self._chains.pop(origin, None)
             self.gate.fetch_done(origin, self.clock(), recheck_at=recheck_at)
 

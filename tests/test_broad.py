@@ -47,3 +47,30 @@ async def test_fetch_budget_bounds_robots_downloads_in_flight_and_loses_nothing(
     assert stats["robotstxt/deferred"] == 3 * len(origins)
     assert stats["robotstxt/undeferred"] == 3 * len(origins)
     assert stats["finish_reason"] == "finished"
+
+
+@pytest_twisted.ensureDeferred
+async def test_decided_origins_keep_their_page_slots_while_the_budget_is_full(
+    server: Server,
+) -> None:
+    """Robots.txt downloads must not take CONCURRENT_REQUESTS from pages of decided sites."""
+    import time
+
+    server.route("/robots.txt", host="ok.test", body=b"User-agent: *\nDisallow: /private/\n")
+    for host in ("slow1.test", "slow2.test"):
+        server.route("/robots.txt", host=host, delay=3.0, body=b"User-agent: *\n")
+    pages = [server.url(f"/p{i}", "ok.test") for i in range(10)]
+    slow = [server.url("/a", "slow1.test"), server.url("/a", "slow2.test")]
+    start = time.monotonic()
+    crawler = await crawl(
+        make_spider(urls=[pages[0], *slow, *pages[1:]]),
+        # The budget defaults to CONCURRENT_REQUESTS: both slots go to the slow files.
+        {"CONCURRENT_REQUESTS": 2, "CONCURRENT_REQUESTS_PER_DOMAIN": 2},
+    )
+    assert sorted(crawler.spider.crawled) == sorted(pages + slow)
+    ok_times = [
+        t - start for t, host, path in server.log if host == "ok.test" and path != "/robots.txt"
+    ]
+    assert len(ok_times) == 10
+    assert max(ok_times) < 2.5  # all crawled while both slow robots.txt were still in flight
+    assert server.max_inflight["/robots.txt"] == 2
