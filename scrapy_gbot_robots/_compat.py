@@ -2,9 +2,10 @@
 
 Each is named by a flag or a function that says why it exists.
 
-The plugin supports Scrapy 2.11.2 and later (see pyproject's ``[tool.gbot-robots]`` notes and
-``noxfile.py``). Code elsewhere tests these flags instead of scattering ``hasattr`` checks,
-as scrapy-zyte-api's ``utils.py`` does, so dropping an old version is deleting a branch here.
+The plugin supports Scrapy 2.11.2 and later (pyproject's ``[tool.gbot-robots.ci]`` table
+lists the versions CI tests, and why). Code elsewhere tests these flags instead of scattering
+``hasattr`` checks, as scrapy-zyte-api's ``utils.py`` does, so dropping an old version is
+deleting a branch here.
 """
 
 from __future__ import annotations
