@@ -68,6 +68,8 @@ from collections.abc import Iterator
 from dataclasses import dataclass, field
 from typing import Any, TextIO
 
+from _common import http_response  # benchmarks/ is sys.path[0] when run as a script
+
 SUFFIX = ".broad.test"
 ROBOTS_TXT = b"User-agent: *\nDisallow: /private/\n"
 RESOLVER = "_broad_resolver.BroadResolver"
@@ -122,22 +124,16 @@ def _cpu_seconds() -> float:
 # --------------------------------------------------------------------------- server process
 
 
-def _response(status: bytes, body: bytes, content_type: bytes) -> bytes:
-    head = (
-        b"HTTP/1.1 " + status + b"\r\nContent-Type: " + content_type
-        + b"\r\nContent-Length: " + str(len(body)).encode() + b"\r\n\r\n"
-    )  # fmt: skip
-    return head + body
 
 
-ROBOTS_RESPONSE = _response(b"200 OK", ROBOTS_TXT, b"text/plain")
-PAGE_RESPONSE = _response(
+ROBOTS_RESPONSE = http_response(b"200 OK", ROBOTS_TXT, b"text/plain")
+PAGE_RESPONSE = http_response(
     b"200 OK",
     b"<html><head><title>broad</title></head><body><p>A page of the broad crawl benchmark.</p>"
     b"</body></html>",
     b"text/html; charset=utf-8",
 )
-NOT_FOUND = _response(b"404 Not Found", b"not found", b"text/plain")
+NOT_FOUND = http_response(b"404 Not Found", b"not found", b"text/plain")
 
 
 @dataclass

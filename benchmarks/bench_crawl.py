@@ -26,6 +26,8 @@ import time
 from typing import Any
 from urllib.parse import urlsplit
 
+from _common import http_response  # benchmarks/ is sys.path[0] when run as a script
+
 #: Realistic rules that match none of the benchmark's pages, so every mode crawls the same set.
 ROBOTS_TXT = """\
 # robots.txt of a benchmark origin
@@ -69,12 +71,6 @@ CRAWL_SETTINGS: dict[str, Any] = {
 # --------------------------------------------------------------------------- server process
 
 
-def _response(status: bytes, body: bytes, content_type: bytes) -> bytes:
-    head = (
-        b"HTTP/1.1 " + status + b"\r\nContent-Type: " + content_type
-        + b"\r\nContent-Length: " + str(len(body)).encode() + b"\r\n\r\n"
-    )  # fmt: skip
-    return head + body
 
 
 def _site(pages: int) -> dict[bytes, bytes]:
@@ -83,19 +79,21 @@ def _site(pages: int) -> dict[bytes, bytes]:
     links = "".join(f'<li><a href="/p/{i}.html">page {i}</a></li>' for i in range(1, pages))
     html = b"text/html; charset=utf-8"
     site = {
-        b"/robots.txt": _response(b"200 OK", ROBOTS_TXT.encode(), b"text/plain"),
-        b"/": _response(b"200 OK", f"<html><body><ul>{links}</ul></body></html>".encode(), html),
+        b"/robots.txt": http_response(b"200 OK", ROBOTS_TXT.encode(), b"text/plain"),
+        b"/": http_response(
+            b"200 OK", f"<html><body><ul>{links}</ul></body></html>".encode(), html
+        ),
     }
     for i in range(1, pages):
         body = f"<html><head><title>page {i}</title></head><body>{filler}</body></html>"
-        site[f"/p/{i}.html".encode()] = _response(b"200 OK", body.encode(), html)
+        site[f"/p/{i}.html".encode()] = http_response(b"200 OK", body.encode(), html)
     return site
 
 
 class _Http(asyncio.Protocol):
     """Just enough HTTP/1.1 for Scrapy's keep-alive GETs: find each head, write the answer."""
 
-    not_found = _response(b"404 Not Found", b"not found", b"text/plain")
+    not_found = http_response(b"404 Not Found", b"not found", b"text/plain")
 
     def __init__(self, site: dict[bytes, bytes]) -> None:
         self.site = site

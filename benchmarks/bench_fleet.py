@@ -59,6 +59,8 @@ from collections import Counter
 from collections.abc import Iterator
 from typing import Any
 
+from _common import http_response  # benchmarks/ is sys.path[0] when run as a script
+
 SUFFIX = ".broad.test"
 RESOLVER = "_broad_resolver.BroadResolver"
 ROBOTS_TXT = b"User-agent: *\nDisallow: /private/\n"
@@ -85,23 +87,17 @@ CRAWL_SETTINGS: dict[str, Any] = {
 # --------------------------------------------------------------------------- server process
 
 
-def _response(status: bytes, body: bytes, content_type: bytes) -> bytes:
-    head = (
-        b"HTTP/1.1 " + status + b"\r\nContent-Type: " + content_type
-        + b"\r\nContent-Length: " + str(len(body)).encode() + b"\r\n\r\n"
-    )  # fmt: skip
-    return head + body
 
 
-ROBOTS_RESPONSE = _response(b"200 OK", ROBOTS_TXT, b"text/plain")
-PAGE_RESPONSE = _response(
+ROBOTS_RESPONSE = http_response(b"200 OK", ROBOTS_TXT, b"text/plain")
+PAGE_RESPONSE = http_response(
     b"200 OK",
     b"<html><head><title>fleet</title></head><body>"
     + b"<p>A page of the fleet benchmark.</p>" * 20
     + b"</body></html>",
     b"text/html; charset=utf-8",
 )
-NOT_FOUND = _response(b"404 Not Found", b"not found", b"text/plain")
+NOT_FOUND = http_response(b"404 Not Found", b"not found", b"text/plain")
 
 
 class _Http(asyncio.Protocol):

@@ -287,7 +287,7 @@ def test_check_directory_instead_of_file(tmp_path: Path) -> None:
 def test_check_missing_urls_file(google: Path, tmp_path: Path) -> None:
     proc = run("check", str(google), "-u", "Googlebot", "--urls", str(tmp_path / "u.txt"))
     assert proc.returncode == 2
-    assert "URL file not found" in proc.stderr
+    assert "file of URLs not found" in proc.stderr
     no_traceback(proc)
 
 

@@ -24,16 +24,8 @@ from typing import Any
 import pytest
 import pytest_twisted
 from _httpserver import Route, Server
-from _redisserver import (
-    CrawlProcess,
-    RedisServer,
-    finish,
-    missing,
-    reap,
-    running_redis,
-    spawn,
-    until,
-)
+from _procs import CrawlProcess, finish, reap, spawn, until
+from _redisserver import RedisServer, missing, running_redis
 
 REASON = missing(scrapy_redis=True)
 pytestmark = pytest.mark.skipif(REASON is not None, reason=str(REASON))

@@ -8,16 +8,13 @@ behind a slow robots.txt and behind one that answered 503.
 from __future__ import annotations
 
 import json
-import os
-import signal
 import sys
 from pathlib import Path
-from typing import Any
 
 import pytest
 import pytest_twisted
 from _httpserver import Server
-from twisted.internet import defer, protocol, task
+from _procs import CrawlProcess, finish, spawn, until
 
 SPIDER = '''
 import json, os
@@ -48,27 +45,9 @@ class PauseSpider(scrapy.Spider):
 RULES = b"User-agent: *\nDisallow: /private/\n"
 
 
-class _Collect(protocol.ProcessProtocol):
-    def __init__(self) -> None:
-        self.output = bytearray()
-        self.ended: defer.Deferred[int] = defer.Deferred()
-
-    def outReceived(self, data: bytes) -> None:
-        self.output += data
-
-    def errReceived(self, data: bytes) -> None:
-        self.output += data
-
-    def processEnded(self, reason: Any) -> None:
-        self.ended.callback(getattr(reason.value, "exitCode", -1))
-
-
-def _run(tmp: Path, jobdir: Path) -> tuple[_Collect, Any]:
-    from twisted.internet import reactor
-
-    proc = _Collect()
+def _run(tmp: Path, jobdir: Path) -> CrawlProcess:
     args = [
-        sys.executable, "-m", "scrapy", "runspider", str(tmp / "pause_spider.py"),
+        "runspider", str(tmp / "pause_spider.py"),
         "-s", f"JOBDIR={jobdir}",
         "-s", "ROBOTSTXT_OBEY=True",
         "-s", 'ADDONS={"scrapy_gbot_robots.Addon": 0}',
@@ -79,35 +58,7 @@ def _run(tmp: Path, jobdir: Path) -> tuple[_Collect, Any]:
         "-s", "LOG_LEVEL=INFO",
         "-s", "CLOSESPIDER_TIMEOUT=60",
     ]  # fmt: skip
-    env = {**os.environ, "START_URLS": str(tmp / "start.json"), "PYTHONUNBUFFERED": "1"}
-    reactor_any: Any = reactor
-    transport = reactor_any.spawnProcess(proc, sys.executable, args, env=env, path=str(tmp))
-    return proc, transport
-
-
-async def _until(condition: Any, timeout: float, what: str) -> None:
-    from twisted.internet import reactor
-
-    waited = 0.0
-    while not condition():
-        if waited > timeout:
-            raise AssertionError(f"timed out waiting for {what}")
-        await task.deferLater(reactor, 0.05, lambda: None)
-        waited += 0.05
-
-
-async def _finish(proc: _Collect, timeout: float, transport: Any) -> int:
-    """The exit code; on a timeout the process is killed and its log shown."""
-    from twisted.internet import reactor
-
-    d = proc.ended
-    d.addTimeout(timeout, reactor)
-    try:
-        return int(await d)
-    except defer.TimeoutError:
-        transport.signalProcess(signal.SIGKILL)
-        log = proc.output.decode("utf-8", "replace")
-        raise AssertionError(f"scrapy did not finish in {timeout} s:\n{log[-4000:]}") from None
+    return spawn("crawl", args, {"START_URLS": str(tmp / "start.json")}, tmp)
 
 
 @pytest.mark.skipif(sys.platform == "win32", reason="SIGINT pause is POSIX")
@@ -133,8 +84,8 @@ async def test_sigint_pause_then_resume_crawls_every_parked_page_exactly_once(
         jobdir = tmp_path / "job"
 
         # Run 1: pause while slow's robots.txt is in flight and flaky's answered 503.
-        proc, transport = _run(tmp_path, jobdir)
-        await _until(
+        proc = _run(tmp_path, jobdir)
+        await until(
             lambda: healthy.count("/h1") + healthy.count("/h2") == 2
             and slow.count("/robots.txt") == 1
             and flaky.count("/robots.txt") == 1
@@ -142,18 +93,18 @@ async def test_sigint_pause_then_resume_crawls_every_parked_page_exactly_once(
             30,
             "run 1 to park its requests",
         )
-        transport.signalProcess(signal.SIGINT)
-        await _finish(proc, 60, transport)
-        log1 = proc.output.decode("utf-8", "replace")
+        proc.signal("INT")  # Ctrl-C: Scrapy's graceful pause
+        await finish(proc, 60)
+        log1 = proc.text()
         assert "Kept 6 parked requests" in log1, log1[-3000:]
         assert all(slow.count(p) == 0 for p in ("/s1", "/s2"))
         assert all(flaky.count(p) == 0 for p in ("/f1", "/f2"))
 
         # Run 2, same JOBDIR: the flaky site answers now.
         flaky.route("/robots.txt", body=RULES)
-        proc, transport = _run(tmp_path, jobdir)
-        code = await _finish(proc, 60, transport)
-        log2 = proc.output.decode("utf-8", "replace")
+        proc = _run(tmp_path, jobdir)
+        code = await finish(proc, 60)
+        log2 = proc.text()
         assert code == 0, log2[-3000:]
         assert "Resuming 6 parked requests" in log2, log2[-3000:]
         for site, srv in (("healthy", healthy), ("slow", slow), ("flaky", flaky)):

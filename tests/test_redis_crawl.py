@@ -18,16 +18,8 @@ from typing import Any
 import pytest
 import pytest_twisted
 from _httpserver import BASE_SETTINGS, Route, Server, middleware_of
-from _redisserver import (
-    CrawlProcess,
-    RedisServer,
-    finish,
-    missing,
-    reap,
-    running_redis,
-    spawn,
-    until,
-)
+from _procs import CrawlProcess, finish, reap, spawn, until
+from _redisserver import RedisServer, missing, running_redis
 
 pytestmark = pytest.mark.skipif(missing() is not None, reason=str(missing()))
 

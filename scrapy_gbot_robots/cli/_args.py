@@ -124,19 +124,27 @@ def _version() -> str:
 # ----------------------------------------------------------------------------- inputs
 
 
-def read_robots(path: str, stdin: IO[bytes]) -> bytes:
-    """The robots.txt body from a file, or from stdin for ``-``."""
+def read_input(path: str, stdin: IO[bytes], what: str) -> bytes:
+    """The bytes of a file, or of stdin for ``-``; a problem is one usage-error line.
+
+    ``what`` names the file for the messages: "robots.txt file", "file of URLs".
+    """
     if path == "-":
         return stdin.read()
     try:
         with open(path, "rb") as fh:
             return fh.read()
     except FileNotFoundError:
-        raise UsageError(f"robots.txt file not found: {path!r}") from None
+        raise UsageError(f"{what} not found: {path!r}") from None
     except IsADirectoryError:
-        raise UsageError(f"{path!r} is a directory, not a robots.txt file") from None
+        raise UsageError(f"{path!r} is a directory, not a {what}") from None
     except OSError as exc:
         raise UsageError(f"cannot read {path!r}: {exc.strerror or exc}") from None
+
+
+def read_robots(path: str, stdin: IO[bytes]) -> bytes:
+    """The robots.txt body from a file, or from stdin for ``-``."""
+    return read_input(path, stdin, "robots.txt file")
 
 
 @dataclass(frozen=True, slots=True)
@@ -158,18 +166,7 @@ def read_url_file(path: str, stdin: IO[bytes]) -> list[UrlInput]:
     No line is rejected here: whatever a line holds, Google's parser gives it a verdict, and
     ``check`` warns about the lines that are not absolute URLs or not UTF-8.
     """
-    if path == "-":
-        raw = stdin.read()
-    else:
-        try:
-            with open(path, "rb") as fh:
-                raw = fh.read()
-        except FileNotFoundError:
-            raise UsageError(f"URL file not found: {path!r}") from None
-        except IsADirectoryError:
-            raise UsageError(f"{path!r} is a directory, not a file of URLs") from None
-        except OSError as exc:
-            raise UsageError(f"cannot read {path!r}: {exc.strerror or exc}") from None
+    raw = read_input(path, stdin, "file of URLs")
     name = "<stdin>" if path == "-" else path
     urls = []
     for n, line in enumerate(raw.splitlines(), 1):

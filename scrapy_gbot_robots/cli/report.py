@@ -12,7 +12,7 @@ import json
 from typing import IO, Any
 
 from .. import _lint
-from ._args import EXIT_OK, Command, IOStreams, UsageError
+from ._args import EXIT_OK, Command, IOStreams, UsageError, read_input
 from ._render import Cell, Painter, colour_wanted, plural, render_table, short
 
 SCHEMA = "gbot-robots-report/1"  # the one version this command reads (see _report.SCHEMA)
@@ -52,18 +52,7 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
 
 def load_report(path: str, stdin: IO[bytes]) -> dict[str, Any]:
     """The report, checked to be one this version reads; any problem is a usage error."""
-    try:
-        if path == "-":
-            raw = stdin.read()
-        else:
-            with open(path, "rb") as fh:
-                raw = fh.read()
-    except FileNotFoundError:
-        raise UsageError(f"report file not found: {path!r}") from None
-    except IsADirectoryError:
-        raise UsageError(f"{path!r} is a directory, not a report file") from None
-    except OSError as exc:
-        raise UsageError(f"cannot read {path!r}: {exc.strerror or exc}") from None
+    raw = read_input(path, stdin, "report file")
     try:
         data = json.loads(raw)
     except ValueError:
