@@ -53,3 +53,14 @@ class BroadResolver:
             return defer.succeed(ADDRESS)
         BroadResolver.refused += 1
         return defer.fail(DNSLookupError(f"{name}: only *{SUFFIX} resolves in this benchmark"))
+
+
+def resolver_setting() -> dict[str, str]:
+    """The crawl setting that installs this resolver, under the name this Scrapy reads.
+
+    Scrapy 2.19 renamed ``DNS_RESOLVER`` to ``TWISTED_DNS_RESOLVER`` and deprecates the old name.
+    """
+    from scrapy.settings import default_settings
+
+    new = hasattr(default_settings, "TWISTED_DNS_RESOLVER")
+    return {("TWISTED_DNS_RESOLVER" if new else "DNS_RESOLVER"): f"{__name__}.BroadResolver"}

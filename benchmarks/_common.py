@@ -9,10 +9,11 @@ from __future__ import annotations
 import importlib
 import statistics
 import sys
-from collections.abc import Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from types import ModuleType
+from typing import Any
 
 BENCH_DIR = Path(__file__).resolve().parent
 REPO_ROOT = BENCH_DIR.parent
@@ -162,3 +163,49 @@ def http_response(status: bytes, body: bytes, content_type: bytes) -> bytes:
         + b"\r\nContent-Length: " + str(len(body)).encode() + b"\r\n\r\n"
     )  # fmt: skip
     return head + body
+
+
+def alternating_rounds(modes: Sequence[str], rounds: int, warmup: bool) -> list[tuple[int, str]]:
+    """``(round, mode)`` in run order; round 0 is an untimed warm-up.
+
+    Each round reverses the previous one's order, so no mode always runs first on a machine
+    whose speed drifts.
+    """
+    schedule = [(0, modes[0])] if warmup else []
+    for r in range(rounds):
+        schedule += [(r + 1, m) for m in (modes if r % 2 == 0 else modes[::-1])]
+    return schedule
+
+
+def url_list_spider(
+    name: str,
+    urls: Callable[[], Iterable[str]],
+    page: Callable[[Any], None],
+    failed: Callable[[Any], None],
+) -> type:
+    """A spider that requests ``urls()`` and hands each response or failure to a counter.
+
+    Scrapy is imported here, not at the top, so the scripts can still say what is missing.
+    """
+    import scrapy
+
+    class UrlListSpider(scrapy.Spider):
+        def _requests(self) -> Iterator[Any]:
+            for url in urls():
+                yield scrapy.Request(url, callback=self.page, errback=self.failed)
+
+        async def start(self) -> Any:  # Scrapy >= 2.13
+            for request in self._requests():
+                yield request
+
+        def start_requests(self) -> Any:  # older Scrapy
+            return self._requests()
+
+        def page(self, response: Any) -> None:
+            page(response)
+
+        def failed(self, failure: Any) -> None:
+            failed(failure)
+
+    UrlListSpider.name = name
+    return UrlListSpider

@@ -68,11 +68,13 @@ from collections.abc import Iterator
 from dataclasses import dataclass, field
 from typing import Any, TextIO
 
-from _common import http_response  # benchmarks/ is sys.path[0] when run as a script
+from _common import (  # benchmarks/ is sys.path[0] when run as a script
+    http_response,
+    url_list_spider,
+)
 
 SUFFIX = ".broad.test"
 ROBOTS_TXT = b"User-agent: *\nDisallow: /private/\n"
-RESOLVER = "_broad_resolver.BroadResolver"
 
 MODES: dict[str, dict[str, Any]] = {
     "addon": {"ROBOTSTXT_OBEY": True, "ADDONS": {"scrapy_gbot_robots.Addon": 0}},
@@ -122,8 +124,6 @@ def _cpu_seconds() -> float:
 
 
 # --------------------------------------------------------------------------- server process
-
-
 
 
 ROBOTS_RESPONSE = http_response(b"200 OK", ROBOTS_TXT, b"text/plain")
@@ -361,41 +361,28 @@ def _crawl(cfg: dict[str, Any]) -> None:
     import scrapy
 
     # benchmarks/ is sys.path[0] when this file runs as a script
-    from _broad_resolver import BroadResolver
+    from _broad_resolver import BroadResolver, resolver_setting
     from scrapy import signals
     from scrapy.crawler import CrawlerProcess
     from scrapy.exceptions import IgnoreRequest
-    from scrapy.settings import default_settings
 
     timing: dict[str, float] = {}
     counts: Counter[str] = Counter()
     reasons: Counter[str] = Counter()
 
-    class BroadSpider(scrapy.Spider):
-        name = "broad"
+    def page(response: Any) -> None:
+        counts["disallowed_crawled" if "/private/" in response.url else "pages"] += 1
 
-        def _requests(self) -> Iterator[Any]:
-            for url in _start_urls(cfg):
-                yield scrapy.Request(url, callback=self.page, errback=self.failed)
+    def failed(failure: Any) -> None:
+        request = getattr(failure, "request", None)
+        private = request is not None and "/private/" in request.url
+        if failure.check(IgnoreRequest) and "Forbidden by robots.txt" in str(failure.value):
+            counts["forbidden" if private else "forbidden_allowed_page"] += 1
+            return
+        counts["failed"] += 1
+        reasons[f"{type(failure.value).__name__}: {str(failure.value)[:100]}"] += 1
 
-        async def start(self) -> Any:  # Scrapy >= 2.13
-            for request in self._requests():
-                yield request
-
-        def start_requests(self) -> Any:  # older Scrapy
-            return self._requests()
-
-        def page(self, response: Any) -> None:
-            counts["disallowed_crawled" if "/private/" in response.url else "pages"] += 1
-
-        def failed(self, failure: Any) -> None:
-            request = getattr(failure, "request", None)
-            private = request is not None and "/private/" in request.url
-            if failure.check(IgnoreRequest) and "Forbidden by robots.txt" in str(failure.value):
-                counts["forbidden" if private else "forbidden_allowed_page"] += 1
-                return
-            counts["failed"] += 1
-            reasons[f"{type(failure.value).__name__}: {str(failure.value)[:100]}"] += 1
+    spider_cls = url_list_spider("broad", lambda: _start_urls(cfg), page, failed)
 
     def engine_started() -> None:
         timing["start"] = time.perf_counter()
@@ -405,11 +392,6 @@ def _crawl(cfg: dict[str, Any]) -> None:
         timing["end"] = time.perf_counter()
         timing["end_cpu"] = time.process_time()
 
-    resolver_setting = (
-        "TWISTED_DNS_RESOLVER"  # Scrapy >= 2.19 deprecates DNS_RESOLVER for it
-        if hasattr(default_settings, "TWISTED_DNS_RESOLVER")
-        else "DNS_RESOLVER"
-    )
     mode = cfg["mode"]
     settings: dict[str, Any] = {
         **CRAWL_SETTINGS,
@@ -417,14 +399,14 @@ def _crawl(cfg: dict[str, Any]) -> None:
         "CONCURRENT_REQUESTS_PER_DOMAIN": cfg["per_domain"],
         "DOWNLOAD_TIMEOUT": cfg["download_timeout"],
         "CLOSESPIDER_TIMEOUT": cfg["timeout"],
-        resolver_setting: RESOLVER,
+        **resolver_setting(),
         **cfg["extra"],
         **MODES[mode],
     }
     if mode == "addon" and cfg["budget"] is not None:
         settings["GBOT_ROBOTS_CONCURRENT_FETCHES"] = cfg["budget"]
     process = CrawlerProcess(settings)
-    crawler = process.create_crawler(BroadSpider)
+    crawler = process.create_crawler(spider_cls)
     crawler.signals.connect(engine_started, signal=signals.engine_started)
     crawler.signals.connect(spider_closed, signal=signals.spider_closed)
     process.crawl(crawler)

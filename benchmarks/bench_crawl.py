@@ -26,7 +26,10 @@ import time
 from typing import Any
 from urllib.parse import urlsplit
 
-from _common import http_response  # benchmarks/ is sys.path[0] when run as a script
+from _common import (  # benchmarks/ is sys.path[0] when run as a script
+    alternating_rounds,
+    http_response,
+)
 
 #: Realistic rules that match none of the benchmark's pages, so every mode crawls the same set.
 ROBOTS_TXT = """\
@@ -69,8 +72,6 @@ CRAWL_SETTINGS: dict[str, Any] = {
 
 
 # --------------------------------------------------------------------------- server process
-
-
 
 
 def _site(pages: int) -> dict[bytes, bytes]:
@@ -256,10 +257,7 @@ def main() -> None:
             flush=True,
         )
         # The first crawl after the server starts runs slower (whichever mode it is): untimed.
-        schedule = [(0, modes[0])] if args.warmup else []
-        for r in range(args.rounds):
-            schedule += [(r + 1, m) for m in (modes if r % 2 == 0 else modes[::-1])]
-        for r, mode in schedule:
+        for r, mode in alternating_rounds(modes, args.rounds, args.warmup):
             res = _run_crawl(mode, origins)
             if r:
                 results[mode].append(res)

@@ -59,10 +59,13 @@ from collections import Counter
 from collections.abc import Iterator
 from typing import Any
 
-from _common import http_response  # benchmarks/ is sys.path[0] when run as a script
+from _common import (  # benchmarks/ is sys.path[0] when run as a script
+    alternating_rounds,
+    http_response,
+    url_list_spider,
+)
 
 SUFFIX = ".broad.test"
-RESOLVER = "_broad_resolver.BroadResolver"
 ROBOTS_TXT = b"User-agent: *\nDisallow: /private/\n"
 MODES = ("redis", "memory")
 
@@ -85,8 +88,6 @@ CRAWL_SETTINGS: dict[str, Any] = {
 
 
 # --------------------------------------------------------------------------- server process
-
-
 
 
 ROBOTS_RESPONSE = http_response(b"200 OK", ROBOTS_TXT, b"text/plain")
@@ -190,53 +191,35 @@ def _urls(cfg: dict[str, Any]) -> Iterator[str]:
 
 
 def _crawl(cfg: dict[str, Any]) -> None:
-    import scrapy
+    # benchmarks/ is sys.path[0] when this file runs as a script
+    from _broad_resolver import resolver_setting
     from scrapy import signals
     from scrapy.crawler import CrawlerProcess
-    from scrapy.settings import default_settings
 
     timing: dict[str, float] = {}
     counts: Counter[str] = Counter()
 
-    class FleetBenchSpider(scrapy.Spider):
-        name = "fleet_bench"
+    def page(response: Any) -> None:
+        counts["disallowed_crawled" if "/private/" in response.url else "pages"] += 1
+        timing["last"] = time.time()
+        timing["last_cpu"] = time.process_time()
 
-        def _requests(self) -> Iterator[Any]:
-            for url in _urls(cfg):
-                yield scrapy.Request(url, callback=self.page, errback=self.failed)
-
-        async def start(self) -> Any:  # Scrapy >= 2.13
-            for request in self._requests():
-                yield request
-
-        def start_requests(self) -> Any:  # older Scrapy
-            return self._requests()
-
-        def page(self, response: Any) -> None:
-            counts["disallowed_crawled" if "/private/" in response.url else "pages"] += 1
-            timing["last"] = time.time()
-            timing["last_cpu"] = time.process_time()
-
-        def failed(self, failure: Any) -> None:
-            forbidden = "Forbidden by robots.txt" in str(failure.value)
-            counts["forbidden" if forbidden else "failed"] += 1
+    def failed(failure: Any) -> None:
+        forbidden = "Forbidden by robots.txt" in str(failure.value)
+        counts["forbidden" if forbidden else "failed"] += 1
 
     def opened(spider: Any) -> None:
         timing["start"] = time.time()
         timing["start_cpu"] = time.process_time()
 
-    resolver_setting = (
-        "TWISTED_DNS_RESOLVER"  # Scrapy >= 2.19 deprecates DNS_RESOLVER for it
-        if hasattr(default_settings, "TWISTED_DNS_RESOLVER")
-        else "DNS_RESOLVER"
-    )
     settings = {
         **CRAWL_SETTINGS,
-        resolver_setting: RESOLVER,
+        **resolver_setting(),
         "GBOT_ROBOTS_CACHE": cfg["cache"],
     }
     process = CrawlerProcess(settings)
-    crawler = process.create_crawler(FleetBenchSpider)
+    spider_cls = url_list_spider("fleet_bench", lambda: _urls(cfg), page, failed)
+    crawler = process.create_crawler(spider_cls)
     crawler.signals.connect(opened, signal=signals.spider_opened)
     process.crawl(crawler)
     process.start()
@@ -435,10 +418,7 @@ def main() -> None:
     with tempfile.TemporaryDirectory(prefix="bench_fleet_redis_") as directory:
         redis_proc, redis_port = _start_redis(directory)
         try:
-            schedule = [(0, MODES[0])] if args.warmup else []
-            for r in range(args.rounds):
-                schedule += [(r + 1, m) for m in (MODES if r % 2 == 0 else MODES[::-1])]
-            for r, mode in schedule:
+            for r, mode in alternating_rounds(MODES, args.rounds, args.warmup):
                 res = _run(mode, args, redis_port)
                 if r:
                     runs[mode].append(res)
