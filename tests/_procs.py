@@ -85,7 +85,11 @@ def spawn(name: str, args: list[str], env: dict[str, str], cwd: Path) -> CrawlPr
             proc.code = -1 if code is None else int(code)
             proc.ended.callback(proc.code)
 
-    full_env = {**os.environ, "PYTHONUNBUFFERED": "1", **env}
+    # The spiders import _subspider from tests/.
+    path = os.pathsep.join(
+        p for p in (str(Path(__file__).parent), os.environ.get("PYTHONPATH")) if p
+    )
+    full_env = {**os.environ, "PYTHONUNBUFFERED": "1", "PYTHONPATH": path, **env}
     reactor_any: Any = reactor
     proc.transport = reactor_any.spawnProcess(
         _Protocol(), sys.executable, [sys.executable, "-m", "scrapy", *args],

@@ -37,38 +37,13 @@ KEY = "fleet:gbot_robots"
 #: ``LOCK_TTL`` shortens the fetch lock (``GBOT_ROBOTS_LOCK_TTL``): how long a dead worker
 #: blocks the others.
 SPIDER = """
-import json, os
-from scrapy import signals
+from _subspider import Reporting
 from scrapy_redis.spiders import RedisSpider
 
 
-class FleetSpider(RedisSpider):
+class FleetSpider(Reporting, RedisSpider):
     name = "fleet"
     redis_batch_size = 2
-    custom_settings = {"GBOT_ROBOTS_LOCK_TTL": float(os.environ.get("LOCK_TTL", "0"))}
-
-    @classmethod
-    def from_crawler(cls, crawler, *args, **kwargs):
-        spider = super().from_crawler(crawler, *args, **kwargs)
-        crawler.signals.connect(spider.opened, signal=signals.spider_opened)
-        crawler.signals.connect(spider.stopped, signal=signals.engine_stopped)
-        return spider
-
-    def opened(self, spider):
-        self.logger.info("OPENED %d", os.getpid())
-
-    def parse(self, response):
-        self.logger.info("CRAWLED %s", response.url)
-
-    def stopped(self):
-        stats = self.crawler.stats.get_stats()
-        kept = {k: v for k, v in stats.items() if isinstance(v, (int, float, str))}
-        from scrapy_gbot_robots import GoogleRobotsTxtMiddleware
-
-        for mw in self.crawler.engine.downloader.middleware.middlewares:
-            if isinstance(mw, GoogleRobotsTxtMiddleware) and mw.backing is not None:
-                kept["backing/lock_waits"] = mw.backing.lock_waits
-        print("STATS " + json.dumps(kept), flush=True)
 """
 
 

@@ -16,31 +16,13 @@ import pytest_twisted
 from _httpserver import Server
 from _procs import CrawlProcess, finish, spawn, until
 
-SPIDER = '''
-import json, os
-import scrapy
+SPIDER = """
+from _subspider import StartUrlsSpider
 
-class PauseSpider(scrapy.Spider):
+
+class PauseSpider(StartUrlsSpider):
     name = "pause"
-
-    def _requests(self):
-        with open(os.environ["START_URLS"]) as f:
-            for url in json.load(f):
-                yield scrapy.Request(url, callback=self.parse, errback=self.failed)
-
-    async def start(self):
-        for request in self._requests():
-            yield request
-
-    def start_requests(self):
-        return self._requests()
-
-    def parse(self, response):
-        self.logger.info("CRAWLED %s", response.url)
-
-    def failed(self, failure):
-        self.logger.info("FAILED %s %s", failure.request.url, type(failure.value).__name__)
-'''
+"""
 
 RULES = b"User-agent: *\nDisallow: /private/\n"
 
@@ -86,10 +68,12 @@ async def test_sigint_pause_then_resume_crawls_every_parked_page_exactly_once(
         # Run 1: pause while slow's robots.txt is in flight and flaky's answered 503.
         proc = _run(tmp_path, jobdir)
         await until(
-            lambda: healthy.count("/h1") + healthy.count("/h2") == 2
-            and slow.count("/robots.txt") == 1
-            and flaky.count("/robots.txt") == 1
-            and flaky.inflight["/robots.txt"] == 0,
+            lambda: (
+                healthy.count("/h1") + healthy.count("/h2") == 2
+                and slow.count("/robots.txt") == 1
+                and flaky.count("/robots.txt") == 1
+                and flaky.inflight["/robots.txt"] == 0
+            ),
             30,
             "run 1 to park its requests",
         )
@@ -122,4 +106,3 @@ async def test_sigint_pause_then_resume_crawls_every_parked_page_exactly_once(
             assert f"FAILED {url} IgnoreRequest" in log2
     finally:
         await flaky.stop()
-

@@ -26,56 +26,15 @@ pytestmark = pytest.mark.skipif(missing() is not None, reason=str(missing()))
 RULES = b"User-agent: *\nDisallow: /private/\n"
 ASYNCIO = "twisted.internet.asyncioreactor.AsyncioSelectorReactor"
 
-#: The spider of the subprocess crawls: start URLs from a file, one log line per outcome,
-#: the stats as one JSON line at the end. ``LOCK_TTL`` shortens the fetch lock
+#: The spider of the subprocess crawls (tests/_subspider.py): start URLs from a file, one log
+#: line per outcome, the stats as one JSON line at the end. ``LOCK_TTL`` shortens the fetch lock
 #: (``GBOT_ROBOTS_LOCK_TTL``; see test_a_dead_lock_holder_...).
 SPIDER = """
-import json, os
-import scrapy
-from scrapy import signals
+from _subspider import StartUrlsSpider
 
 
-class SharedSpider(scrapy.Spider):
+class SharedSpider(StartUrlsSpider):
     name = "shared"
-    custom_settings = {"GBOT_ROBOTS_LOCK_TTL": float(os.environ.get("LOCK_TTL", "0"))}
-
-    @classmethod
-    def from_crawler(cls, crawler, *args, **kwargs):
-        spider = super().from_crawler(crawler, *args, **kwargs)
-        crawler.signals.connect(spider.opened, signal=signals.spider_opened)
-        crawler.signals.connect(spider.stopped, signal=signals.engine_stopped)
-        return spider
-
-    def opened(self, spider):
-        self.logger.info("OPENED %d", os.getpid())
-
-    def _requests(self):
-        with open(os.environ["START_URLS"]) as f:
-            for url in json.load(f):
-                yield scrapy.Request(url, callback=self.parse, errback=self.failed)
-
-    async def start(self):
-        for request in self._requests():
-            yield request
-
-    def start_requests(self):  # Scrapy < 2.13
-        return self._requests()
-
-    def parse(self, response):
-        self.logger.info("CRAWLED %s", response.url)
-
-    def failed(self, failure):
-        self.logger.info("FAILED %s %s", failure.request.url, type(failure.value).__name__)
-
-    def stopped(self):
-        stats = self.crawler.stats.get_stats()
-        kept = {k: v for k, v in stats.items() if isinstance(v, (int, float, str))}
-        from scrapy_gbot_robots import GoogleRobotsTxtMiddleware
-
-        for mw in self.crawler.engine.downloader.middleware.middlewares:
-            if isinstance(mw, GoogleRobotsTxtMiddleware) and mw.backing is not None:
-                kept["backing/lock_waits"] = mw.backing.lock_waits
-        print("STATS " + json.dumps(kept), flush=True)
 """
 
 
