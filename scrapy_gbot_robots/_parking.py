@@ -123,6 +123,14 @@ class MemoryLot(Generic[T]):
         queue = self._queues.get(origin)
         return queue.times[0] if queue is not None else None
 
+    def drain(self, origin: str) -> list[tuple[float, T]]:
+        """Every item of ``origin`` with its park time, oldest first, in one cut."""
+        queue = self._queues.pop(origin, None)
+        if queue is None:
+            return []
+        self._count -= len(queue.items)
+        return list(zip(queue.times, queue.items, strict=True))
+
     def oldest_seq(self, origin: str) -> int | None:
         queue = self._queues.get(origin)
         return queue.seqs[0] if queue is not None else None
@@ -172,9 +180,7 @@ class SqliteLot(Generic[T]):
 
     shared = False
 
-    def __init__(
-        self, path: str, dumps: Callable[[T], bytes], loads: Callable[[bytes], T]
-    ) -> None:
+    def __init__(self, path: str, dumps: Callable[[T], bytes], loads: Callable[[bytes], T]) -> None:
         directory = os.path.dirname(path)
         if directory:
             os.makedirs(directory, exist_ok=True)

@@ -52,6 +52,7 @@ from redis.exceptions import NoScriptError, RedisError, ResponseError
 from redis.exceptions import TimeoutError as RedisTimeoutError
 from redis.retry import Retry
 
+from ._cache import MemoryStore
 from ._entry import MAGIC, decode, encode
 from ._lines import MAX_BODY_BYTES
 from ._policy import OriginState
@@ -162,7 +163,6 @@ class RedisBacking:
         self.max_bytes = max_bytes
         self.prefix = prefix
         self.max_pending = max(1, max_pending)
-        self.memo_size = max(1, memo_size)
         self.min_backoff = min_backoff
         self.max_backoff = max(min_backoff, max_backoff)
         self.socket_timeout = socket_timeout
@@ -181,7 +181,7 @@ class RedisBacking:
         self._client: aioredis.Redis | None = None
         self._loop: asyncio.AbstractEventLoop | None = None
         self._shas: dict[str, str] = {}
-        self._memo: OrderedDict[str, OriginState] = OrderedDict()
+        self._memo = MemoryStore(max(1, memo_size))
         self._pending: OrderedDict[str, tuple[float, bytes]] = OrderedDict()
         self._inflight: dict[str, asyncio.Future[None]] = {}
         self._sending: dict[str, tuple[float, bytes]] = {}  # in a pipeline right now
@@ -198,10 +198,7 @@ class RedisBacking:
     # -- the Backing protocol -------------------------------------------------------------
     def get_now(self, origin: str) -> OriginState | None:
         """The state this process last loaded or saved for ``origin`` (no round trip)."""
-        state = self._memo.get(origin)
-        if state is not None:
-            self._memo.move_to_end(origin)
-        return state
+        return self._memo.get(origin)
 
     def put_soon(self, origin: str, state: OriginState) -> None:
         """Queue the write; a task on the running loop sends it (never blocks the caller)."""
@@ -297,13 +294,13 @@ class RedisBacking:
 
     async def release(self, origin: str) -> None:
         """Write the origin's queued state first (others read it next), then unlock."""
-        held = self._held.pop(origin, None)
+        self._held.pop(origin, None)
         await self._write_now(origin)
-        if held is None:
-            return  # acquired while Redis was down, or already lost: nothing to give back
         client = self._usable()
         if client is None:
             return  # the lock expires by itself
+        # Even when we do not know that we hold it (an acquire whose reply was lost may have
+        # taken it): the compare-and-delete frees only a lock that carries our token.
         try:
             await self._script(client, _RELEASE, [self.lock_key(origin)], [self.token])
         except OUTAGE_ERRORS as exc:
@@ -521,14 +518,9 @@ class RedisBacking:
             self.write_errors += 1
 
     def _remember(self, origin: str, state: OriginState) -> None:
-        memo = self._memo
-        old = memo.get(origin)
-        if old is not None and old.fetched_at > state.fetched_at:
-            return
-        memo[origin] = state
-        memo.move_to_end(origin)
-        while len(memo) > self.memo_size:
-            memo.popitem(last=False)
+        old = self._memo.get(origin)
+        if old is None or old.fetched_at <= state.fetched_at:
+            self._memo.put(origin, state)
 
     # -- locks ----------------------------------------------------------------------------
     async def _renew_loop(self) -> None:

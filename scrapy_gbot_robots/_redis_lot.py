@@ -50,6 +50,8 @@ _TIME = struct.Struct(">d")
 WAITING_LIMIT = 1_000
 #: Items ``take_parked_before`` pops at most per call; the gate calls again on a later tick.
 EXPIRE_LIMIT = 10_000
+#: Memory items ``flush`` hands to Redis at most per call (whole origins; the tick calls again).
+FLUSH_LIMIT = 10_000
 
 # Lua helper: the park time at the head of a list (0 for a malformed element), as a score.
 _HEAD_SCORE = """
@@ -326,36 +328,50 @@ class RedisLot(Generic[T]):
         return self._mine + len(self._fallback) + len(self._unserialisable)
 
     def flush(self) -> None:
-        """Move items parked in memory during a Redis failure to Redis, once it answers."""
+        """Move items parked in memory during a Redis failure to Redis, once it answers.
+
+        One transaction per origin, at most ``FLUSH_LIMIT`` items per call (the gate's tick
+        calls again), so a long outage's backlog never stalls the reactor in one go.
+        """
         fallback = self._fallback
         if not len(fallback) or not self._redis_ok():
             return
-        for origin, count in fallback.waiting():
-            for _ in range(count):
-                when = fallback.oldest(origin)
-                items = fallback.take(origin, 1)
-                if not items or when is None:
-                    break
-                item = items[0]
+        moved = 0
+        for origin, _ in fallback.waiting():
+            if moved >= FLUSH_LIMIT:
+                break
+            entries = fallback.drain(origin)
+            pipe = self.server.pipeline(transaction=True)
+            sent: list[tuple[float, T]] = []
+            for when, item in entries:
                 try:
                     data = self._dumps(item)
                 except ValueError:
                     self._unserialisable.push(origin, item, when)
                     continue
-                try:
-                    self._push(
-                        keys=[self._list(origin), self.index_key],
-                        args=[_TIME.pack(when) + data, repr(when), origin],
-                    )
-                except RedisError as exc:
-                    fallback.push(origin, item, when)  # to the tail: still in this process
-                    self._failed(exc, "push")
-                    return
-                self._mine += 1
+                keys = [self._list(origin), self.index_key]
+                self._push(
+                    keys=keys, args=[_TIME.pack(when) + data, repr(when), origin], client=pipe
+                )
+                sent.append((when, item))
+            try:
+                pipe.execute()
+            except RedisError as exc:
+                for when, item in sent:  # all or nothing: still in this process
+                    fallback.push(origin, item, when)
+                self._failed(exc, "push")
+                return
+            self._mine += len(sent)
+            moved += len(sent)
         self._answered()
 
     def close(self, persist: bool) -> list[tuple[str, T]]:
-        """Items in Redis stay for the fleet; return those only this process held."""
+        """Items in Redis stay for the fleet; return those only this process held.
+
+        One last attempt to hand the memory items to Redis, backoff or not: what stays here
+        is lost with the process.
+        """
+        self._retry_at = 0.0
         self.flush()
         left = self._fallback.close(persist) + self._unserialisable.close(persist)
         self._mine = 0

@@ -20,7 +20,7 @@ import sqlite3
 import time
 import uuid
 
-from ._entry import decode, encode
+from ._entry import MAGIC, decode, encode
 from ._lines import MAX_BODY_BYTES
 from ._policy import OriginState
 
@@ -97,9 +97,10 @@ class SqliteBacking:
                 "INSERT INTO robots (origin, fetched_at, entry) VALUES (?, ?, ?) "
                 "ON CONFLICT (origin) DO UPDATE SET fetched_at = excluded.fetched_at, "
                 "entry = excluded.entry WHERE excluded.fetched_at >= robots.fetched_at "
-                # A row we cannot read (damaged, or a clock set back) must not block updates.
-                "OR substr(robots.entry, 1, 4) != X'47425201'",
-                (origin, state.fetched_at, encode(state)),
+                # A row that is not ours (damaged) must not block updates; a later version's
+                # row has our magic, so its time is compared like any other.
+                "OR substr(robots.entry, 1, 3) != ?",
+                (origin, state.fetched_at, encode(state), MAGIC),
             )
         except sqlite3.Error as exc:
             self._failed(exc)
@@ -132,9 +133,10 @@ class SqliteBacking:
     def close(self) -> None:
         try:
             self._db.execute("DELETE FROM locks WHERE holder = ?", (self.holder,))
-            self._db.close()
         except sqlite3.Error as exc:
             self._failed(exc)
+        finally:
+            self._db.close()
 
     # -- inspection ----------------------------------------------------------------------------
     def __len__(self) -> int:

@@ -705,18 +705,19 @@ class GoogleRobotsTxtMiddleware:
                 self._hits_flushed = self._hits
             if busy and not self.gate.busy:
                 self._wake_engine()
-            if self.backing is not None:
-                self._backing_stats()
+            self._component_stats()
         except Exception:  # a LoopingCall stops at the first error: never let it
             logger.exception("Error in the robots.txt parking loop")
 
-    def _backing_stats(self) -> None:
-        """Copy the backing's own counters (write errors, outages) into the crawl's stats."""
+    def _component_stats(self) -> None:
+        """Copy the store's and the parking lot's own counters (write errors, Redis outages)
+        into the crawl's stats."""
         backing = self.backing
-        for attr in ("write_errors", "outages", "errors", "lock_waits"):
-            value = getattr(backing, attr, 0)
-            if value:
-                self.stats.set_value(f"robotstxt/store/{attr}", value)
+        for prefix, part in (("store", backing), ("parking", self.lot)):
+            for attr in ("write_errors", "outages", "errors", "lock_waits"):
+                value = getattr(part, attr, 0)
+                if value:
+                    self.stats.set_value(f"robotstxt/{prefix}/{attr}", value)
         error = getattr(backing, "last_error", None)
         if error and error != self._backing_error:
             self._backing_error = error
@@ -1103,10 +1104,10 @@ class GoogleRobotsTxtMiddleware:
         reads = getattr(self.store, "reads", 0)
         if reads:
             self.stats.set_value("robotstxt/cache/read_back", reads)
+        self._component_stats()
         if self.backing is not None:
-            self._backing_stats()
             self.backing.close()
-            self._backing_stats()  # writes given up at close
+            self._component_stats()  # writes given up at close
         if self.report is not None:
             self._write_report(spider, reason)
 

@@ -226,7 +226,7 @@ async def test_workers_that_never_saw_the_origin_adopt_a_dead_workers_requests(
 # -- the lot alone: what the gate relies on, against the real server -------------------------
 
 
-def _lot(rs: RedisServer, **kwargs: Any) -> Any:
+def _lot(rs: RedisServer, backoff: float = 0.05, **kwargs: Any) -> Any:
     """A RedisLot of strings; strings starting with "x" cannot be serialised."""
     import redis
     from redis.backoff import NoBackoff
@@ -246,7 +246,9 @@ def _lot(rs: RedisServer, **kwargs: Any) -> Any:
         port=rs.port, socket_timeout=1, socket_connect_timeout=1, retry=Retry(NoBackoff(), 0),
         **kwargs,
     )  # fmt: skip
-    return RedisLot(server, "spider:gbot_robots", dumps, loads, min_backoff=0.05, max_backoff=0.2)
+    return RedisLot(
+        server, "spider:gbot_robots", dumps, loads, min_backoff=backoff, max_backoff=backoff * 4
+    )
 
 
 def test_lot_is_one_fifo_per_origin_shared_by_workers(rs: RedisServer) -> None:
@@ -326,6 +328,20 @@ def test_lot_falls_back_to_memory_while_redis_fails_then_hands_items_to_the_flee
     assert lot.close(persist=True) == []
     infos = [r.getMessage() for r in caplog.records if r.levelno == logging.INFO]
     assert len(infos) == 1 and "answers again" in infos[0], infos
+
+
+def test_lot_close_hands_memory_items_to_redis_even_during_the_backoff(rs: RedisServer) -> None:
+    """Redis came back while the lot still waits out its backoff, and the worker closes: the
+    items parked in its memory go to the fleet, not to ``request_dropped``."""
+    lot, a, b = _lot(rs, backoff=60.0), "http://a.test", "http://b.test"
+    rs.kill()
+    for i in range(300):
+        lot.push(a if i % 3 else b, f"i{i}", 1.0 + i)
+    rs.restart()
+    assert lot.close(persist=True) == []
+    other = _lot(rs)
+    assert other.take(a, 1000) == [f"i{i}" for i in range(300) if i % 3]  # in order
+    assert other.take(b, 1000) == [f"i{i}" for i in range(0, 300, 3)]
 
 
 def test_lot_reads_bytes_even_when_the_project_decodes_responses(rs: RedisServer) -> None:

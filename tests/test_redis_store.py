@@ -281,6 +281,27 @@ async def test_one_holder_at_a_time_and_only_the_holder_releases(rs: RedisServer
 
 
 @pytest_twisted.ensureDeferred
+async def test_a_lock_taken_by_an_acquire_whose_reply_was_lost_is_released(
+    rs: RedisServer,
+) -> None:
+    """The script ran but its answer timed out: the caller fetched as if it held no lock.
+
+    Its release must still free the lock (token-checked), not leave every other worker
+    waiting for the TTL.
+    """
+
+    async def body() -> None:
+        b = backing(rs.url)
+        client = rs.client()
+        client.set(b.lock_key(A), b.token.encode(), px=60_000)  # what the lost reply took
+        await b.release(A)
+        assert client.get(b.lock_key(A)) is None
+        b.close()
+
+    await aio(body())
+
+
+@pytest_twisted.ensureDeferred
 async def test_a_dead_holders_lock_expires(rs: RedisServer) -> None:
     """A process that died holding the lock left it with its TTL: the next one waits it out."""
 

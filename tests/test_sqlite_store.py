@@ -368,12 +368,30 @@ def test_an_unreadable_row_reads_as_unknown_and_is_replaced(db: str, entry: byte
     backing.close()
 
 
-def test_an_unreadable_row_dated_in_the_future_is_still_replaced(db: str) -> None:
+def test_a_garbage_row_dated_in_the_future_is_still_replaced(db: str) -> None:
     backing = SqliteBacking(db)
-    _write_row(db, "http://a.test", T0 + 10 * 86400, b"GBR\x09from a later version")
+    _write_row(db, "http://a.test", T0 + 10 * 86400, b"\x00\xffgarbage")
     fresh = rules(T0)
     backing.put_soon("http://a.test", fresh)
     assert same(backing.get_now("http://a.test"), fresh)
+    backing.close()
+
+
+def test_a_later_versions_row_keeps_its_order(db: str) -> None:
+    """As with Redis: an older package's older write never replaces what a newer one wrote."""
+    backing = SqliteBacking(db)
+    future = b"GBR\x09" + encode(rules(T0 + 500))[4:]
+    _write_row(db, "http://a.test", T0 + 500, future)
+    assert backing.get_now("http://a.test") is None  # unreadable for us: the caller refetches
+    backing.put_soon("http://a.test", rules(T0))
+    raw = sqlite3.connect(db)
+    try:
+        (kept,) = raw.execute("SELECT entry FROM robots").fetchone()
+    finally:
+        raw.close()
+    assert kept == future  # newer: kept
+    backing.put_soon("http://a.test", rules(T0 + 600))
+    assert same(backing.get_now("http://a.test"), rules(T0 + 600))  # newer than it: replaces it
     backing.close()
 
 
