@@ -185,7 +185,15 @@ class _Rule:
 class ReportCollector:
     """Bounded counters per origin and per deciding rule (see the module docstring)."""
 
-    def __init__(self, *, max_origins: int = 10_000, max_rules: int = 1_000, examples: int = 5):
+    def __init__(
+        self,
+        *,
+        max_origins: int = 10_000,
+        max_rules: int = 1_000,
+        examples: int = 5,
+        error_stop: float = 43_200.0,
+    ):
+        self.error_stop = error_stop  # GBOT_ROBOTS_ERROR_STOP, for the server-error sentence
         self.max_origins = max(1, max_origins)
         self.max_rules = max(1, max_rules)
         self.examples = max(0, examples)
@@ -443,7 +451,7 @@ class ReportCollector:
                 "other_rules": {"forbidden": self._other_rule_forbidden},
             },
             "rules": [_rule_json(rank, rule) for rank, rule in enumerate(rules, 1)],
-            "origins": [_origin_json(name, entry) for name, entry in entries],
+            "origins": [_origin_json(name, entry, self.error_stop) for name, entry in entries],
         }
 
 
@@ -462,8 +470,18 @@ def _rule_json(rank: int, rule: _Rule) -> dict[str, Any]:
     }
 
 
-def state_summary(kind: str, reason: str, has_copy: bool) -> str:
-    """One sentence on what the state means for the crawl (shared by the HTML and the CLI)."""
+def duration(seconds: float) -> str:
+    """12 h, 10 min, 30 d: the unit a person would say."""
+    for unit, size, least in (("d", 86_400, 172_800), ("h", 3_600, 3_600), ("min", 60, 60)):
+        if seconds >= least and seconds % size == 0:
+            return f"{seconds / size:g} {unit}"
+    if seconds >= 3_600:
+        return f"{seconds / 3_600:.1f} h"
+    return f"{seconds:g} s"
+
+
+def state_summary(kind: str, reason: str, has_copy: bool, error_stop: float = 43_200.0) -> str:
+    """One sentence on what the state means for the crawl (the report's ``summary`` field)."""
     if kind == Kind.RULES.value:
         return f"robots.txt answered ({reason}): its rules are obeyed"
     if kind == Kind.ALLOW_ALL.value:
@@ -473,13 +491,13 @@ def state_summary(kind: str, reason: str, has_copy: bool) -> str:
     if kind == Kind.SERVER_ERROR.value:
         then = "then the last good copy" if has_copy else "then no restrictions"
         return (
-            f"server error ({reason}): crawling stopped for up to 12 h while robots.txt is "
-            f"retried, {then}"
+            f"server error ({reason}): crawling stopped for up to {duration(error_stop)} while "
+            f"robots.txt is retried, {then}"
         )
     return "no robots.txt state recorded in this crawl (still being fetched, or decided earlier)"
 
 
-def _origin_json(origin: str, entry: _Origin) -> dict[str, Any]:
+def _origin_json(origin: str, entry: _Origin, error_stop: float) -> dict[str, Any]:
     fetch = entry.fetch
     out: dict[str, Any] = {"origin": origin}
     if fetch is None:
@@ -507,7 +525,7 @@ def _origin_json(origin: str, entry: _Origin) -> dict[str, Any]:
             robots_url=fetch.robots_url,
             state=fetch.kind,
             reason=fetch.reason,
-            summary=state_summary(fetch.kind, fetch.reason, fetch.bytes is not None),
+            summary=state_summary(fetch.kind, fetch.reason, fetch.bytes is not None, error_stop),
             status=fetch.status,
             source=fetch.source,
             chain=[{"url": u, "status": s, "error": e} for u, s, e in fetch.chain],

@@ -229,6 +229,7 @@ class GoogleRobotsTxtMiddleware:
                 max_origins=config.report_max_origins,
                 max_rules=config.report_max_rules,
                 examples=config.report_examples,
+                error_stop=config.policy.error_stop,
             )
         self._offsite: Any = None
         self._dupefilter: Any = None

@@ -329,6 +329,16 @@ def test_states_reason_chain_sizes_and_times() -> None:
     assert d["bytes"] == len(BODY) and d["good_at"] == "2023-11-14T22:13:20Z"
     assert d["lint"] is not None  # the copy still in force is the one linted
     assert "last good copy" in d["summary"]
+    assert "stopped for up to 12 h" in d["summary"]  # GBOT_ROBOTS_ERROR_STOP's default
+
+
+def test_server_error_summary_names_the_configured_stop() -> None:
+    c = ReportCollector(error_stop=7_200)
+    down = "https://down.example"
+    policy = PolicyConfig(error_stop=7_200)
+    fetched(c, down, evaluate(FetchResult(status=503), NOW, None, policy))
+    (d,) = c.to_json({})["origins"]
+    assert "stopped for up to 2 h" in d["summary"] and "then no restrictions" in d["summary"]
 
 
 def test_json_schema_fields() -> None:

@@ -15,6 +15,7 @@ from typing import TYPE_CHECKING, Any
 
 from .. import _lint
 from .._lines import report
+from .._report import duration
 from .._url import crawler_url
 from ._args import (
     EXIT_FINDINGS,
@@ -224,16 +225,6 @@ def run_fetch(url: str, token: str, timeout: float | None, verbose: bool) -> Fet
     for attempt in run.attempts:
         attempt.request = None
     return run
-
-
-def duration(seconds: float) -> str:
-    """12 h, 10 min, 30 d: the unit a person would say."""
-    for unit, size, least in (("d", 86_400, 172_800), ("h", 3_600, 3_600), ("min", 60, 60)):
-        if seconds >= least and seconds % size == 0:
-            return f"{seconds / size:g} {unit}"
-    if seconds >= 3_600:
-        return f"{seconds / 3_600:.1f} h"
-    return f"{seconds:g} s"
 
 
 def utc(ts: float) -> str:
