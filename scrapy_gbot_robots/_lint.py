@@ -295,7 +295,8 @@ _RULES = (Kind.ALLOW, Kind.DISALLOW)
 _HTML_NOISE = frozenset({"GR203", "GR204", "GR206"})
 
 
-def _short(text: str, limit: int = 60) -> str:
+def short(text: str, limit: int = 60) -> str:
+    """``text`` cut to ``limit`` characters, the cut marked with an ellipsis."""
     return text if len(text) <= limit else text[: limit - 1] + "…"
 
 
@@ -441,7 +442,7 @@ def _cut(body: bytes, parsed: bytes, reports: Sequence[LineReport]) -> tuple[int
         )
         return last.number, (
             f"{total}: the cut falls inside line {last.number}, leaving "
-            f"{quoted(_short(display(last.text)))}{still}; everything after it is ignored"
+            f"{quoted(short(display(last.text)))}{still}; everything after it is ignored"
         )
     return line, f"{total}: the cut falls after line {line}; everything after it is ignored"
 
@@ -485,7 +486,7 @@ def _normalised(r: LineReport) -> bool:
 
 def _rule_text(r: LineReport) -> str:
     key = _DISPLAY_KEY.get(r.kind, display(r.key)) if r.kind is not None else display(r.key)
-    return f"'{key}: {_short(display(r.value))}'" if r.value else f"'{key}:'"
+    return f"'{key}: {short(display(r.value))}'" if r.value else f"'{key}:'"
 
 
 def _line_findings(r: LineReport, text: bytes, emit: _Emit) -> None:
@@ -517,7 +518,7 @@ def _line_findings(r: LineReport, text: bytes, emit: _Emit) -> None:
             "GR203",
             n,
             # display() has already escaped control bytes; repr() would escape them twice.
-            f"ignored: no ':' separator ('{_short(display(text.strip(_ASCII_WS)), 40)}'); "
+            f"ignored: no ':' separator ('{short(display(text.strip(_ASCII_WS)), 40)}'); "
             "write 'field: value'",
         )
     elif r.ignored == "too-many-tokens":
@@ -568,7 +569,7 @@ def _line_findings(r: LineReport, text: bytes, emit: _Emit) -> None:
             n,
             f"no ':' after {quoted(key)}: Google accepts it because the line has exactly two "
             "tokens, "
-            f"other parsers may not; write '{canonical}: {_short(display(r.value), 40)}'",
+            f"other parsers may not; write '{canonical}: {short(display(r.value), 40)}'",
         )
     if r.comment and r.value:
         pos = text.find(b"#")
@@ -577,7 +578,7 @@ def _line_findings(r: LineReport, text: bytes, emit: _Emit) -> None:
                 "GR211",
                 n,
                 f"'#' starts a comment even inside a value: the value is read as "
-                f"{quoted(_short(display(r.value)))}; write '%23' for a literal '#'",
+                f"{quoted(short(display(r.value)))}; write '%23' for a literal '#'",
             )
 
     if r.kind in _RULES:
@@ -587,7 +588,7 @@ def _line_findings(r: LineReport, text: bytes, emit: _Emit) -> None:
     elif r.kind is Kind.SITEMAP:
         value = display(r.value)
         if not is_absolute_url(value):
-            shown = repr(_short(value)) if value else "empty"
+            shown = repr(short(value)) if value else "empty"
             emit(
                 "GR501",
                 n,
@@ -608,27 +609,27 @@ def _pattern_findings(r: LineReport, emit: _Emit) -> None:
     if not pattern.startswith(("/", "*")):
         if is_absolute_url(value):
             path = urlsplit(value).path or "/"
-            hint = f"rules take a path, not a URL: write '{what}: {_short(path, 40)}'"
+            hint = f"rules take a path, not a URL: write '{what}: {short(path, 40)}'"
         else:
-            hint = f"did you mean '{what}: /{_short(value, 40)}'?"
+            hint = f"did you mean '{what}: /{short(value, 40)}'?"
         emit(
             "GR301",
             n,
-            f"{what} pattern {quoted(_short(value))} never matches: a path must start with '/' "
+            f"{what} pattern {quoted(short(value))} never matches: a path must start with '/' "
             f"(or '*'); {hint}",
         )
     if "$" in pattern[:-1]:
         emit(
             "GR302",
             n,
-            f"'$' in the middle of {quoted(_short(pattern))} is a literal '$'; it anchors only "
+            f"'$' in the middle of {quoted(short(pattern))} is a literal '$'; it anchors only "
             "as the last character",
         )
     if _normalised(r):
         emit(
             "GR303",
             n,
-            f"matched as {quoted(_short(pattern))}: non-ASCII bytes are %-encoded and %xx escapes "
+            f"matched as {quoted(short(pattern))}: non-ASCII bytes are %-encoded and %xx escapes "
             "upper-cased; URLs are compared in their %-encoded form",
         )
 

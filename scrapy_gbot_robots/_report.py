@@ -30,6 +30,7 @@ from collections.abc import Sequence
 from datetime import datetime, timezone
 from typing import Any
 
+from ._lint import short
 from ._policy import Kind, OriginState
 from ._rules import Decision
 
@@ -59,10 +60,6 @@ STATE_LABELS = {
     "unknown": "unknown",
 }
 _STATES = (Kind.RULES.value, Kind.ALLOW_ALL.value, Kind.SERVER_ERROR.value, "unknown")
-
-
-def _cut(text: str, limit: int = EXAMPLE_CHARS) -> str:
-    return text if len(text) <= limit else text[: limit - 1] + "…"
 
 
 def iso(timestamp: float | None) -> str | None:
@@ -105,7 +102,7 @@ class _Fetch:
         self, robots_url: str, chain: Sequence[Hop], state: OriginState, source: str, sha: str
     ) -> None:
         self.robots_url = robots_url
-        self.chain = [(_cut(u), s, e) for u, s, e in chain[:CHAIN_HOPS]]
+        self.chain = [(short(u, EXAMPLE_CHARS), s, e) for u, s, e in chain[:CHAIN_HOPS]]
         self.source = source
         self.kind = state.kind.value
         self.reason = state.reason
@@ -119,6 +116,10 @@ class _Fetch:
         self.bytes = len(robots.body) if robots is not None else None
         self.truncated = bool(robots.truncated) if robots is not None else False
         self.sha256 = sha
+
+
+#: The counters of an origin that add up into the totals and the "other" bucket.
+_COUNTERS = ("allowed", "forbidden", "deferred", "dropped", "fetches", "stored", "server_errors")
 
 
 class _Origin:
@@ -148,6 +149,11 @@ class _Origin:
         self.drop_reasons: dict[str, int] | None = None
         self.fetch: _Fetch | None = None
         self.lint: dict[str, Any] | None = None
+
+    def add(self, src: _Origin, sign: int = 1) -> None:
+        """Add (``sign`` 1) or take back (-1) another entry's counters."""
+        for name in _COUNTERS:
+            setattr(self, name, getattr(self, name) + sign * getattr(src, name))
 
     def interest(self) -> tuple[int, int]:
         """What compaction keeps first: requests held back, then requests at all."""
@@ -203,7 +209,6 @@ class ReportCollector:
         self._rule_limit = self.max_rules + _margin(self.max_rules)
         # What compaction folded away: exact sums, so the totals stay exact.
         self._other = _Origin()
-        self._other_origins = 0
         self._other_states: dict[str, int] = dict.fromkeys(_STATES, 0)
         self._other_rules = 0
         self._other_rule_forbidden = 0
@@ -259,7 +264,7 @@ class ReportCollector:
         rule.forbidden += 1
         examples = rule.examples
         if len(examples) < self.examples:
-            url = _cut(url)
+            url = short(url, EXAMPLE_CHARS)
             if url not in examples:
                 examples.append(url)
 
@@ -299,15 +304,7 @@ class ReportCollector:
 
     def _fold(self, entry: _Origin, sign: int) -> None:
         """Add (``sign`` 1) or take back (-1) an origin's counts in the "other" bucket."""
-        other = self._other
-        self._other_origins += sign
-        other.allowed += sign * entry.allowed
-        other.forbidden += sign * entry.forbidden
-        other.deferred += sign * entry.deferred
-        other.dropped += sign * entry.dropped
-        other.fetches += sign * entry.fetches
-        other.stored += sign * entry.stored
-        other.server_errors += sign * entry.server_errors
+        self._other.add(entry, sign)
         self._other_states[entry.fetch.kind if entry.fetch else "unknown"] += sign
 
     def _compact_origins(self, keep: int) -> None:
@@ -365,7 +362,7 @@ class ReportCollector:
         summary = memo.get(sha)
         if summary is not None:
             return summary
-        from ._lint import CHECKS_BY_CODE, lint  # only needed when a report is wanted
+        from ._lint import CHECKS_BY_CODE, lint
 
         self.lint_runs += 1
         result = lint(body)
@@ -406,26 +403,23 @@ class ReportCollector:
         by_state = dict(self._other_states)
         for _, entry in entries:
             by_state[entry.fetch.kind if entry.fetch else "unknown"] += 1
+        total = _Origin()
+        total.add(other)
+        for _, entry in entries:
+            total.add(entry)
+        folded_origins = sum(self._other_states.values())
         totals = {
-            "origins": len(entries) + self._other_origins,
+            "origins": len(entries) + folded_origins,
             "checked": 0,
-            "allowed": other.allowed,
-            "forbidden": other.forbidden,
-            "deferred": other.deferred,
-            "dropped": other.dropped,
-            "fetches": other.fetches,
-            "from_store": other.stored,
-            "server_errors": other.server_errors,
+            "allowed": total.allowed,
+            "forbidden": total.forbidden,
+            "deferred": total.deferred,
+            "dropped": total.dropped,
+            "fetches": total.fetches,
+            "from_store": total.stored,
+            "server_errors": total.server_errors,
             "rules": len(rules) + self._other_rules,
         }
-        for _, entry in entries:
-            totals["allowed"] += entry.allowed
-            totals["forbidden"] += entry.forbidden
-            totals["deferred"] += entry.deferred
-            totals["dropped"] += entry.dropped
-            totals["fetches"] += entry.fetches
-            totals["from_store"] += entry.stored
-            totals["server_errors"] += entry.server_errors
         totals["checked"] = totals["allowed"] + totals["forbidden"]
         return {
             "schema": SCHEMA,
@@ -439,7 +433,7 @@ class ReportCollector:
             "totals": totals,
             "origins_by_state": by_state,
             "folded": {
-                "origins": self._other_origins,
+                "origins": folded_origins,
                 "rules": self._other_rules,
                 "other_origins": {
                     "allowed": other.allowed,

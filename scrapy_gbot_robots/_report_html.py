@@ -12,6 +12,7 @@ import html
 from collections.abc import Iterable, Sequence
 from typing import Any
 
+from ._lint import short
 from ._report import STATE_LABELS
 
 #: Rows per table in the page; the JSON report has them all.
@@ -84,10 +85,6 @@ def _n(value: Any) -> str:
     return f"{value:,}" if isinstance(value, int) else esc(value)
 
 
-def _short(text: str, limit: int) -> str:
-    return text if len(text) <= limit else text[: limit - 1] + "…"
-
-
 def _state(kind: str) -> str:
     return f'<span class="state {esc(kind)}">{esc(STATE_LABELS.get(kind, kind))}</span>'
 
@@ -135,7 +132,7 @@ def bar_chart(rows: Sequence[tuple[str, Sequence[tuple[int, str]], str]], title:
     for i, (label, parts, tooltip) in enumerate(rows):
         y = 4 + i * _ROW_H
         out.append(f"<g><title>{esc(tooltip)}</title>")
-        shown = esc(_short(label, 56))
+        shown = esc(short(label, 56))
         out.append(f'<text x="{_LABEL_W - 8}" y="{y + 16}" text-anchor="end">{shown}</text>')
         x = float(_LABEL_W)
         total = 0
@@ -185,7 +182,7 @@ def _summary(data: dict[str, Any]) -> str:
     out.append("</div>")
     rows = [
         [_state(kind), _n(by_state.get(kind, 0))]
-        for kind in ("rules", "allow_all", "server_error", "unknown")
+        for kind in STATE_LABELS
         if by_state.get(kind, 0) or kind != "unknown"
     ]
     out.append(_table([("origins by robots.txt state", ""), ("origins", "num")], rows))

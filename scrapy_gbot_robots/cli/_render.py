@@ -13,6 +13,7 @@ from typing import IO
 
 from .. import _lint
 from .._lines import LineReport
+from .._lint import short as short  # re-exported for the commands
 
 _STYLES = {
     "allowed": "32",
@@ -72,11 +73,6 @@ def render_table(
             parts.append(" " * pad + cell if i in right else cell + " " * pad)
         out.append("  ".join(parts).rstrip())
     return out
-
-
-def short(text: str, limit: int) -> str:
-    """``text`` cut to ``limit`` characters, the cut marked with an ellipsis."""
-    return text if len(text) <= limit else text[: limit - 1] + "…"
 
 
 def plural(n: int, word: str) -> str:

@@ -12,10 +12,10 @@ import json
 from typing import IO, Any
 
 from .. import _lint
+from .._report import SCHEMA, STATE_LABELS  # the one schema version this command reads
 from ._args import EXIT_OK, Command, IOStreams, UsageError, read_input
 from ._render import Cell, Painter, colour_wanted, plural, render_table, short
 
-SCHEMA = "gbot-robots-report/1"  # the one version this command reads (see _report.SCHEMA)
 DEFAULT_TOP = 10
 
 EXAMPLES = """\
@@ -29,12 +29,6 @@ exit status: 0 the summary was printed; 2 usage error (a missing file, a file th
 gbot-robots report, or a report of another schema version).
 """
 
-_STATES = (
-    ("rules", "rules"),
-    ("allow_all", "no restrictions"),
-    ("server_error", "server error"),
-    ("unknown", "unknown"),
-)
 _GROUPS = {"agent": "own", "global": "*", "none": "-"}
 
 
@@ -122,7 +116,7 @@ def write_summary(out: IO[str], paint: Painter, name: str, data: dict[str, Any],
     w(f"requests  {checked:,} checked: {', '.join(parts)}; {', '.join(held)}\n")
     states = [
         f"{_int(by_state.get(key)):,} {label}"
-        for key, label in _STATES
+        for key, label in STATE_LABELS.items()
         if key != "unknown" or _int(by_state.get(key))
     ]
     w(f"origins   {_int(totals.get('origins')):,}: {', '.join(states)}\n")
@@ -210,9 +204,8 @@ def _of(shown: list[Any], every: list[Any]) -> str:
 
 
 def _state_text(origin: dict[str, Any]) -> str:
-    labels = dict(_STATES)
     state = str(origin.get("state"))
-    label = labels.get(state, _text(state))
+    label = STATE_LABELS.get(state, _text(state))
     reason = _text(origin.get("reason"))
     return f"{label} ({reason})" if reason else label
 
