@@ -60,12 +60,6 @@ def encode(state: OriginState, *, compress: bool = True) -> bytes:
     return _HEAD.pack(MAGIC, VERSION, len(head)) + head + body
 
 
-def fetched_at(data: bytes) -> float | None:
-    """The fetch time of a stored entry without decoding its body (None when unreadable)."""
-    state = decode(data, with_body=False)
-    return None if state is None else state.fetched_at
-
-
 def _time(value: Any, *, optional: bool = False) -> float | None:
     if value is None and optional:
         return None
@@ -77,9 +71,7 @@ def _time(value: Any, *, optional: bool = False) -> float | None:
     return number
 
 
-def decode(
-    data: bytes, *, with_body: bool = True, max_bytes: int = MAX_BODY_BYTES
-) -> OriginState | None:
+def decode(data: bytes, *, max_bytes: int = MAX_BODY_BYTES) -> OriginState | None:
     """The state stored in ``data``, or None when it is not a readable entry of this format."""
     try:
         if len(data) < _HEAD.size:
@@ -94,7 +86,7 @@ def decode(
         kind = Kind(header["kind"])
         coding = header.get("body")
         robots: RobotsTxt | None = None
-        if coding is not None and with_body:
+        if coding is not None:
             raw = data[start + size :]
             if coding == "zlib":
                 inflater = zlib.decompressobj()

@@ -195,7 +195,7 @@ class Gate(Generic[T]):
                     return None
                 reason, want = ParkReason.EXPIRED, "expired"
             else:
-                mode, until = mode_at(state, now, None, self._policy)
+                mode, until = mode_at(state, now, self._policy)
                 due = state.refresh_at <= now and (rec is None or not rec.fetch)
                 if mode is not Mode.STOPPED:
                     if due:  # grace period: obey the fallback, retry in the background
@@ -437,7 +437,7 @@ class Gate(Generic[T]):
             else:
                 self._release(origin, rec)
             return
-        mode, until = mode_at(state, now, None, self._policy)
+        mode, until = mode_at(state, now, self._policy)
         if mode is not Mode.STOPPED:
             self._release(origin, rec)
             if state.refresh_at <= now and self._recs.get(origin) is None:

@@ -246,17 +246,13 @@ def note_page_ok(state: OriginState, now: float) -> OriginState | None:
     return replace(state, page_ok_at=now)
 
 
-def mode_at(
-    state: OriginState, now: float, last_page_ok: float | None, cfg: PolicyConfig
-) -> tuple[Mode, float]:
+def mode_at(state: OriginState, now: float, cfg: PolicyConfig) -> tuple[Mode, float]:
     """What to do with the origin's requests at ``now``, and until when that holds.
 
-    ``last_page_ok`` is when another page of the origin last gave an HTTP response (below
-    500), None to use the state's own ``page_ok_at``: after ``error_grace`` it tells "site
-    generally available" from "site down".
+    After ``error_grace``, the state's ``page_ok_at`` (when another page of the origin last
+    gave an HTTP response below 500) tells "site generally available" from "site down".
     """
-    if last_page_ok is None:
-        last_page_ok = state.page_ok_at
+    last_page_ok = state.page_ok_at
     if state.kind is Kind.RULES:
         return Mode.RULES, INFINITY
     if state.kind is Kind.ALLOW_ALL:

@@ -348,7 +348,7 @@ class GoogleRobotsTxtMiddleware:
             elif kind is Kind.ALLOW_ALL:
                 robots = None
             else:
-                mode = mode_at(state, self.clock(), None, self.policy)[0]
+                mode = mode_at(state, self.clock(), self.policy)[0]
                 if mode is Mode.STOPPED:
                     return self._undecided(request, origin)
                 robots = state.robots if mode is Mode.RULES else None
@@ -470,7 +470,7 @@ class GoogleRobotsTxtMiddleware:
         state = self.store.get(origin)
         if state is None:
             return False
-        mode = mode_at(state, self.clock(), None, self.policy)[0]
+        mode = mode_at(state, self.clock(), self.policy)[0]
         if mode is Mode.STOPPED:
             return False
         robots = state.robots if mode is Mode.RULES else None

@@ -19,7 +19,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from scrapy_gbot_robots._entry import COMPRESS_FROM, MAGIC, VERSION, decode, encode, fetched_at
+from scrapy_gbot_robots._entry import COMPRESS_FROM, MAGIC, VERSION, decode, encode
 from scrapy_gbot_robots._lines import MAX_BODY_BYTES
 from scrapy_gbot_robots._policy import FetchResult, Kind, OriginState, PolicyConfig, evaluate
 from scrapy_gbot_robots._rules import RobotsTxt
@@ -216,7 +216,6 @@ def test_golden_entry_is_byte_for_byte_what_encode_writes() -> None:
 def test_golden_entry_still_decodes() -> None:
     """What an earlier release wrote stays readable (the store is not thrown away)."""
     assert_same(decode(GOLDEN), GOLDEN_STATE)
-    assert fetched_at(GOLDEN) == 1000.5
 
 
 # -- unreadable inputs ----------------------------------------------------------------------
@@ -271,19 +270,6 @@ UNREADABLE: dict[str, bytes] = {
 def test_unreadable_entries_decode_to_none(name: str) -> None:
     data = UNREADABLE[name]
     assert decode(data) is None
-    assert decode(data, with_body=False) is None or name in _BODY_ONLY
-    if name not in _BODY_ONLY:
-        assert fetched_at(data) is None
-
-
-#: Broken only in the body: ``fetched_at()`` reads the header alone and may still answer.
-_BODY_ONLY = {
-    "zlib past max_bytes",
-    "truncated zlib",
-    "zlib that is not zlib",
-    "raw body past max_bytes",
-    "unknown body coding",
-}
 
 
 def test_the_unreadable_cases_are_one_change_away_from_readable() -> None:
@@ -315,21 +301,6 @@ def test_max_bytes_is_the_readers_cap() -> None:
     assert decode(raw, max_bytes=len(body) - 1) is None
 
 
-def test_with_body_false_skips_the_body() -> None:
-    state = decode(encode(STATES["rules"]), with_body=False)
-    assert state is not None and state.kind is Kind.RULES and state.robots is None
-    assert state.fetched_at == T0
-
-
-def test_fetched_at_helper() -> None:
-    for state in STATES.values():
-        assert fetched_at(encode(state)) == state.fetched_at
-    assert fetched_at(b"") is None
-    assert fetched_at(b"GBR") is None
-    assert fetched_at(envelope(good_header(fetched_at=12.0))) == 12.0
-    assert isinstance(fetched_at(envelope(good_header(fetched_at=12))), float)
-
-
 # -- properties -----------------------------------------------------------------------------
 
 
@@ -337,7 +308,6 @@ def test_fetched_at_helper() -> None:
 @given(st.binary(max_size=300))
 def test_random_bytes_never_raise(data: bytes) -> None:
     assert decode(data) is None or data.startswith(MAGIC)
-    fetched_at(data)
 
 
 @settings(max_examples=300, deadline=None)
@@ -346,7 +316,6 @@ def test_random_bytes_inside_a_valid_envelope_never_raise(tail: bytes, version: 
     data = struct.pack(">3sBI", MAGIC, version, len(tail)) + tail
     state = decode(data)
     assert state is None or version == VERSION
-    fetched_at(data)
 
 
 @settings(max_examples=300, deadline=None)
@@ -360,7 +329,6 @@ def test_corrupting_a_real_entry_never_raises(name: str, data: st.DataObject) ->
     for candidate in (bytes(entry), bytes(entry[:cut])):
         result = decode(candidate)
         assert result is None or isinstance(result, OriginState)
-        fetched_at(candidate)
 
 
 _times = st.floats(min_value=0, max_value=4e9, allow_nan=False)

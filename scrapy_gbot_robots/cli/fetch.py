@@ -238,7 +238,7 @@ def policy_text(state: OriginState, cfg: PolicyConfig, now: float) -> tuple[str,
     from .._policy import Kind as StateKind
     from .._policy import mode_at
 
-    mode, until = mode_at(state, now, None, cfg)
+    mode, until = mode_at(state, now, cfg)
     if state.kind is StateKind.RULES:
         return mode.value, f"rules: obey the file (HTTP {state.status})"
     if state.kind is StateKind.ALLOW_ALL:
