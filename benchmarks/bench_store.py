@@ -1,6 +1,6 @@
 """What remembering an origin costs: bytes in memory and on disk, and 100,000 origins on SQLite.
 
-    .venv/bin/python benchmarks/bench_store.py             # full run (~2-3 min on 2 cores)
+    .venv/bin/python benchmarks/bench_store.py             # full run (~1 min on 2 cores)
     .venv/bin/python benchmarks/bench_store.py --quick     # 10,000 origins in the scale pass
 
 Why this shape:

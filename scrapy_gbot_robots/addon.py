@@ -34,9 +34,16 @@ def _path(component: Any) -> str:
     return f"{component.__module__}.{component.__qualname__}"
 
 
+#: The package-level spellings of the same classes (re-exported by ``scrapy_gbot_robots``).
+_ALIASES = {
+    OURS: "scrapy_gbot_robots.GoogleRobotsTxtMiddleware",
+    BODY: "scrapy_gbot_robots.RobotsBodyMiddleware",
+}
+
+
 def _is(component: Any, path: str) -> bool:
     name = _path(component)
-    return name == path or (path == OURS and name == "scrapy_gbot_robots.GoogleRobotsTxtMiddleware")
+    return name == path or name == _ALIASES.get(path)
 
 
 class Addon:
@@ -61,7 +68,8 @@ class Addon:
                 del mws[component]
         mws[BUILTIN] = None
         mws[OURS] = _DEFAULT_PRIORITY if priority is None else priority
-        if not any(_path(c) == BODY for c in mws):  # a project's own placement wins
+        body = [v for c, v in mws.items() if _is(c, BODY)]  # a project's own placement wins
+        if not body:
             mws[BODY] = BODY_PRIORITY
         logger.info(
             "scrapy-gbot-robots add-on: robots.txt is handled by %(ours)s (priority %(p)d) "
@@ -70,7 +78,7 @@ class Addon:
             {
                 "ours": "GoogleRobotsTxtMiddleware",
                 "p": mws[OURS],
-                "body": mws.get(BODY, BODY_PRIORITY),
+                "body": body[0] if body else BODY_PRIORITY,
                 "obey": settings.getbool("ROBOTSTXT_OBEY"),
             },
         )

@@ -316,6 +316,25 @@ async def test_user_agent_header_of_the_request_is_used(server: Server) -> None:
 
 
 # -- add-on and Scrapy compatibility --------------------------------------------------------
+def test_addon_keeps_a_projects_own_body_middleware_under_either_name() -> None:
+    """Placed under the package-level name the README gives, it is not added a second time."""
+    from scrapy.settings import Settings
+    from scrapy.utils.conf import build_component_list
+
+    from scrapy_gbot_robots import Addon
+
+    for name in (
+        "scrapy_gbot_robots.RobotsBodyMiddleware",
+        "scrapy_gbot_robots.body.RobotsBodyMiddleware",
+    ):
+        settings = Settings({"DOWNLOADER_MIDDLEWARES": {name: 580}})
+        Addon().update_settings(settings)
+        table = settings.getwithbase("DOWNLOADER_MIDDLEWARES")
+        body = [c for c in build_component_list(table) if "RobotsBodyMiddleware" in str(c)]
+        assert body == [name], body
+        assert table[name] == 580
+
+
 @pytest_twisted.ensureDeferred
 async def test_addon_replaces_builtin_at_its_priority(server: Server) -> None:
     from _httpserver import BASE_SETTINGS
