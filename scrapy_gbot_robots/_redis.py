@@ -145,6 +145,10 @@ def redacted(url: str) -> str:
 class RedisBacking:
     """Origin states in Redis, shared by a fleet; see the module docstring."""
 
+    #: The fetch lock's expiry when ``GBOT_ROBOTS_LOCK_TTL`` is 0: the holder renews it every
+    #: third of it while alive, so it only bounds how long a dead worker blocks the others.
+    default_lock_ttl = 30.0
+
     def __init__(
         self,
         url: str,

@@ -192,15 +192,14 @@ class GoogleRobotsTxtMiddleware:
                 store = TieredStore(front, self.backing)
                 store.on_read = self._read_back
         self.store: OriginStore = store
-        # How long a process that died while fetching blocks the others. By default long
-        # enough for the slowest fetch (every hop and retry timing out), so a holder that
-        # does not renew its lock (SQLite) never loses it while alive; Redis renews it.
-        self.lock_ttl = config.lock_ttl or (
-            config.download_timeout
-            * (self.policy.max_redirects + 1)
-            * (config.retry_times + 1)
+        # How long a process that died while fetching blocks the others. A backing whose
+        # holder renews its lock (Redis) names a short default; otherwise (SQLite) long enough
+        # for the slowest fetch (every hop and retry timing out), so a live holder keeps it.
+        slowest = (
+            config.download_timeout * (self.policy.max_redirects + 1) * (config.retry_times + 1)
             + 30.0
         )
+        self.lock_ttl = config.lock_ttl or getattr(self.backing, "default_lock_ttl", slowest)
         token, source, warning = configured_token(config)
         self.token = token
         self.token_source = source

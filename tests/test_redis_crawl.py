@@ -220,6 +220,7 @@ async def test_redis_killed_mid_crawl_loses_nothing_and_is_used_again(
         await until(lambda: _opened(crawler), 10, "the crawl to start")
         spider = crawler.spider
         mw = middleware_of(crawler)
+        assert mw.lock_ttl == 30.0  # Redis renews its locks: a short default expiry
 
         inject(hosts[:4])  # Redis up: states stored
         await until(lambda: decided(hosts[:4]), 15, "the first origins")
