@@ -138,8 +138,7 @@ class Gate(Generic[T]):
         self.parked_peak = 0
         self.running_peak = 0
         self.queued_peak = 0
-        self.fetches_started = 0
-        self.taken_elsewhere = 0  # shared lot: items another process released or dropped
+        self.taken_elsewhere = 0  # items the lot no longer held: another process's doing
         self._shared = bool(getattr(lot, "shared", False))
 
     # -- queries ------------------------------------------------------------------------------
@@ -254,13 +253,21 @@ class Gate(Generic[T]):
         """Periodic: make parking durable, then handle every origin whose time has come."""
         self._lot.flush()
         heap = self._wakeups
+        due: list[str] = []
         while heap and heap[0][0] <= now:
             when, origin = heapq.heappop(heap)
             rec = self._recs.get(origin)
             if rec is None or rec.wake_at != when:
                 continue  # superseded by an earlier wake-up, or the origin moved on
             rec.wake_at = None
+            due.append(origin)
+        # Checked after the pops: a wake-up a check sets at or before ``now`` waits for the
+        # next tick instead of spinning this loop.
+        for origin in due:
             self._check(origin, now)
+        if len(heap) > 2 * len(self._recs) + 1024:  # entries of origins long gone
+            self._wakeups = [(w, o) for w, o in heap if (r := self._recs.get(o)) and r.wake_at == w]
+            heapq.heapify(self._wakeups)
 
     def use_lot(self, lot: Lot[T]) -> None:
         """Park in ``lot`` from now on (chosen once the scheduler is known); only while empty."""
@@ -368,7 +375,6 @@ class Gate(Generic[T]):
     def _start(self, origin: str, rec: _Origin, now: float) -> None:
         rec.fetch = _RUNNING
         self.running += 1
-        self.fetches_started += 1
         if self.running > self.running_peak:
             self.running_peak = self.running
         if rec.parked and rec.active_since is None:
@@ -415,6 +421,12 @@ class Gate(Generic[T]):
             self._uncount(rec, n)
             self.dropped_total += n
             self._actions.drop(origin, items, "deadline")
+        if rec.parked and self._lot.oldest(origin) is None:
+            # The lot holds none of what we count: another process took them from a shared
+            # lot (or Redis cannot be reached now: adopt() finds them again). Stop counting,
+            # or the origin would wake at a past deadline and hold the crawl open for ever.
+            self.taken_elsewhere += rec.parked
+            self._uncount(rec, rec.parked)
 
     def _check(self, origin: str, now: float) -> None:
         rec = self._recs.get(origin)

@@ -21,7 +21,7 @@ from __future__ import annotations
 import os
 import sqlite3
 from array import array
-from collections.abc import Callable, Iterator
+from collections.abc import Callable
 from typing import Generic, Protocol, TypeVar
 
 T = TypeVar("T")
@@ -143,9 +143,6 @@ class MemoryLot(Generic[T]):
         ordered = sorted(self._queues.items(), key=lambda kv: kv[1].seqs[0])
         return [(origin, len(queue.items)) for origin, queue in ordered]
 
-    def origins(self) -> Iterator[str]:
-        return iter(self._queues)
-
     def __len__(self) -> int:
         return self._count
 
@@ -258,8 +255,13 @@ class SqliteLot(Generic[T]):
             (origin, cutoff),
         ).fetchall()
         memory = self._memory.take_parked_before(origin, cutoff)
-        if rows:
-            self._delete_upto(origin, rows[-1][0])
+        if rows:  # only the rows read: one parked later may sit between them (a clock step)
+            self._begin()
+            cursor = self._db.execute(
+                "DELETE FROM parked WHERE origin = ? AND seq <= ? AND parked_at <= ?",
+                (origin, rows[-1][0], cutoff),
+            )
+            self._stored -= cursor.rowcount
         return [self._loads(data) for _, data in rows] + memory
 
     # -- reading ----------------------------------------------------------------------------

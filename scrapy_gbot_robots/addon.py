@@ -68,19 +68,26 @@ class Addon:
                 del mws[component]
         mws[BUILTIN] = None
         mws[OURS] = _DEFAULT_PRIORITY if priority is None else priority
-        body = [v for c, v in mws.items() if _is(c, BODY)]  # a project's own placement wins
-        if not body:
+        placed = [v for c, v in mws.items() if _is(c, BODY)]  # a project's own placement wins
+        if not placed:
             mws[BODY] = BODY_PRIORITY
+        body = placed[0] if placed else BODY_PRIORITY
         logger.info(
             "scrapy-gbot-robots add-on: robots.txt is handled by %(ours)s (priority %(p)d) "
             "instead of Scrapy's RobotsTxtMiddleware, with RobotsBodyMiddleware (priority "
-            "%(body)d); ROBOTSTXT_OBEY=%(obey)s",
+            "%(body)s); ROBOTSTXT_OBEY=%(obey)s",
             {
                 "ours": "GoogleRobotsTxtMiddleware",
                 "p": mws[OURS],
-                "body": body[0] if body else BODY_PRIORITY,
+                "body": "disabled" if body is None else body,
                 "obey": settings.getbool("ROBOTSTXT_OBEY"),
             },
         )
+        if body is None:
+            logger.warning(
+                "RobotsBodyMiddleware is disabled in DOWNLOADER_MIDDLEWARES: robots.txt bodies "
+                "are not read up to GBOT_ROBOTS_MAX_BYTES and decoded as Google does; a body "
+                "past DOWNLOAD_MAXSIZE fails as a server error"
+            )
         current = settings.getpriority("DOWNLOADER_MIDDLEWARES") or 0
         settings.set("DOWNLOADER_MIDDLEWARES", mws, priority=current)

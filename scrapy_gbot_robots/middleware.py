@@ -110,8 +110,7 @@ def _open_backing(config: Config, crawler: Crawler) -> Backing | None:
         except ImportError as exc:
             raise ConfigError(
                 "GBOT_ROBOTS_CACHE",
-                f"{where} needs the redis client: pip install \"scrapy-gbot-robots[redis]\" "
-                f"({exc})",
+                f'{where} needs the redis client: pip install "scrapy-gbot-robots[redis]" ({exc})',
             ) from exc
         from scrapy.utils.reactor import is_asyncio_reactor_installed
 
@@ -492,8 +491,6 @@ class GoogleRobotsTxtMiddleware:
         origin = self._origin_of_url(request.url)
         if not origin:
             return
-        if self._offsite_drops(request):
-            return  # another handler drops it: fetching its robots.txt would be wasted
         now = self.clock()
         if meta.get(BOUNCED):
             self.gate.bounce(origin, request, now)
@@ -519,9 +516,13 @@ class GoogleRobotsTxtMiddleware:
         The scheduler would ask the dupefilter when the request entered it; a parked request
         asks now, so duplicates of a parked request are not parked twice, and is let through
         the dupefilter once when released. Without a dupefilter the scheduler filters later.
+        A request Scrapy's offsite filter drops is let through to it, never parked: fetching
+        its site's robots.txt would be wasted.
         """
         if not isinstance(item, Request) or item.dont_filter:
             return True
+        if self._offsite_drops(item):
+            return False
         df = self._dupefilter
         if df is None:
             return True
@@ -780,16 +781,20 @@ class GoogleRobotsTxtMiddleware:
         hops = 0
         while True:
             self.stats.inc_value("robotstxt/request_count")
+            engine = self.crawler.engine
+            # While it downloads, a robots.txt widens the downloader's limit: it has its own
+            # budget, and pages of decided origins keep CONCURRENT_REQUESTS.
+            reserve_download_slot(engine, +1)
             try:
-                response = await engine_download(
-                    self.crawler.engine, self._robots_request(url, origin)
-                )
+                response = await engine_download(engine, self._robots_request(url, origin))
             except Exception as exc:
                 # Any failure, IgnoreRequest from another component included, is a failure to
                 # get the file: a server error (never "no restrictions", which would fail open).
                 self.stats.inc_value(f"robotstxt/exception_count/{type(exc)}")
                 self._hop(origin, url, None, type(exc).__name__)
                 return FetchResult(status=None, error=type(exc).__name__, redirects=hops)
+            finally:
+                reserve_download_slot(engine, -1)
             self._hop(origin, url, response.status, None)
             self.stats.inc_value("robotstxt/response_count")
             self.stats.inc_value(f"robotstxt/response_status_count/{response.status}")
@@ -820,8 +825,6 @@ class GoogleRobotsTxtMiddleware:
     async def _fetch(self, origin: str) -> None:
         """The gate's fetch: decide the origin's state, then report back exactly once."""
         recheck_at: float | None = None
-        engine = self.crawler.engine
-        reserve_download_slot(engine, +1)  # robots.txt has its own budget, pages keep theirs
         try:
             if self.backing is None:
                 await self._download_and_decide(origin)
@@ -840,7 +843,6 @@ class GoogleRobotsTxtMiddleware:
             except Exception:  # the report or a signal handler: the state is stored already
                 logger.exception("Error while recording robots.txt of %s", origin)
         finally:
-            reserve_download_slot(engine, -1)
             self._chains.pop(origin, None)
             self.gate.fetch_done(origin, self.clock(), recheck_at=recheck_at)
 
@@ -1098,6 +1100,8 @@ class GoogleRobotsTxtMiddleware:
         self.stats.set_value("robotstxt/parked_peak", gate.parked_peak)
         self.stats.set_value("robotstxt/fetch_in_flight_peak", gate.running_peak)
         self.stats.set_value("robotstxt/fetch_queue_peak", gate.queued_peak)
+        if gate.taken_elsewhere:
+            self.stats.set_value("robotstxt/parking/taken_elsewhere", gate.taken_elsewhere)
         evictions = getattr(self.store, "evictions", None)
         if evictions:
             self.stats.set_value("robotstxt/cache/evicted", evictions)

@@ -285,6 +285,51 @@ def test_release_happens_in_bounded_batches() -> None:
     assert [item for _, item in actions.released] == [str(i) for i in range(250)]
 
 
+class SharedMemoryLot(MemoryLot[str]):
+    """A lot other processes also take from (as the fleet's Redis lot)."""
+
+    shared = True
+
+
+def test_items_another_process_took_do_not_hold_the_crawl_open() -> None:
+    """The lot no longer has what the gate counts: the deadline tick ends, and the origin
+    stops holding the crawl open (it used to wake at a past deadline for ever)."""
+    import threading
+
+    lot = SharedMemoryLot()
+    gate, actions, store = make_gate(lot=lot, timeout=100.0)
+    gate.schedule("http://a", "a1", 0.0)
+    assert lot.take("http://a", 10) == ["a1"]  # another worker released it
+    ticked = threading.Thread(target=gate.tick, args=(101.0,), daemon=True)
+    ticked.start()
+    ticked.join(5.0)
+    assert not ticked.is_alive(), "tick never returned"
+    assert gate.parked_now == 0 and gate.taken_elsewhere == 1
+    finish(gate, store, "http://a", 102.0)
+    assert not gate.busy and actions.released == [] and actions.dropped == []
+
+
+def test_sqlite_lot_expiry_takes_only_what_was_parked_before_the_cutoff(tmp_path: Path) -> None:
+    """A clock that stepped back: a later item may sit before an earlier one in the file."""
+    dumps, loads = _codec()
+    lot: SqliteLot[str] = SqliteLot(str(tmp_path / "p.db"), dumps, loads)  # type: ignore[arg-type]
+    lot.push("o", "late", 100.0)
+    lot.push("o", "early", 50.0)
+    lot.flush()
+    assert lot.take_parked_before("o", 60.0) == ["early"]
+    assert len(lot) == 1 and lot.take("o", 10) == ["late"]
+
+
+def test_wake_ups_of_origins_long_gone_do_not_pile_up() -> None:
+    gate, _, store = make_gate(max_fetches=10_000)
+    for i in range(3_000):
+        gate.schedule(f"http://o{i}", "x", 0.0)  # parked: a deadline wake-up each
+    for i in range(3_000):
+        finish(gate, store, f"http://o{i}", 1.0)
+    gate.tick(2.0)
+    assert not gate.busy and len(gate._wakeups) <= 1024
+
+
 def test_max_fetches_must_be_positive() -> None:
     with pytest.raises(ValueError, match="max_fetches"):
         Gate(MemoryStore(1), CFG, MemoryLot(), Recorder(), park_timeout=1.0, max_fetches=0)

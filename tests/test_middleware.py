@@ -335,6 +335,25 @@ def test_addon_keeps_a_projects_own_body_middleware_under_either_name() -> None:
         assert table[name] == 580
 
 
+def test_addon_says_when_a_project_disabled_the_body_middleware(
+    caplog: pytest.LogCaptureFixture,
+) -> None:
+    from scrapy.settings import Settings
+
+    from scrapy_gbot_robots import Addon
+
+    settings = Settings(
+        {"DOWNLOADER_MIDDLEWARES": {"scrapy_gbot_robots.RobotsBodyMiddleware": None}}
+    )
+    with caplog.at_level(logging.INFO, logger="scrapy_gbot_robots"):
+        Addon().update_settings(settings)
+    messages = [(r.levelname, r.getMessage()) for r in caplog.records]
+    assert any(
+        lvl == "INFO" and "RobotsBodyMiddleware (priority disabled)" in m for lvl, m in messages
+    )
+    assert any(lvl == "WARNING" and "RobotsBodyMiddleware is disabled" in m for lvl, m in messages)
+
+
 @pytest_twisted.ensureDeferred
 async def test_addon_replaces_builtin_at_its_priority(server: Server) -> None:
     from _httpserver import BASE_SETTINGS
