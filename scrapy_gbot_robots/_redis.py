@@ -7,8 +7,11 @@ the first use (the backing is built before any loop runs).
 Keys (``prefix`` defaults to ``gbot_robots``):
 
 - ``{prefix}:origin:{origin}``: a hash with ``fetched_at`` (the state's fetch time as a
-  decimal string) and ``entry`` (the ``_entry`` bytes, exactly). No TTL: freshness is decided
-  from the times inside the entry, and the 30-day history must outlive any expiry. The write
+  decimal string) and ``entry`` (the ``_entry`` bytes, exactly). No TTL by default: freshness
+  is decided from the times inside the entry, and the 30-day history must outlive any expiry;
+  with ``keep`` (``GBOT_ROBOTS_CACHE_KEEP``, at least 30 d + the longest cache lifetime) the
+  key expires ``keep`` seconds after its ``fetched_at``, so a fleet's Redis holds only the
+  origins fetched within that window. The write
   is a Lua script that keeps the stored entry when its ``fetched_at`` is newer, so "a write
   never replaces a newer entry" holds atomically across processes. An entry that does not
   even start with the ``_entry`` magic (garbage), or a key of another type, is replaced;
@@ -67,7 +70,8 @@ OUTAGE_ERRORS: tuple[type[BaseException], ...] = (
     asyncio.TimeoutError,
 )
 
-# KEYS[1] origin hash; ARGV[1] fetched_at, ARGV[2] entry bytes, ARGV[3] the entry magic.
+# KEYS[1] origin hash; ARGV[1] fetched_at, ARGV[2] entry bytes, ARGV[3] the entry magic,
+# ARGV[4] when the key expires (Unix ms; 0: never).
 _PUT = """
 local kind = redis.call('TYPE', KEYS[1])['ok']
 if kind == 'hash' then
@@ -81,6 +85,11 @@ elseif kind ~= 'none' then
   redis.call('DEL', KEYS[1])
 end
 redis.call('HSET', KEYS[1], 'fetched_at', ARGV[1], 'entry', ARGV[2])
+if tonumber(ARGV[4]) > 0 then
+  redis.call('PEXPIREAT', KEYS[1], ARGV[4])
+else
+  redis.call('PERSIST', KEYS[1])
+end
 return 1
 """
 
@@ -161,8 +170,10 @@ class RedisBacking:
         max_backoff: float = 30.0,
         socket_timeout: float = 5.0,
         lock_wait: float = 10.0,
+        keep: float = 0.0,
     ) -> None:
         self.url = url
+        self.keep = keep
         self.name = redacted(url)
         self.max_bytes = max_bytes
         self.prefix = prefix
@@ -486,7 +497,7 @@ class RedisBacking:
         try:
             async with client.pipeline(transaction=False) as pipe:
                 for origin, (fetched_at, data) in batch:
-                    pipe.eval(_PUT, 1, self.origin_key(origin), repr(fetched_at), data, MAGIC)
+                    pipe.eval(_PUT, 1, self.origin_key(origin), *self._put_args(fetched_at, data))
                 results = await pipe.execute(raise_on_error=False)
         except OUTAGE_ERRORS as exc:
             self._requeue(batch)
@@ -520,6 +531,10 @@ class RedisBacking:
         while len(self._pending) > self.max_pending:
             self._pending.popitem(last=False)
             self.write_errors += 1
+
+    def _put_args(self, fetched_at: float, data: bytes) -> tuple[str, bytes, bytes, int]:
+        expire_ms = int((fetched_at + self.keep) * 1000) if self.keep else 0
+        return repr(fetched_at), data, MAGIC, expire_ms
 
     def _remember(self, origin: str, state: OriginState) -> None:
         old = self._memo.get(origin)
@@ -573,7 +588,9 @@ class RedisBacking:
             try:
                 with client.pipeline(transaction=False) as pipe:
                     for origin, (fetched_at, data) in pending:
-                        pipe.eval(_PUT, 1, self.origin_key(origin), repr(fetched_at), data, MAGIC)
+                        pipe.eval(
+                            _PUT, 1, self.origin_key(origin), *self._put_args(fetched_at, data)
+                        )
                     for origin in held:
                         pipe.eval(_RELEASE, 1, self.lock_key(origin), self.token)
                     pipe.execute(raise_on_error=False)

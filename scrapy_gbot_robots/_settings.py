@@ -41,6 +41,7 @@ NUMERIC: dict[str, tuple[float, str, float]] = {
     "TICK": (1.0, "float", 0.01),
     "CONCURRENT_FETCHES": (0, "int", 0),
     "LOCK_TTL": (0.0, "float", 0.0),
+    "CACHE_KEEP": (0.0, "float", 0.0),
     "REPORT_MAX_ORIGINS": (10_000, "int", 1),
     "REPORT_MAX_RULES": (1_000, "int", 1),
     "REPORT_EXAMPLES": (5, "int", 0),
@@ -99,6 +100,7 @@ class Config:
     tick: float = 1.0
     concurrent_fetches: int = 0  # 0: CONCURRENT_REQUESTS
     lock_ttl: float = 0.0  # 0: long enough for the slowest fetch (see the middleware)
+    cache_keep: float = 0.0  # 0: the SQLite or Redis store keeps every origin for ever
     policy: PolicyConfig = field(default_factory=PolicyConfig)
     clock: Callable[[], float] = time.time
     store: Callable[[int], Any] | None = None  # factory(max_entries) -> OriginStore
@@ -222,6 +224,14 @@ def load(get: Callable[[str], Any]) -> Config:
             PREFIX + "ERROR_GRACE",
             f"must be >= {PREFIX}ERROR_STOP ({nums['ERROR_STOP']:g}), got {nums['ERROR_GRACE']:g}",
         )
+    keep_floor = nums["ERROR_GRACE"] + nums["CACHE_MAX_TTL"]
+    if nums["CACHE_KEEP"] and nums["CACHE_KEEP"] < keep_floor:
+        raise ConfigError(
+            PREFIX + "CACHE_KEEP",
+            f"must be 0 (keep every origin) or >= {PREFIX}ERROR_GRACE + {PREFIX}CACHE_MAX_TTL "
+            f"({keep_floor:g} s), so that no fresh copy and no 30-day window is forgotten; "
+            f"got {nums['CACHE_KEEP']:g}",
+        )
     if nums["RETRY_BACKOFF_MAX"] < nums["RETRY_BACKOFF"]:
         raise ConfigError(
             PREFIX + "RETRY_BACKOFF_MAX",
@@ -265,6 +275,7 @@ def load(get: Callable[[str], Any]) -> Config:
         tick=nums["TICK"],
         concurrent_fetches=int(nums["CONCURRENT_FETCHES"]),
         lock_ttl=nums["LOCK_TTL"],
+        cache_keep=nums["CACHE_KEEP"],
         policy=policy,
         clock=clock,
         store=store,

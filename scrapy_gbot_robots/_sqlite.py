@@ -130,6 +130,15 @@ class SqliteBacking:
         except sqlite3.Error as exc:
             self._failed(exc)
 
+    def prune(self, now: float, keep: float) -> int:
+        """Forget origins not fetched for ``keep`` seconds (``GBOT_ROBOTS_CACHE_KEEP``)."""
+        try:
+            cursor = self._db.execute("DELETE FROM robots WHERE fetched_at < ?", (now - keep,))
+        except sqlite3.Error as exc:
+            self._failed(exc)
+            return 0
+        return max(0, cursor.rowcount)
+
     def close(self) -> None:
         try:
             self._db.execute("DELETE FROM locks WHERE holder = ?", (self.holder,))

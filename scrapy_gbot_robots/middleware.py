@@ -65,7 +65,7 @@ from ._policy import (
     next_hop,
     note_page_ok,
 )
-from ._report import Hop, ReportCollector
+from ._report import Hop, ReportCollector, duration
 from ._report import write as write_report
 from ._rules import Decision, RobotsTxt
 from ._settings import Config, ConfigError, configured_token, load, unknown_settings
@@ -91,6 +91,8 @@ _SCHEME_NETLOC = re.compile(r"[^:/?#]*://[^/?#]*").match
 LOCK_POLL = 1.0
 #: Ticks between two looks at a shared lot for origins no live worker is handling.
 ADOPT_EVERY = 5
+#: Seconds (of the clock) between two prunes of the store (``GBOT_ROBOTS_CACHE_KEEP``).
+PRUNE_EVERY = 3_600.0
 #: Seconds the spider's close waits for robots.txt fetches to finish deciding.
 CLOSE_WAIT = 10.0
 
@@ -121,7 +123,9 @@ def _open_backing(config: Config, crawler: Crawler) -> Backing | None:
                 "'twisted.internet.asyncioreactor.AsyncioSelectorReactor' (the default since "
                 "Scrapy 2.13)",
             )
-        backing: Backing = RedisBacking(where, max_bytes=config.policy.max_bytes)
+        backing: Backing = RedisBacking(
+            where, max_bytes=config.policy.max_bytes, keep=config.cache_keep
+        )
         return backing
     return None
 
@@ -218,6 +222,7 @@ class GoogleRobotsTxtMiddleware:
         self._loop: LoopingCall | None = None
         self._backing_error: str | None = None
         self._ticks = 0
+        self._pruned_at: float | None = None
         self.report: ReportCollector | None = None
         self._chains: dict[str, list[Hop]] = {}  # robots.txt fetches in flight, for the report
         self._fetches: set[Deferred[None]] = set()  # fetch coroutines under way
@@ -704,11 +709,30 @@ class GoogleRobotsTxtMiddleware:
             if self._hits != self._hits_flushed:
                 self.stats.inc_value("robotstxt/cache/hit", self._hits - self._hits_flushed)
                 self._hits_flushed = self._hits
+            if self._pruned_at is not None and now - self._pruned_at >= PRUNE_EVERY:
+                self._prune(now)
             if busy and not self.gate.busy:
                 self._wake_engine()
             self._component_stats()
         except Exception:  # a LoopingCall stops at the first error: never let it
             logger.exception("Error in the robots.txt parking loop")
+
+    def _prune(self, now: float) -> None:
+        """Forget stored origins not fetched for ``GBOT_ROBOTS_CACHE_KEEP`` (SQLite; Redis
+        keys expire by themselves), at start and then every ``PRUNE_EVERY`` seconds."""
+        self._pruned_at = now
+        prune = getattr(self.backing, "prune", None)
+        if prune is None:
+            return
+        gone = int(prune(now, self.config.cache_keep))
+        if gone:
+            self.stats.inc_value("robotstxt/store/pruned", gone)
+            logger.info(
+                "Forgot %(n)d stored robots.txt states not fetched for %(keep)s "
+                "(GBOT_ROBOTS_CACHE_KEEP)",
+                {"n": gone, "keep": duration(self.config.cache_keep)},
+                extra={"spider": self.crawler.spider},
+            )
 
     def _component_stats(self) -> None:
         """Copy the store's and the parking lot's own counters (write errors, Redis outages)
@@ -1030,6 +1054,8 @@ class GoogleRobotsTxtMiddleware:
                 {"key": getattr(fleet_lot, "key", "?")},
                 extra={"spider": spider},
             )
+        if self.config.cache_keep and self.backing is not None:
+            self._prune(self.clock())
         resumed = self.gate.resume(self.clock())
         if resumed:
             self.stats.inc_value("robotstxt/resumed", resumed)

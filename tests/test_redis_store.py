@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import asyncio
 import logging
+import time
 from collections.abc import Coroutine, Iterator
 from dataclasses import replace
 from pathlib import Path
@@ -119,6 +120,32 @@ async def test_round_trip_between_two_processes_view(rs: RedisServer) -> None:
         assert reader.errors == writer.errors == reader.outages == 0
         writer.close()
         reader.close()
+
+    await aio(body())
+
+
+@pytest_twisted.ensureDeferred
+async def test_cache_keep_makes_keys_expire_after_their_fetch_time(rs: RedisServer) -> None:
+    """GBOT_ROBOTS_CACHE_KEEP: the key lives ``keep`` seconds past its ``fetched_at``."""
+
+    async def body() -> None:
+        day = 86_400.0
+        keeping = backing(rs.url, keep=61 * day)
+        client = rs.client()
+        now = time.time()
+        keeping.put_soon(A, rules(now - 60 * day))  # fetched 60 days ago: one day left
+        keeping.put_soon("http://old.test", rules(now - 62 * day))  # past the window
+        await keeping.release(A)
+        await keeping.release("http://old.test")
+        left = client.pttl(keeping.origin_key(A)) / 1000
+        assert 0.9 * day < left <= day
+        assert not client.exists(keeping.origin_key("http://old.test"))
+        forever = backing(rs.url)  # keep 0: a newer write of the origin clears the expiry
+        forever.put_soon(A, rules(now))
+        await forever.release(A)
+        assert client.ttl(forever.origin_key(A)) == -1
+        keeping.close()
+        forever.close()
 
     await aio(body())
 

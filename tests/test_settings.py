@@ -72,6 +72,7 @@ def test_bad_value_names_the_setting(setting: str, value: Any) -> None:
     ("values", "setting"),
     [
         ({"GBOT_ROBOTS_ERROR_STOP": 100, "GBOT_ROBOTS_ERROR_GRACE": 50}, "GBOT_ROBOTS_ERROR_GRACE"),
+        ({"GBOT_ROBOTS_CACHE_KEEP": 59 * 86_400}, "GBOT_ROBOTS_CACHE_KEEP"),
         (
             {"GBOT_ROBOTS_CACHE_MIN_TTL": 100, "GBOT_ROBOTS_CACHE_MAX_TTL": 50},
             "GBOT_ROBOTS_CACHE_MAX_TTL",
@@ -152,6 +153,7 @@ def test_every_setting_works_in_custom_settings() -> None:
     custom.update(
         ROBOTSTXT_OBEY=True, ROBOTSTXT_USER_AGENT="PerSpiderBot", GBOT_ROBOTS_CLOCK="time.monotonic"
     )
+    custom[PREFIX + "CACHE_KEEP"] = 121 * 86_400.0  # 0 doubled is 0; past the doubled floor
 
     class Spider(scrapy.Spider):
         name = "custom"
@@ -179,6 +181,7 @@ def test_every_setting_works_in_custom_settings() -> None:
         "TICK": config.tick,
         "CONCURRENT_FETCHES": config.concurrent_fetches,
         "LOCK_TTL": config.lock_ttl,
+        "CACHE_KEEP": config.cache_keep,
         "REPORT_MAX_ORIGINS": config.report_max_origins,
         "REPORT_MAX_RULES": config.report_max_rules,
         "REPORT_EXAMPLES": config.report_examples,

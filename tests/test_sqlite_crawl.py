@@ -62,6 +62,38 @@ def robots_hits(server: Server, hosts: list[str]) -> dict[str, int]:
 
 
 @pytest_twisted.ensureDeferred
+async def test_cache_keep_forgets_origins_not_fetched_within_the_window(
+    server: Server, tmp_path: Path
+) -> None:
+    """GBOT_ROBOTS_CACHE_KEEP bounds the file by the origins fetched within the window."""
+    hosts = ["a.test", "b.test", "c.test"]
+    for host in hosts:
+        server.route("/robots.txt", host=host, body=RULES)
+    clock = FlowingClock()
+    cache = sqlite_cache(tmp_path)
+    settings = {"GBOT_ROBOTS_CACHE": cache, "GBOT_ROBOTS_CLOCK": clock}
+
+    def stored() -> list[str]:
+        db = sqlite3.connect(cache[len("sqlite://") :])
+        try:
+            return sorted(row[0] for row in db.execute("SELECT origin FROM robots"))
+        finally:
+            db.close()
+
+    await crawl(make_spider(urls=[server.url("/p", h) for h in hosts[:2]]), settings)
+    clock.advance(50 * DAY)
+    c2 = await crawl(make_spider(urls=[server.url("/p", "c.test")]), settings)
+    assert c2.stats.get_value("robotstxt/store/pruned") is None  # off by default
+    assert stored() == sorted(server.origin(h) for h in hosts)
+    clock.advance(15 * DAY)  # a and b: 65 days since their fetch; c: 15
+    keep = {**settings, "GBOT_ROBOTS_CACHE_KEEP": 61 * DAY}
+    c3 = await crawl(make_spider(urls=[server.url("/q", "c.test")]), keep)
+    assert c3.stats.get_value("robotstxt/store/pruned") == 2
+    assert stored() == [server.origin("c.test")]
+    assert robots_hits(server, hosts) == {"a.test": 1, "b.test": 1, "c.test": 2}
+
+
+@pytest_twisted.ensureDeferred
 async def test_restart_reuses_stored_robots_until_expiry(server: Server, tmp_path: Path) -> None:
     hosts = ["a.test", "b.test", "c.test"]
     for host in hosts:
