@@ -24,6 +24,7 @@ import logging
 import os
 import pickle
 import re
+from collections.abc import Callable
 from typing import TYPE_CHECKING, Any, NoReturn
 
 from pydispatch import dispatcher  # type: ignore[import-untyped]
@@ -128,6 +129,14 @@ def _open_backing(config: Config, crawler: Crawler) -> Backing | None:
         )
         return backing
     return None
+
+
+def _soon(call: Callable[..., object], *args: Any, **kwargs: Any) -> None:
+    """Run ``call`` on the reactor's next turn: outside the signal handler or lookup we are in."""
+    from twisted.internet import reactor
+
+    clock: Any = reactor
+    clock.callLater(0, call, *args, **kwargs)
 
 
 class _Waiter:
@@ -500,10 +509,7 @@ class GoogleRobotsTxtMiddleware:
         if meta.get(BOUNCED):
             self.gate.bounce(origin, request, now)
             self._deferred(request, origin, ParkReason.BOUNCED)
-            from twisted.internet import reactor
-
-            clock: Any = reactor
-            clock.callLater(0, self._check_soon, origin)
+            _soon(self._check_soon, origin)
             raise IgnoreRequest("parked until robots.txt is decided")
         reason = self.gate.schedule(origin, request, now, self._admit)
         if reason is None:
@@ -615,10 +621,7 @@ class GoogleRobotsTxtMiddleware:
         }.get(why)
         if stat:
             self.stats.inc_value(stat)
-        from twisted.internet import reactor
-
-        clock: Any = reactor
-        clock.callLater(0, self._launch, origin)
+        _soon(self._launch, origin)
 
     def _launch(self, origin: str) -> None:
         d = deferred_from_coro(self._fetch(origin))
@@ -706,9 +709,7 @@ class GoogleRobotsTxtMiddleware:
             self._ticks += 1
             if self._ticks % ADOPT_EVERY == 0:
                 self.gate.adopt(now)  # a shared lot: origins a dead worker left waiting
-            if self._hits != self._hits_flushed:
-                self.stats.inc_value("robotstxt/cache/hit", self._hits - self._hits_flushed)
-                self._hits_flushed = self._hits
+            self._flush_hits()
             if self._pruned_at is not None and now - self._pruned_at >= PRUNE_EVERY:
                 self._prune(now)
             if busy and not self.gate.busy:
@@ -716,6 +717,12 @@ class GoogleRobotsTxtMiddleware:
             self._component_stats()
         except Exception:  # a LoopingCall stops at the first error: never let it
             logger.exception("Error in the robots.txt parking loop")
+
+    def _flush_hits(self) -> None:
+        """Cache hits are counted in a plain int on the hot path, added to the stats here."""
+        if self._hits != self._hits_flushed:
+            self.stats.inc_value("robotstxt/cache/hit", self._hits - self._hits_flushed)
+            self._hits_flushed = self._hits
 
     def _prune(self, now: float) -> None:
         """Forget stored origins not fetched for ``GBOT_ROBOTS_CACHE_KEEP`` (SQLite; Redis
@@ -900,10 +907,7 @@ class GoogleRobotsTxtMiddleware:
             self._read_seen.add(origin)
             # Not from inside the store lookup (a hot path, maybe inside our own signal
             # handler): handlers of robots_parsed may schedule requests.
-            from twisted.internet import reactor
-
-            clock: Any = reactor
-            clock.callLater(0, self._record, origin, state, None, fetched=False)
+            _soon(self._record, origin, state, None, fetched=False)
 
     def _adopt_stored(
         self, origin: str, local: OriginState | None, stored: OriginState | None
@@ -1120,9 +1124,7 @@ class GoogleRobotsTxtMiddleware:
                 {"n": kept, "path": getattr(self.lot, "path", "JOBDIR")},
                 extra={"spider": spider},
             )
-        if self._hits != self._hits_flushed:
-            self.stats.inc_value("robotstxt/cache/hit", self._hits - self._hits_flushed)
-            self._hits_flushed = self._hits
+        self._flush_hits()
         self.stats.set_value("robotstxt/parked_peak", gate.parked_peak)
         self.stats.set_value("robotstxt/fetch_in_flight_peak", gate.running_peak)
         self.stats.set_value("robotstxt/fetch_queue_peak", gate.queued_peak)
