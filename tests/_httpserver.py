@@ -284,8 +284,11 @@ BASE_SETTINGS: dict[str, Any] = {
 
 
 def make_spider(name: str = "list", **attrs: Any) -> type:
-    """A spider class that requests ``urls`` and records what was crawled or failed."""
+    """A spider class that requests ``urls`` and records what was crawled, failed or dropped
+    (``request_dropped``: url and reason)."""
     import scrapy
+
+    from scrapy_gbot_robots import signals
 
     class ListSpider(scrapy.Spider):
         urls: ClassVar[list[str]] = []
@@ -295,6 +298,16 @@ def make_spider(name: str = "list", **attrs: Any) -> type:
             super().__init__(*args, **kwargs)
             self.crawled: list[str] = []
             self.failed: list[tuple[str, str]] = []
+            self.dropped: list[tuple[str, str]] = []
+
+        @classmethod
+        def from_crawler(cls, crawler: Any, *args: Any, **kwargs: Any) -> Any:
+            spider = super().from_crawler(crawler, *args, **kwargs)
+            crawler.signals.connect(spider.on_dropped, signal=signals.request_dropped)
+            return spider
+
+        def on_dropped(self, request: Any, spider: Any, reason: str) -> None:
+            self.dropped.append((request.url, reason))
 
         async def start(self) -> Any:
             for url in self.urls:

@@ -10,7 +10,6 @@ from _httpserver import Server, crawl, make_spider, make_timeline_spider, middle
 from scrapy.core.scheduler import Scheduler
 from scrapy.exceptions import IgnoreRequest
 
-from scrapy_gbot_robots import signals
 from scrapy_gbot_robots._compat import engine_download
 from scrapy_gbot_robots._meta import SCHEDULED
 
@@ -123,22 +122,9 @@ class _Boom(Scheduler):
 @pytest_twisted.ensureDeferred
 async def test_release_goes_on_when_one_request_cannot_be_rescheduled(server: Server) -> None:
     server.route("/robots.txt", delay=0.2, body=RULES)
-    dropped: list[tuple[str, str]] = []
-    keep: list[Any] = []
-
-    class Spider(make_spider(urls=[server.url(p) for p in ("/a", "/boom", "/c", "/d")])):  # type: ignore[misc]
-        @classmethod
-        def from_crawler(cls, crawler: Any, *args: Any, **kwargs: Any) -> Any:
-            spider = super().from_crawler(crawler, *args, **kwargs)
-
-            def on_dropped(request: Any, spider: Any, reason: str) -> None:
-                dropped.append((request.url, reason))
-
-            keep.append(on_dropped)
-            crawler.signals.connect(on_dropped, signal=signals.request_dropped)
-            return spider
-
-    crawler = await crawl(Spider, {"SCHEDULER": f"{__name__}._Boom"})
+    urls = [server.url(p) for p in ("/a", "/boom", "/c", "/d")]
+    crawler = await crawl(make_spider(urls=urls), {"SCHEDULER": f"{__name__}._Boom"})
+    dropped = crawler.spider.dropped
     assert sorted(crawler.spider.crawled) == [server.url(p) for p in ("/a", "/c", "/d")]
     assert [url for url, _ in dropped] == [server.url("/boom")]
     assert "could not be rescheduled" in dropped[0][1]
@@ -149,9 +135,7 @@ async def test_fetch_finishing_while_the_spider_closes_does_not_feed_the_schedul
     server: Server,
 ) -> None:
     server.route("/robots.txt", delay=1.0, body=b"")
-    dropped: list[str] = []
     enqueued_after_close: list[str] = []
-    keep: list[Any] = []
 
     class Watch(Scheduler):
         def enqueue_request(self, request: scrapy.Request) -> bool:
@@ -162,11 +146,6 @@ async def test_fetch_finishing_while_the_spider_closes_does_not_feed_the_schedul
     globals()["_Watch"] = Watch
 
     def close(spider: Any) -> None:
-        def on_dropped(request: Any, spider: Any, reason: str) -> None:
-            dropped.append(request.url)
-
-        keep.append(on_dropped)
-        spider.crawler.signals.connect(on_dropped, signal=signals.request_dropped)
         from scrapy_gbot_robots._compat import close_spider, engine_scheduler
 
         engine_scheduler(spider.crawler.engine).closing = True  # type: ignore[union-attr]
@@ -178,6 +157,7 @@ async def test_fetch_finishing_while_the_spider_closes_does_not_feed_the_schedul
     )
     assert crawler.spider.crawled == []
     assert enqueued_after_close == []
+    dropped = [url for url, _ in crawler.spider.dropped]
     assert sorted(dropped) == sorted(urls)  # each given up with the signal, none silently
     assert server.count("/robots.txt") == 1
     assert crawler.stats.get_value("robotstxt/dropped") == 3

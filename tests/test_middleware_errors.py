@@ -21,8 +21,6 @@ from _httpserver import (
     middleware_of,
 )
 
-from scrapy_gbot_robots import signals
-
 HOUR = 3600.0
 DAY = 86400.0
 
@@ -52,25 +50,10 @@ async def test_server_error_stops_origin_then_drops_at_deadline(
 ) -> None:
     host, settings = _setup_failure(server, how)
     urls = [server.url(f"/p{i}", host) for i in range(3)]
-    dropped: list[tuple[str, str]] = []
-    keep: list[Any] = []
-
-    class Spider(make_spider(urls=urls)):  # type: ignore[misc]
-        @classmethod
-        def from_crawler(cls, crawler: Any, *args: Any, **kwargs: Any) -> Any:
-            spider = super().from_crawler(crawler, *args, **kwargs)
-
-            def on_dropped(request: Any, spider: Any, reason: str) -> None:
-                dropped.append((request.url, reason))
-
-            keep.append(on_dropped)
-            crawler.signals.connect(on_dropped, signal=signals.request_dropped)
-            return spider
-
     caplog.set_level(logging.WARNING, logger="scrapy_gbot_robots")
-    crawler = await crawl(Spider, {**settings, "GBOT_ROBOTS_PARK_TIMEOUT": 0.6})
+    crawler = await crawl(make_spider(urls=urls), {**settings, "GBOT_ROBOTS_PARK_TIMEOUT": 0.6})
     assert crawler.spider.crawled == []
-    assert sorted(dropped) == sorted((url, "deadline") for url in urls)
+    assert sorted(crawler.spider.dropped) == sorted((url, "deadline") for url in urls)
     for i in range(3):
         assert server.count(f"/p{i}") == 0
     stats = crawler.stats.get_stats()
@@ -235,15 +218,7 @@ async def test_lru_bound_forgets_and_refetches(server: Server) -> None:
 @pytest_twisted.ensureDeferred
 async def test_spider_closing_drops_parked_requests_with_signal(server: Server) -> None:
     server.route("/robots.txt", hang=True)
-    dropped: list[str] = []
-    keep: list[Any] = []
-
     def close(spider: Any) -> None:
-        def on_dropped(request: Any, spider: Any, reason: str) -> None:
-            dropped.append(reason)
-
-        keep.append(on_dropped)
-        spider.crawler.signals.connect(on_dropped, signal=signals.request_dropped)
         from scrapy_gbot_robots._compat import stop_crawler
 
         stop_crawler(spider.crawler)
@@ -253,6 +228,7 @@ async def test_spider_closing_drops_parked_requests_with_signal(server: Server) 
         {"GBOT_ROBOTS_DOWNLOAD_TIMEOUT": 1},
     )
     assert crawler.spider.crawled == []
+    dropped = [reason for _, reason in crawler.spider.dropped]
     assert len(dropped) == 2 and all(r.startswith("spider closed") for r in dropped)
     assert crawler.stats.get_value("robotstxt/dropped") == 2
 

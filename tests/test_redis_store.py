@@ -23,18 +23,17 @@ from typing import Any, TypeVar
 import pytest
 import pytest_twisted
 from _redisserver import RedisServer, free_port, missing, running_redis
+from _states import CFG, RULES, rules, same
 from twisted.internet.defer import Deferred
 
 pytestmark = pytest.mark.skipif(missing() is not None, reason=str(missing()))
 
 if missing() is None:
     from scrapy_gbot_robots._entry import encode
-    from scrapy_gbot_robots._policy import FetchResult, OriginState, PolicyConfig, evaluate
+    from scrapy_gbot_robots._policy import FetchResult, evaluate
     from scrapy_gbot_robots._redis import RedisBacking, redacted
 
-CFG = PolicyConfig() if missing() is None else None
 T0 = 1_700_000_000.0
-RULES = b"User-agent: *\nDisallow: /private/\n"
 A = "http://a.test"
 R = TypeVar("R")
 
@@ -42,21 +41,6 @@ R = TypeVar("R")
 def aio(coro: Coroutine[Any, Any, R]) -> Deferred[R]:
     """Run ``coro`` as an asyncio task on the reactor's loop (as Scrapy runs coroutines)."""
     return Deferred.fromFuture(asyncio.ensure_future(coro))
-
-
-def rules(at: float, body: bytes = RULES) -> OriginState:
-    return evaluate(FetchResult(200, body), at, None, CFG)  # type: ignore[arg-type]
-
-
-def _body(state: OriginState) -> tuple[bytes, bool] | None:
-    return None if state.robots is None else (state.robots.body, state.robots.truncated)
-
-
-def same(a: OriginState | None, b: OriginState) -> bool:
-    """Equal states (the parsed rules compared by their bytes)."""
-    if a is None:
-        return False
-    return replace(a, robots=None) == replace(b, robots=None) and _body(a) == _body(b)
 
 
 async def until(condition: Any, timeout: float, what: str) -> None:
@@ -98,8 +82,8 @@ def store_warnings(caplog: pytest.LogCaptureFixture, level: int = logging.WARNIN
 async def test_round_trip_between_two_processes_view(rs: RedisServer) -> None:
     async def body() -> None:
         ok = rules(T0)
-        failing = evaluate(FetchResult(503), T0 + 90_000, ok, CFG)  # type: ignore[arg-type]
-        gone = evaluate(FetchResult(404), T0, None, CFG)  # type: ignore[arg-type]
+        failing = evaluate(FetchResult(503), T0 + 90_000, ok, CFG)
+        gone = evaluate(FetchResult(404), T0, None, CFG)
         writer = backing(rs.url)
         assert writer.get_now(A) is None
         for origin, state in ((A, ok), ("https://b.test", failing), ("http://c:8080", gone)):

@@ -17,26 +17,22 @@ import sys
 import textwrap
 import time
 from collections.abc import Coroutine, Iterator
-from dataclasses import replace
 from pathlib import Path
 from typing import Any, TypeVar
 
 import pytest
+from _states import CFG, RULES, rules, same
 
 from scrapy_gbot_robots._cache import MemoryStore, TieredStore
 from scrapy_gbot_robots._entry import encode
 from scrapy_gbot_robots._policy import (
     FetchResult,
-    OriginState,
-    PolicyConfig,
     evaluate,
     note_page_ok,
 )
 from scrapy_gbot_robots._sqlite import SqliteBacking, SqliteError
 
-CFG = PolicyConfig()
 T0 = 1_700_000_000.0
-RULES = b"User-agent: *\nDisallow: /private/\n"
 R = TypeVar("R")
 
 
@@ -48,21 +44,6 @@ def run(coro: Coroutine[Any, Any, R]) -> R:
         return stop.value  # type: ignore[no-any-return]
     coro.close()
     raise AssertionError("the coroutine suspended: the backing waited on something")
-
-
-def rules(at: float, body: bytes = RULES) -> OriginState:
-    return evaluate(FetchResult(200, body), at, None, CFG)
-
-
-def _body(state: OriginState) -> tuple[bytes, bool] | None:
-    return None if state.robots is None else (state.robots.body, state.robots.truncated)
-
-
-def same(a: OriginState | None, b: OriginState) -> bool:
-    """Equal states (the parsed rules compared by their bytes)."""
-    if a is None:
-        return False
-    return replace(a, robots=None) == replace(b, robots=None) and _body(a) == _body(b)
 
 
 @pytest.fixture
