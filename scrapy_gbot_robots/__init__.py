@@ -12,7 +12,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any
 
 from ._agent import is_valid_token, product_token
-from ._cache import Backing, MemoryStore, OriginStore
+from ._cache import MemoryStore, OriginStore
 from ._policy import Kind, Mode, OriginState, PolicyConfig
 from ._rules import Decision, RobotsTxt, parse
 from ._settings import ConfigError
@@ -30,7 +30,6 @@ if TYPE_CHECKING:
 
 __all__ = [
     "Addon",
-    "Backing",
     "ConfigError",
     "Decision",
     "GoogleRobotParser",
