@@ -44,6 +44,7 @@ from ._parking import MemoryLot
 logger = logging.getLogger(__name__)
 
 T = TypeVar("T")
+R = TypeVar("R")
 
 _TIME = struct.Struct(">d")
 #: Origins ``waiting()`` returns at most per call (oldest first).
@@ -216,6 +217,22 @@ class RedisLot(Generic[T]):
                 {"key": self.key, "seconds": time.monotonic() - self._down_since},
             )
 
+    def _ask(self, what: str, call: Callable[[], R]) -> R | None:
+        """``call()`` against Redis; None while a failure's backoff runs or when it fails.
+
+        None reads as "Redis has nothing to say" everywhere below: its items are then
+        neither counted nor returned, and new ones are kept in this process.
+        """
+        if not self._redis_ok():
+            return None
+        try:
+            result = call()
+        except RedisError as exc:
+            self._failed(exc, what)
+            return None
+        self._answered()
+        return result
+
     def _list(self, origin: str) -> str:
         return self.list_prefix + origin
 
@@ -227,48 +244,31 @@ class RedisLot(Generic[T]):
             self.unserialisable += 1
             self._unserialisable.push(origin, item, parked_at)
             return
-        if self._redis_ok():
-            try:
-                self._push(
-                    keys=[self._list(origin), self.index_key],
-                    args=[_TIME.pack(parked_at) + data, repr(parked_at), origin],
-                )
-            except RedisError as exc:
-                self._failed(exc, "push")
-            else:
-                self._mine += 1
-                self._answered()
-                return
+        element = _TIME.pack(parked_at) + data
+        keys = [self._list(origin), self.index_key]
+        if self._ask(
+            "push", lambda: self._push(keys=keys, args=[element, repr(parked_at), origin])
+        ):
+            self._mine += 1
+            return
         self._fallback.push(origin, item, parked_at)
 
     def take(self, origin: str, limit: int) -> list[T]:
         out: list[T] = []
-        if limit > 0 and self._redis_ok():
-            try:
-                raw = self._take(keys=[self._list(origin), self.index_key], args=[limit, origin])
-            except RedisError as exc:
-                self._failed(exc, "take")
-            else:
-                self._answered()
-                out = self._decode(raw)
+        if limit > 0:
+            keys = [self._list(origin), self.index_key]
+            out = self._decode(
+                self._ask("take", lambda: self._take(keys=keys, args=[limit, origin]))
+            )
         for lot in (self._fallback, self._unserialisable):
             if len(out) < limit:
                 out.extend(lot.take(origin, limit - len(out)))
         return out
 
     def take_parked_before(self, origin: str, cutoff: float) -> list[T]:
-        out: list[T] = []
-        if self._redis_ok():
-            try:
-                raw = self._take_before(
-                    keys=[self._list(origin), self.index_key],
-                    args=[repr(cutoff), origin, EXPIRE_LIMIT],
-                )
-            except RedisError as exc:
-                self._failed(exc, "take")
-            else:
-                self._answered()
-                out = self._decode(raw)
+        keys = [self._list(origin), self.index_key]
+        args = [repr(cutoff), origin, EXPIRE_LIMIT]
+        out = self._decode(self._ask("take", lambda: self._take_before(keys=keys, args=args)))
         out.extend(self._fallback.take_parked_before(origin, cutoff))
         out.extend(self._unserialisable.take_parked_before(origin, cutoff))
         return out
@@ -279,43 +279,26 @@ class RedisLot(Generic[T]):
             for t in (self._fallback.oldest(origin), self._unserialisable.oldest(origin))
             if t is not None
         ]
-        if self._redis_ok():
-            try:
-                score = self.server.zscore(self.index_key, origin)
-            except RedisError as exc:
-                self._failed(exc, "read")
-            else:
-                self._answered()
-                if score is not None:
-                    times.append(float(score))
+        score = self._ask("read", lambda: self.server.zscore(self.index_key, origin))
+        if score is not None:
+            times.append(float(score))
         return min(times) if times else None
 
     def peek(self, origin: str) -> T | None:
-        if self._redis_ok():
-            try:
-                head = self.server.lindex(self._list(origin), 0)
-            except RedisError as exc:
-                self._failed(exc, "read")
-            else:
-                self._answered()
-                if isinstance(head, bytes):
-                    return self._loads(head[_TIME.size :])
+        head = self._ask("read", lambda: self.server.lindex(self._list(origin), 0))
+        if isinstance(head, bytes):
+            return self._loads(head[_TIME.size :])
         item = self._fallback.peek(origin)
         return item if item is not None else self._unserialisable.peek(origin)
 
     def waiting(self) -> list[tuple[str, int]]:
         """Origins with items and their counts, oldest first, at most ``WAITING_LIMIT``."""
         found: dict[str, tuple[float, int]] = {}
-        if self._redis_ok():
-            try:
-                rows = self._waiting(keys=[self.index_key], args=[self.list_prefix, WAITING_LIMIT])
-            except RedisError as exc:
-                self._failed(exc, "read")
-            else:
-                self._answered()
-                for i in range(0, len(rows) - len(rows) % 3, 3):
-                    origin = rows[i].decode() if isinstance(rows[i], bytes) else str(rows[i])
-                    found[origin] = (float(rows[i + 1]), int(rows[i + 2]))
+        args = [self.list_prefix, WAITING_LIMIT]
+        rows = self._ask("read", lambda: self._waiting(keys=[self.index_key], args=args)) or []
+        for i in range(0, len(rows) - len(rows) % 3, 3):
+            origin = rows[i].decode() if isinstance(rows[i], bytes) else str(rows[i])
+            found[origin] = (float(rows[i + 1]), int(rows[i + 2]))
         for lot in (self._fallback, self._unserialisable):
             for origin, n in lot.waiting():
                 when = lot.oldest(origin) or 0.0
