@@ -69,6 +69,8 @@ OUTAGE_ERRORS: tuple[type[BaseException], ...] = (
     OSError,
     asyncio.TimeoutError,
 )
+#: Everything a Redis call may raise that the crawl survives: an outage, or a refusal.
+FAULTS: tuple[type[BaseException], ...] = (*OUTAGE_ERRORS, RedisError)
 
 # KEYS[1] origin hash; ARGV[1] fetched_at, ARGV[2] entry bytes, ARGV[3] the entry magic,
 # ARGV[4] when the key expires (Unix ms; 0: never).
@@ -251,11 +253,8 @@ class RedisBacking:
                 return None  # something else sits at our key: refetch, the write replaces it
             self._refused(exc)
             return None
-        except OUTAGE_ERRORS as exc:
-            self._outage(exc)
-            return None
-        except RedisError as exc:
-            self._refused(exc)
+        except FAULTS as exc:
+            self._fault(exc)
             return None
         stored = decode(data, max_bytes=self.max_bytes) if isinstance(data, bytes) else None
         queued = self._pending.get(origin)
@@ -295,11 +294,8 @@ class RedisBacking:
                 await asyncio.sleep(min(delay, left))
                 delay = min(delay * 2, _LOCK_LOOK_MAX)
                 got = await self._script(client, _ACQUIRE, [self.lock_key(origin)], args)
-        except OUTAGE_ERRORS as exc:
-            self._outage(exc)
-            return True
-        except RedisError as exc:
-            self._refused(exc)
+        except FAULTS as exc:
+            self._fault(exc)
             return True
         if got:
             self._held[origin] = ttl_ms
@@ -318,10 +314,8 @@ class RedisBacking:
         # taken it): the compare-and-delete frees only a lock that carries our token.
         try:
             await self._script(client, _RELEASE, [self.lock_key(origin)], [self.token])
-        except OUTAGE_ERRORS as exc:
-            self._outage(exc)
-        except RedisError as exc:
-            self._refused(exc)
+        except FAULTS as exc:
+            self._fault(exc)
 
     def close(self) -> None:
         """Stop the background tasks; write what is queued and free our locks, synchronously.
@@ -383,6 +377,13 @@ class RedisBacking:
             aclose = getattr(client, "aclose", None) or client.close  # redis < 5.0.1: close
             task = loop.create_task(aclose())
             task.add_done_callback(_ignore_result)
+
+    def _fault(self, exc: BaseException) -> None:
+        """An outage (Redis cannot be reached) or a refusal (Redis said no)."""
+        if isinstance(exc, OUTAGE_ERRORS):
+            self._outage(exc)
+        else:
+            self._refused(exc)
 
     def _outage(self, exc: BaseException) -> None:
         """Redis cannot be reached: one WARNING when the outage starts, then probe quietly."""
