@@ -584,7 +584,9 @@ class RobotsTxt:
         self._matcher: _AgentMatcher | None = None
         self._others: dict[str, _AgentMatcher] | None = None
         self._sitemaps: tuple[str, ...] | None = None
-        self._site = "\0"  # "scheme://host/" of the last http(s) URL; no URL starts with NUL
+        # "scheme://host/" of the last http(s) URL. Before the first: "\0/", which is itself a
+        # prefix whose path starts at its "/" (a URL that starts with it has its path there).
+        self._site = "\0/"
 
     def __repr__(self) -> str:
         return f"<RobotsTxt {len(self.body)} bytes{' (truncated)' if self.truncated else ''}>"

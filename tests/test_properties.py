@@ -402,6 +402,9 @@ def test_robots_like__decide_agrees_with_allowed_and_names_a_rule_line(
 @example(body=b"User-agent: *\nDisallow: /x", url="https://example.com#/x", agent="a")
 @example(body=b"User-agent: *\nDisallow: /x", url="http://e.com:81#f/x", agent="a")
 @example(body=b"User-agent: *\nCrawl-delay: 1\nUser-agent: a\nDisallow: /", url="/", agent="a")
+# Found by this test: a first URL starting with NUL was taken for the remembered site.
+@example(body=b"User-agent: *\nDisallow: /* # c\n", url="\x00", agent="Googlebot")
+@example(body=b"User-agent: *\nAllow: /*\n", url="\x00", agent="Googlebot")
 def test_robots_like__verdict_and_line_match_the_reference(
     body: bytes, url: str, agent: str
 ) -> None:
