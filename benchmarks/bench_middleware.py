@@ -170,7 +170,7 @@ def builtin_middleware() -> RobotsTxtMiddleware:
 
 def our_middleware(settings: dict[str, Any] | None = None) -> Any:
     """Ours, decided by its own fetch coroutine (download, policy, store, signals)."""
-    from scrapy_gbot_robots.middleware import GoogleRobotsTxtMiddleware
+    from scrapy_gbot_robots.crawl.middleware import GoogleRobotsTxtMiddleware
 
     crawler = _crawler(
         {"ROBOTSTXT_OBEY": True, "ADDONS": {"scrapy_gbot_robots.Addon": 0}, **(settings or {})}
@@ -244,9 +244,12 @@ def _interleaved(
 
 def _report_one_offs(mw: Any, folder: str) -> None:
     """Costs paid once per robots.txt body and once per crawl, not per request."""
-    from scrapy_gbot_robots import _lint, parse
-    from scrapy_gbot_robots._policy import FetchResult, PolicyConfig, evaluate
-    from scrapy_gbot_robots._report import ReportCollector, write
+    from scrapy_gbot_robots import parse
+    from scrapy_gbot_robots.engine import lint as _lint
+    from scrapy_gbot_robots.policy.fetch import FetchResult, evaluate
+    from scrapy_gbot_robots.policy.states import PolicyConfig
+    from scrapy_gbot_robots.report.collector import ReportCollector
+    from scrapy_gbot_robots.report.writer import write
 
     body = ROBOTS_TXT.encode()
     runs = 50

@@ -78,11 +78,12 @@ def _measure(mode: str, n: int, origins: int) -> dict[str, float]:
         for i in range(n):
             scheduler.enqueue_request(_request(i, origins, spider))
     else:
-        from scrapy_gbot_robots._cache import MemoryStore
-        from scrapy_gbot_robots._gate import Gate
         from scrapy_gbot_robots._meta import SEEN
-        from scrapy_gbot_robots._parking import MemoryLot, SqliteLot
-        from scrapy_gbot_robots._policy import PolicyConfig
+        from scrapy_gbot_robots.crawl.gate import Gate
+        from scrapy_gbot_robots.parking.memory import MemoryLot
+        from scrapy_gbot_robots.parking.sqlite import SqliteLot
+        from scrapy_gbot_robots.policy.states import PolicyConfig
+        from scrapy_gbot_robots.stores.memory import MemoryStore
 
         class Actions:
             def fetch(self, origin: str, why: str) -> None: ...

@@ -76,9 +76,10 @@ def origin_key(i: int) -> str:
 
 def per_origin_child(files: Sequence[Path]) -> dict[str, Any]:
     """Bytes each origin keeps alive in the LRU, and its encoded size."""
-    from scrapy_gbot_robots._cache import MemoryStore
-    from scrapy_gbot_robots._entry import encode
-    from scrapy_gbot_robots._policy import FetchResult, PolicyConfig, evaluate
+    from scrapy_gbot_robots.policy.fetch import FetchResult, evaluate
+    from scrapy_gbot_robots.policy.states import PolicyConfig
+    from scrapy_gbot_robots.stores.entry import encode
+    from scrapy_gbot_robots.stores.memory import MemoryStore
 
     cfg = PolicyConfig()
     lru = MemoryStore(len(files) + 1)  # never evicts here
@@ -115,8 +116,9 @@ def per_origin_child(files: Sequence[Path]) -> dict[str, Any]:
 
 def sqlite_file_size(files: Sequence[Path]) -> dict[str, Any]:
     """The SQLite file holding every corpus state: bytes per entry, overhead included."""
-    from scrapy_gbot_robots._policy import FetchResult, PolicyConfig, evaluate
-    from scrapy_gbot_robots._sqlite import SqliteBacking
+    from scrapy_gbot_robots.policy.fetch import FetchResult, evaluate
+    from scrapy_gbot_robots.policy.states import PolicyConfig
+    from scrapy_gbot_robots.stores.sqlite import SqliteBacking
 
     cfg = PolicyConfig()
     with tempfile.TemporaryDirectory(prefix="bench_store_") as tmp:
@@ -146,9 +148,11 @@ def _rss_bytes() -> int:
 
 def scale_child(files: Sequence[Path], kind: str, origins: int, lru_size: int) -> dict[str, Any]:
     """Put ``origins`` distinct states through one store, then read each back once."""
-    from scrapy_gbot_robots._cache import MemoryStore, TieredStore
-    from scrapy_gbot_robots._policy import FetchResult, PolicyConfig, evaluate
-    from scrapy_gbot_robots._sqlite import SqliteBacking
+    from scrapy_gbot_robots.policy.fetch import FetchResult, evaluate
+    from scrapy_gbot_robots.policy.states import PolicyConfig
+    from scrapy_gbot_robots.stores.memory import MemoryStore
+    from scrapy_gbot_robots.stores.sqlite import SqliteBacking
+    from scrapy_gbot_robots.stores.tiered import TieredStore
 
     cfg = PolicyConfig()
     bodies = [p.read_bytes() for p in files]

@@ -11,12 +11,13 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
-from ._agent import is_valid_token, product_token
-from ._cache import MemoryStore, OriginStore
-from ._policy import Kind, Mode, OriginState, PolicyConfig
-from ._rules import Decision, RobotsTxt, parse
 from ._settings import ConfigError
-from ._url import crawler_url
+from .engine.agent import is_valid_token, product_token
+from .engine.rules import Decision, RobotsTxt, parse
+from .engine.url import crawler_url
+from .policy.states import Kind, Mode, OriginState, PolicyConfig
+from .stores.base import OriginStore
+from .stores.memory import MemoryStore
 
 #: The one version source: pyproject.toml reads it (``[tool.setuptools.dynamic]``).
 __version__ = "0.2.0"
@@ -24,8 +25,8 @@ __version__ = "0.2.0"
 if TYPE_CHECKING:
     from . import signals
     from .addon import Addon
-    from .body import RobotsBodyError, RobotsBodyMiddleware
-    from .middleware import GoogleRobotsTxtMiddleware
+    from .crawl.body import RobotsBodyError, RobotsBodyMiddleware
+    from .crawl.middleware import GoogleRobotsTxtMiddleware
     from .scrapy_parser import GoogleRobotParser
 
 __all__ = [

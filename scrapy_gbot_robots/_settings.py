@@ -18,8 +18,8 @@ from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from typing import Any
 
-from ._agent import is_valid_token, product_token
-from ._policy import PolicyConfig
+from .engine.agent import is_valid_token, product_token
+from .policy.states import PolicyConfig
 
 PREFIX = "GBOT_ROBOTS_"
 

@@ -20,8 +20,8 @@ if TYPE_CHECKING:
 logger = logging.getLogger("scrapy_gbot_robots")
 
 BUILTIN = "scrapy.downloadermiddlewares.robotstxt.RobotsTxtMiddleware"
-OURS = "scrapy_gbot_robots.middleware.GoogleRobotsTxtMiddleware"
-BODY = "scrapy_gbot_robots.body.RobotsBodyMiddleware"
+OURS = "scrapy_gbot_robots.crawl.middleware.GoogleRobotsTxtMiddleware"
+BODY = "scrapy_gbot_robots.crawl.body.RobotsBodyMiddleware"
 _DEFAULT_PRIORITY = 100
 #: Between HttpCompressionMiddleware (590) and the downloader: its process_response sees
 #: robots.txt responses before they are decompressed.
@@ -34,16 +34,22 @@ def _path(component: Any) -> str:
     return f"{component.__module__}.{component.__qualname__}"
 
 
-#: The package-level spellings of the same classes (re-exported by ``scrapy_gbot_robots``).
+#: Every spelling of the same classes: the package-level re-export, and where the class lives.
 _ALIASES = {
-    OURS: "scrapy_gbot_robots.GoogleRobotsTxtMiddleware",
-    BODY: "scrapy_gbot_robots.RobotsBodyMiddleware",
+    OURS: {
+        "scrapy_gbot_robots.GoogleRobotsTxtMiddleware",
+        "scrapy_gbot_robots.crawl.middleware.GoogleRobotsTxtMiddleware",
+    },
+    BODY: {
+        "scrapy_gbot_robots.RobotsBodyMiddleware",
+        "scrapy_gbot_robots.crawl.body.RobotsBodyMiddleware",
+    },
 }
 
 
 def _is(component: Any, path: str) -> bool:
     name = _path(component)
-    return name == path or name == _ALIASES.get(path)
+    return name == path or name in _ALIASES.get(path, ())
 
 
 class Addon:

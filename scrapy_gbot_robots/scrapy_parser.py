@@ -17,9 +17,9 @@ from typing import TYPE_CHECKING
 
 from scrapy.robotstxt import RobotParser
 
-from ._agent import product_token
-from ._rules import RobotsTxt, parse
-from ._url import crawler_url
+from .engine.agent import product_token
+from .engine.rules import RobotsTxt, parse
+from .engine.url import crawler_url
 
 if TYPE_CHECKING:
     from scrapy.crawler import Crawler

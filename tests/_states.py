@@ -4,7 +4,8 @@ from __future__ import annotations
 
 from dataclasses import replace
 
-from scrapy_gbot_robots._policy import FetchResult, OriginState, PolicyConfig, evaluate
+from scrapy_gbot_robots.policy.fetch import FetchResult, evaluate
+from scrapy_gbot_robots.policy.states import OriginState, PolicyConfig
 
 CFG = PolicyConfig()
 RULES = b"User-agent: *\nDisallow: /private/\n"

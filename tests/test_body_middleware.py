@@ -18,17 +18,17 @@ import scrapy
 from _httpserver import Route, Server, Streamer, crawl
 from twisted.web.server import Request as ServerRequest
 
-from scrapy_gbot_robots import _decode
 from scrapy_gbot_robots._meta import FETCH_META
-from scrapy_gbot_robots.body import (
+from scrapy_gbot_robots.crawl.body import (
     BODY_ERROR_FLAG,
     TRUNCATED_FLAG,
     RobotsBodyError,
     RobotsBodyMiddleware,
 )
+from scrapy_gbot_robots.policy import decode as _decode
 
 MAX = 512_000
-BODY_MW = "scrapy_gbot_robots.body.RobotsBodyMiddleware"
+BODY_MW = "scrapy_gbot_robots.crawl.body.RobotsBodyMiddleware"
 BUILTIN = "scrapy.downloadermiddlewares.robotstxt.RobotsTxtMiddleware"
 LINE = b"Disallow: /bomb\n"
 

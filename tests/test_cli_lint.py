@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import pytest
 
-from scrapy_gbot_robots import _lint
-from scrapy_gbot_robots._lines import MAX_BODY_BYTES
+from scrapy_gbot_robots.engine import lint as _lint
+from scrapy_gbot_robots.engine.lines import MAX_BODY_BYTES
 
 UA = b"User-agent: *\n"
 

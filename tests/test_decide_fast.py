@@ -17,9 +17,9 @@ from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
 
 from scrapy_gbot_robots import Decision, parse
-from scrapy_gbot_robots._lines import directives, escape_pattern
-from scrapy_gbot_robots._match import path_params_query
-from scrapy_gbot_robots._rules import RobotsTxt, _agent_key, _decide_reference, _walk_groups
+from scrapy_gbot_robots.engine.lines import directives, escape_pattern
+from scrapy_gbot_robots.engine.match import path_params_query
+from scrapy_gbot_robots.engine.rules import RobotsTxt, _agent_key, _decide_reference, _walk_groups
 
 SETTINGS = settings(
     max_examples=600,

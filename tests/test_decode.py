@@ -13,8 +13,8 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from scrapy_gbot_robots import _decode
-from scrapy_gbot_robots._decode import CHUNK, BodyDecoder, DecodedBody, supported_encodings
+from scrapy_gbot_robots.policy import decode as _decode
+from scrapy_gbot_robots.policy.decode import CHUNK, BodyDecoder, DecodedBody, supported_encodings
 
 MAX = 512_000
 TEXT = b"".join(b"User-agent: bot%d\nDisallow: /private/%d\n" % (i, i) for i in range(4000))
@@ -379,7 +379,7 @@ def test_old_brotli_without_output_buffer_limit_is_not_used(
     def fake_import(name: str) -> Any:
         return modules[name]
 
-    monkeypatch.setattr("scrapy_gbot_robots._decode.importlib.import_module", fake_import)
+    monkeypatch.setattr("scrapy_gbot_robots.policy.decode.importlib.import_module", fake_import)
     assert _decode._load_brotli() is None
 
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from scrapy_gbot_robots import Decision, RobotsTxt, parse
-from scrapy_gbot_robots._lines import MAX_BODY_BYTES
+from scrapy_gbot_robots.engine.lines import MAX_BODY_BYTES
 
 BODY = b"""\
 # example

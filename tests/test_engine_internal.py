@@ -13,14 +13,14 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from scrapy_gbot_robots import parse
-from scrapy_gbot_robots._lines import (
+from scrapy_gbot_robots.engine.lines import (
     MAX_LINE_BYTES,
     directives,
     fast_matcher_lines,
     matcher_directives,
     report,
 )
-from scrapy_gbot_robots._rules import _agent_key, _fast_select, _walk_groups
+from scrapy_gbot_robots.engine.rules import _agent_key, _fast_select, _walk_groups
 
 KEYS = [
     b"User-agent", b"user-agent", b"USERAGENT", b"user agent", b"User-agents", b"Allow",

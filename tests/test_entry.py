@@ -19,10 +19,11 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from scrapy_gbot_robots._entry import COMPRESS_FROM, MAGIC, VERSION, decode, encode
-from scrapy_gbot_robots._lines import MAX_BODY_BYTES
-from scrapy_gbot_robots._policy import FetchResult, Kind, OriginState, PolicyConfig, evaluate
-from scrapy_gbot_robots._rules import RobotsTxt
+from scrapy_gbot_robots.engine.lines import MAX_BODY_BYTES
+from scrapy_gbot_robots.engine.rules import RobotsTxt
+from scrapy_gbot_robots.policy.fetch import FetchResult, evaluate
+from scrapy_gbot_robots.policy.states import Kind, OriginState, PolicyConfig
+from scrapy_gbot_robots.stores.entry import COMPRESS_FROM, MAGIC, VERSION, decode, encode
 
 CFG = PolicyConfig()
 T0 = 1_700_000_000.0

@@ -232,7 +232,7 @@ def _lot(rs: RedisServer, backoff: float = 0.05, **kwargs: Any) -> Any:
     from redis.backoff import NoBackoff
     from redis.retry import Retry
 
-    from scrapy_gbot_robots._redis_lot import RedisLot
+    from scrapy_gbot_robots.parking.redis import RedisLot
 
     def dumps(item: str) -> bytes:
         if item.startswith("x"):

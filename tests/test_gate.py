@@ -15,10 +15,12 @@ from hypothesis import settings
 from hypothesis import strategies as st
 from hypothesis.stateful import RuleBasedStateMachine, invariant, rule
 
-from scrapy_gbot_robots._cache import MemoryStore
-from scrapy_gbot_robots._gate import Gate, ParkReason
-from scrapy_gbot_robots._parking import MemoryLot, SqliteLot
-from scrapy_gbot_robots._policy import FetchResult, PolicyConfig, evaluate
+from scrapy_gbot_robots.crawl.gate import Gate, ParkReason
+from scrapy_gbot_robots.parking.memory import MemoryLot
+from scrapy_gbot_robots.parking.sqlite import SqliteLot
+from scrapy_gbot_robots.policy.fetch import FetchResult, evaluate
+from scrapy_gbot_robots.policy.states import PolicyConfig
+from scrapy_gbot_robots.stores.memory import MemoryStore
 
 CFG = PolicyConfig()
 RULES = b"User-agent: *\nDisallow: /private\n"

@@ -325,7 +325,7 @@ def test_addon_keeps_a_projects_own_body_middleware_under_either_name() -> None:
 
     for name in (
         "scrapy_gbot_robots.RobotsBodyMiddleware",
-        "scrapy_gbot_robots.body.RobotsBodyMiddleware",
+        "scrapy_gbot_robots.crawl.body.RobotsBodyMiddleware",
     ):
         settings = Settings({"DOWNLOADER_MIDDLEWARES": {name: 580}})
         Addon().update_settings(settings)

@@ -4,8 +4,10 @@ from __future__ import annotations
 
 import pytest
 
-from scrapy_gbot_robots._cache import MemoryStore, OriginStore
-from scrapy_gbot_robots._policy import FetchResult, PolicyConfig, evaluate
+from scrapy_gbot_robots.policy.fetch import FetchResult, evaluate
+from scrapy_gbot_robots.policy.states import PolicyConfig
+from scrapy_gbot_robots.stores.base import OriginStore
+from scrapy_gbot_robots.stores.memory import MemoryStore
 
 
 def _state(n: int) -> object:

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from scrapy_gbot_robots._origin import origin_from_parts, origin_of, robots_url
+from scrapy_gbot_robots.policy.origin import origin_from_parts, origin_of, robots_url
 
 
 @pytest.mark.parametrize(

@@ -9,19 +9,16 @@ from dataclasses import replace
 
 import pytest
 
-from scrapy_gbot_robots._policy import (
+from scrapy_gbot_robots.policy.fetch import (
     FetchResult,
-    Kind,
-    Mode,
-    PolicyConfig,
     evaluate,
     is_server_error,
     max_age,
-    mode_at,
     next_hop,
     retry_after_seconds,
     ttl,
 )
+from scrapy_gbot_robots.policy.states import Kind, Mode, PolicyConfig, mode_at
 
 CFG = PolicyConfig()
 T0 = 1_700_000_000.0

@@ -361,8 +361,9 @@ async def test_unreadable_or_stale_entries_are_refetched_fresh_ones_are_obeyed(
 ) -> None:
     from scrapy.crawler import CrawlerRunner
 
-    from scrapy_gbot_robots._entry import decode, encode
-    from scrapy_gbot_robots._policy import FetchResult, PolicyConfig, evaluate
+    from scrapy_gbot_robots.policy.fetch import FetchResult, evaluate
+    from scrapy_gbot_robots.policy.states import PolicyConfig
+    from scrapy_gbot_robots.stores.entry import decode, encode
 
     cfg = PolicyConfig()
     now = time.time()

@@ -29,9 +29,9 @@ from twisted.internet.defer import Deferred
 pytestmark = pytest.mark.skipif(missing() is not None, reason=str(missing()))
 
 if missing() is None:
-    from scrapy_gbot_robots._entry import encode
-    from scrapy_gbot_robots._policy import FetchResult, evaluate
-    from scrapy_gbot_robots._redis import RedisBacking, redacted
+    from scrapy_gbot_robots.policy.fetch import FetchResult, evaluate
+    from scrapy_gbot_robots.stores.entry import encode
+    from scrapy_gbot_robots.stores.redis import RedisBacking, redacted
 
 T0 = 1_700_000_000.0
 A = "http://a.test"
@@ -71,7 +71,7 @@ def store_warnings(caplog: pytest.LogCaptureFixture, level: int = logging.WARNIN
     return [
         r.getMessage()
         for r in caplog.records
-        if r.name == "scrapy_gbot_robots._redis" and r.levelno == level
+        if r.name == "scrapy_gbot_robots.stores.redis" and r.levelno == level
     ]
 
 

@@ -20,10 +20,14 @@ from typing import Any
 
 import pytest
 
-from scrapy_gbot_robots import _report, parse
-from scrapy_gbot_robots._policy import FetchResult, OriginState, PolicyConfig, evaluate
-from scrapy_gbot_robots._report import SCHEMA, ReportCollector, write
-from scrapy_gbot_robots._report_html import render
+from scrapy_gbot_robots import parse
+from scrapy_gbot_robots.policy.fetch import FetchResult, evaluate
+from scrapy_gbot_robots.policy.states import OriginState, PolicyConfig
+from scrapy_gbot_robots.report import collector as _report
+from scrapy_gbot_robots.report.collector import ReportCollector
+from scrapy_gbot_robots.report.html import render
+from scrapy_gbot_robots.report.labels import SCHEMA
+from scrapy_gbot_robots.report.writer import write
 
 SCRIPT = Path(sys.executable).parent / "gbot-robots"
 ENTRY = [str(SCRIPT)] if SCRIPT.exists() else [sys.executable, "-m", "scrapy_gbot_robots"]

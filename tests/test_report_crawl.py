@@ -20,7 +20,7 @@ from typing import Any
 import pytest_twisted
 from _httpserver import Server, crawl, make_spider, make_timeline_spider
 
-from scrapy_gbot_robots._report import SCHEMA
+from scrapy_gbot_robots.report.labels import SCHEMA
 
 ISO_UTC = re.compile(r"^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ$")
 SCRIPT = Path(sys.executable).parent / "gbot-robots"

@@ -55,7 +55,7 @@ def test_values_from_strings() -> None:
         ("GBOT_ROBOTS_ERROR_STOP", float("inf")),
         ("GBOT_ROBOTS_CLOCK", "no.such.module.clock"),
         ("GBOT_ROBOTS_CLOCK", 42),
-        ("GBOT_ROBOTS_STORE", "scrapy_gbot_robots._cache.NoSuchStore"),
+        ("GBOT_ROBOTS_STORE", "scrapy_gbot_robots.stores.memory.NoSuchStore"),
         ("ROBOTSTXT_OBEY", "maybe"),
         ("ROBOTSTXT_USER_AGENT", 12),
     ],
@@ -91,7 +91,7 @@ def test_inconsistent_pairs(values: dict[str, Any], setting: str) -> None:
 def test_clock_and_store_by_import_path() -> None:
     config = _load(
         GBOT_ROBOTS_CLOCK="time.monotonic",
-        GBOT_ROBOTS_STORE="scrapy_gbot_robots._cache.MemoryStore",
+        GBOT_ROBOTS_STORE="scrapy_gbot_robots.stores.memory.MemoryStore",
     )
     assert config.clock is time.monotonic
     assert config.store is not None and len(config.store(3)) == 0

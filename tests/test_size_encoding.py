@@ -87,7 +87,7 @@ async def test_invalid_gzip_is_a_server_error_not_allow_all(server: Server) -> N
 async def test_addon_installs_the_body_middleware_inside_http_compression(server: Server) -> None:
     from scrapy.downloadermiddlewares.httpcompression import HttpCompressionMiddleware
 
-    from scrapy_gbot_robots.body import RobotsBodyMiddleware
+    from scrapy_gbot_robots.crawl.body import RobotsBodyMiddleware
 
     server.route("/robots.txt", body=HEAD)
     crawler = await crawl(make_spider(urls=[server.url("/ok")]))

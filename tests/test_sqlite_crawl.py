@@ -28,11 +28,12 @@ import pytest_twisted
 from _httpserver import FakeClock, Server, crawl, make_spider, middleware_of
 from twisted.internet import defer
 
-from scrapy_gbot_robots._entry import encode
-from scrapy_gbot_robots._origin import origin_of
-from scrapy_gbot_robots._policy import FetchResult, Kind, PolicyConfig, evaluate
 from scrapy_gbot_robots._settings import ConfigError
-from scrapy_gbot_robots._sqlite import SqliteBacking
+from scrapy_gbot_robots.policy.fetch import FetchResult, evaluate
+from scrapy_gbot_robots.policy.origin import origin_of
+from scrapy_gbot_robots.policy.states import Kind, PolicyConfig
+from scrapy_gbot_robots.stores.entry import encode
+from scrapy_gbot_robots.stores.sqlite import SqliteBacking
 
 HOUR = 3600.0
 DAY = 86400.0

@@ -23,14 +23,12 @@ from typing import Any, TypeVar
 import pytest
 from _states import CFG, RULES, rules, same
 
-from scrapy_gbot_robots._cache import MemoryStore, TieredStore
-from scrapy_gbot_robots._entry import encode
-from scrapy_gbot_robots._policy import (
-    FetchResult,
-    evaluate,
-    note_page_ok,
-)
-from scrapy_gbot_robots._sqlite import SqliteBacking, SqliteError
+from scrapy_gbot_robots.policy.fetch import FetchResult, evaluate
+from scrapy_gbot_robots.policy.states import note_page_ok
+from scrapy_gbot_robots.stores.entry import encode
+from scrapy_gbot_robots.stores.memory import MemoryStore
+from scrapy_gbot_robots.stores.sqlite import SqliteBacking, SqliteError
+from scrapy_gbot_robots.stores.tiered import TieredStore
 
 T0 = 1_700_000_000.0
 R = TypeVar("R")
@@ -122,8 +120,9 @@ def test_ordering_holds_against_another_process(db: str) -> None:
     script = textwrap.dedent(
         f"""
         import sys
-        from scrapy_gbot_robots._policy import FetchResult, PolicyConfig, evaluate
-        from scrapy_gbot_robots._sqlite import SqliteBacking
+        from scrapy_gbot_robots.policy.fetch import FetchResult, evaluate
+        from scrapy_gbot_robots.policy.states import PolicyConfig
+        from scrapy_gbot_robots.stores.sqlite import SqliteBacking
 
         other = SqliteBacking(sys.argv[1])
         cfg = PolicyConfig()

@@ -16,8 +16,8 @@ from hypothesis import strategies as st
 from w3lib.url import safe_url_string
 
 from scrapy_gbot_robots import GoogleRobotParser, parse, product_token
-from scrapy_gbot_robots._match import path_params_query
-from scrapy_gbot_robots._url import crawler_url, is_crawler_form
+from scrapy_gbot_robots.engine.match import path_params_query
+from scrapy_gbot_robots.engine.url import crawler_url, is_crawler_form
 
 SETTINGS = settings(max_examples=500, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 
@@ -162,7 +162,7 @@ def test_a_url_w3lib_rejects_is_kept_as_given() -> None:
 def test_fast_path_does_not_import_w3lib() -> None:
     code = (
         "import sys\n"
-        "from scrapy_gbot_robots._url import crawler_url\n"
+        "from scrapy_gbot_robots.engine.url import crawler_url\n"
         "crawler_url('https://example.com/a/b?c=d%20e#f')\n"
         "print('w3lib' in sys.modules)\n"
     )

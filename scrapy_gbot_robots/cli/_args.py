@@ -13,7 +13,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import IO, NoReturn
 
-from .._agent import is_valid_token, product_token
+from ..engine.agent import is_valid_token, product_token
 
 PROG = "gbot-robots"
 

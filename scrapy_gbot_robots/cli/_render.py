@@ -11,9 +11,9 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import IO
 
-from .. import _lint
-from .._lines import LineReport
-from .._lint import short as short  # re-exported for the commands
+from ..engine import lint as _lint
+from ..engine.lines import LineReport
+from ..engine.lint import short as short  # re-exported for the commands
 
 _STYLES = {
     "allowed": "32",

@@ -12,11 +12,11 @@ import argparse
 import json
 from collections.abc import Sequence
 
-from .. import _lint
-from .._lines import Kind, LineReport, report
-from .._match import path_params_query
-from .._rules import Decision, RobotsTxt, parse
-from .._url import crawler_url
+from ..engine import lint as _lint
+from ..engine.lines import Kind, LineReport, report
+from ..engine.match import path_params_query
+from ..engine.rules import Decision, RobotsTxt, parse
+from ..engine.url import crawler_url
 from ._args import (
     EXIT_FINDINGS,
     EXIT_OK,

@@ -13,10 +13,10 @@ import json
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
-from .. import _lint
-from .._lines import report
-from .._report import duration
-from .._url import crawler_url
+from ..engine import lint as _lint
+from ..engine.lines import report
+from ..engine.url import crawler_url
+from ..report.labels import duration
 from ._args import (
     EXIT_FINDINGS,
     EXIT_OK,
@@ -32,7 +32,7 @@ from .check import decision_json
 from .lint import count, lint_exit, write_lint_report
 
 if TYPE_CHECKING:
-    from .._policy import OriginState, PolicyConfig
+    from ..policy.states import OriginState, PolicyConfig
 
 EXAMPLES = """\
 examples:
@@ -146,7 +146,7 @@ def run_fetch(url: str, token: str, timeout: float | None, verbose: bool) -> Fet
 
     from .. import signals
     from .._meta import FETCH_META
-    from ..middleware import GoogleRobotsTxtMiddleware
+    from ..crawl.middleware import GoogleRobotsTxtMiddleware
 
     run = FetchRun(attempts=[], scrapy_version=scrapy.__version__)
     settings: dict[str, Any] = {
@@ -235,8 +235,8 @@ def utc(ts: float) -> str:
 
 def policy_text(state: OriginState, cfg: PolicyConfig, now: float) -> tuple[str, str]:
     """(mode name, one sentence) for the state the middleware stored."""
-    from .._policy import Kind as StateKind
-    from .._policy import mode_at
+    from ..policy.states import Kind as StateKind
+    from ..policy.states import mode_at
 
     mode, until = mode_at(state, now, cfg)
     if state.kind is StateKind.RULES:
@@ -256,8 +256,8 @@ def policy_text(state: OriginState, cfg: PolicyConfig, now: float) -> tuple[str,
 
 
 def lifetime_text(state: OriginState, cfg: PolicyConfig, cache_control: str | None) -> str:
-    from .._policy import Kind as StateKind
-    from .._policy import max_age
+    from ..policy.fetch import max_age
+    from ..policy.states import Kind as StateKind
 
     seconds = state.refresh_at - state.fetched_at
     if state.kind is StateKind.SERVER_ERROR:
@@ -278,8 +278,8 @@ def run(ns: argparse.Namespace, io: IOStreams) -> int:
     Exit 1 when URL would not be fetched now (disallowed, or the origin stopped) or a lint
     finding reaches ``--fail-on``; these are all "1", so no precedence among them is needed.
     """
-    from .._origin import origin_of, robots_url
-    from .._policy import Kind as StateKind
+    from ..policy.origin import origin_of, robots_url
+    from ..policy.states import Kind as StateKind
 
     later: list[str] = []
     token = resolve_token(ns.user_agent, later.append)

@@ -11,7 +11,7 @@ import json
 from collections.abc import Sequence
 from typing import IO
 
-from .. import _lint
+from ..engine import lint as _lint
 from ._args import EXIT_FINDINGS, EXIT_OK, FAIL_ON, Command, IOStreams, UsageError, read_robots
 from ._render import Cell, Painter, colour_wanted, render_table, short
 

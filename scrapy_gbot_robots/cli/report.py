@@ -11,8 +11,8 @@ import argparse
 import json
 from typing import IO, Any
 
-from .. import _lint
-from .._report import SCHEMA, STATE_LABELS  # the one schema version this command reads
+from ..engine import lint as _lint
+from ..report.labels import SCHEMA, STATE_LABELS  # the one schema version this command reads
 from ._args import EXIT_OK, Command, IOStreams, UsageError, read_input
 from ._render import Cell, Painter, colour_wanted, plural, render_table, short
 

@@ -21,9 +21,9 @@ import struct
 import zlib
 from typing import Any
 
-from ._lines import MAX_BODY_BYTES
-from ._policy import Kind, OriginState
-from ._rules import RobotsTxt
+from ..engine.lines import MAX_BODY_BYTES
+from ..engine.rules import RobotsTxt
+from ..policy.states import Kind, OriginState
 
 MAGIC = b"GBR"
 VERSION = 1

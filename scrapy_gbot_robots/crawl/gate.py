@@ -31,9 +31,9 @@ from collections import deque
 from collections.abc import Callable, Sequence
 from typing import Generic, Protocol, TypeVar
 
-from ._cache import OriginStore
-from ._parking import Lot
-from ._policy import Kind, Mode, PolicyConfig, mode_at
+from ..parking.base import Lot
+from ..policy.states import Kind, Mode, PolicyConfig, mode_at
+from ..stores.base import OriginStore
 
 T = TypeVar("T")
 T_contra = TypeVar("T_contra", contravariant=True)

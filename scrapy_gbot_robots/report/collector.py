@@ -20,26 +20,22 @@ Cost is bounded whatever the crawl's size, because a broad crawl may see a milli
 
 from __future__ import annotations
 
-import contextlib
 import hashlib
 import heapq
-import json
-import os
-import tempfile
 from collections.abc import Sequence
 from datetime import datetime, timezone
 from typing import Any
 
-from ._lint import short
-from ._policy import Kind, OriginState
-from ._rules import Decision
+from ..engine.lint import short
+from ..engine.rules import Decision
+from ..policy.states import Kind, OriginState
+from .labels import _STATES, SCHEMA, iso, state_summary
 
 #: One step of a robots.txt fetch: (URL, HTTP status or None, error name or None).
 Hop = tuple[str, int | None, str | None]
 #: A deciding rule: (origin, line, directive, value); a changed file makes another rule.
 _RuleKey = tuple[str, int, str, str]
 
-SCHEMA = "gbot-robots-report/1"
 #: Distinct robots.txt bodies whose lint summary is remembered.
 LINT_MEMO = 1024
 #: Lines listed per lint code of one body (the count is exact).
@@ -52,25 +48,6 @@ DROP_REASONS = 8
 CHAIN_HOPS = 32
 #: The key of origins and rules that have no table entry of their own any more.
 OTHER = "other"
-
-STATE_LABELS = {
-    Kind.RULES.value: "rules",
-    Kind.ALLOW_ALL.value: "no restrictions",
-    Kind.SERVER_ERROR.value: "server error",
-    "unknown": "unknown",
-}
-_STATES = (Kind.RULES.value, Kind.ALLOW_ALL.value, Kind.SERVER_ERROR.value, "unknown")
-
-
-def iso(timestamp: float | None) -> str | None:
-    """Seconds since the epoch as ISO 8601 UTC (``2025-01-31T12:00:00Z``); None stays None."""
-    if timestamp is None:
-        return None
-    try:
-        when = datetime.fromtimestamp(timestamp, timezone.utc)
-    except (OverflowError, OSError, ValueError):  # inf (never refresh), or out of range
-        return None
-    return when.isoformat(timespec="seconds").replace("+00:00", "Z")
 
 
 def _margin(cap: int) -> int:
@@ -362,7 +339,7 @@ class ReportCollector:
         summary = memo.get(sha)
         if summary is not None:
             return summary
-        from ._lint import CHECKS_BY_CODE, lint
+        from ..engine.lint import CHECKS_BY_CODE, lint
 
         self.lint_runs += 1
         result = lint(body)
@@ -464,33 +441,6 @@ def _rule_json(rank: int, rule: _Rule) -> dict[str, Any]:
     }
 
 
-def duration(seconds: float) -> str:
-    """12 h, 10 min, 30 d: the unit a person would say."""
-    for unit, size, least in (("d", 86_400, 172_800), ("h", 3_600, 3_600), ("min", 60, 60)):
-        if seconds >= least and seconds % size == 0:
-            return f"{seconds / size:g} {unit}"
-    if seconds >= 3_600:
-        return f"{seconds / 3_600:.1f} h"
-    return f"{seconds:g} s"
-
-
-def state_summary(kind: str, reason: str, has_copy: bool, error_stop: float = 43_200.0) -> str:
-    """One sentence on what the state means for the crawl (the report's ``summary`` field)."""
-    if kind == Kind.RULES.value:
-        return f"robots.txt answered ({reason}): its rules are obeyed"
-    if kind == Kind.ALLOW_ALL.value:
-        if reason.isdigit():
-            return f"robots.txt answered {reason}: no restrictions, whatever the body says"
-        return f"{reason}: no restrictions"
-    if kind == Kind.SERVER_ERROR.value:
-        then = "then the last good copy" if has_copy else "then no restrictions"
-        return (
-            f"server error ({reason}): crawling stopped for up to {duration(error_stop)} while "
-            f"robots.txt is retried, {then}"
-        )
-    return "no robots.txt state recorded in this crawl (still being fetched, or decided earlier)"
-
-
 def _origin_json(origin: str, entry: _Origin, error_stop: float) -> dict[str, Any]:
     fetch = entry.fetch
     out: dict[str, Any] = {"origin": origin}
@@ -545,32 +495,3 @@ def _origin_json(origin: str, entry: _Origin, error_stop: float) -> dict[str, An
     }
     out["drop_reasons"] = dict(entry.drop_reasons or {})
     return out
-
-
-def write(data: dict[str, Any], path: str) -> None:
-    """Write the report to ``path``: JSON for ``.json``, a self-contained page for ``.html``.
-
-    Written to a temporary file beside ``path``, then renamed: a reader never sees half a
-    report, and a failed write leaves the previous one in place. Missing directories are made.
-    """
-    lowered = path.lower()
-    if lowered.endswith(".json"):
-        text = json.dumps(data, indent=2, default=str) + "\n"
-    elif lowered.endswith((".html", ".htm")):
-        from ._report_html import render
-
-        text = render(data)
-    else:
-        raise ValueError(f"{path}: the report is written as .json or .html")
-    folder = os.path.dirname(os.path.abspath(path))
-    os.makedirs(folder, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(prefix=".gbot-report-", suffix=".tmp", dir=folder)
-    try:
-        with os.fdopen(fd, "w", encoding="utf-8", errors="backslashreplace") as fh:
-            fh.write(text)
-        os.chmod(tmp, 0o644)  # mkstemp makes it private; a report is meant to be shared
-        os.replace(tmp, path)
-    except BaseException:
-        with contextlib.suppress(OSError):
-            os.unlink(tmp)
-        raise

@@ -12,8 +12,8 @@ import html
 from collections.abc import Iterable, Sequence
 from typing import Any
 
-from ._lint import short
-from ._report import STATE_LABELS
+from ..engine.lint import short
+from .labels import STATE_LABELS
 
 #: Rows per table in the page; the JSON report has them all.
 HTML_ROWS = 1000

@@ -39,7 +39,7 @@ from typing import Any, Generic, TypeVar
 
 from redis.exceptions import RedisError
 
-from ._parking import MemoryLot
+from .memory import MemoryLot
 
 logger = logging.getLogger(__name__)
 

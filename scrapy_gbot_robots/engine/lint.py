@@ -16,9 +16,9 @@ from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 from urllib.parse import urlsplit
 
-from ._agent import is_valid_token, names_everyone, token_prefix
-from ._lines import MAX_BODY_BYTES, MAX_LINE_BYTES, Kind, LineReport, bom_length, report
-from ._rules import parse
+from .agent import is_valid_token, names_everyone, token_prefix
+from .lines import MAX_BODY_BYTES, MAX_LINE_BYTES, Kind, LineReport, bom_length, report
+from .rules import parse
 
 _Emit = Callable[[str, int, str], None]
 

@@ -55,10 +55,10 @@ from redis.exceptions import NoScriptError, RedisError, ResponseError
 from redis.exceptions import TimeoutError as RedisTimeoutError
 from redis.retry import Retry
 
-from ._cache import MemoryStore
-from ._entry import MAGIC, decode, encode
-from ._lines import MAX_BODY_BYTES
-from ._policy import OriginState
+from ..engine.lines import MAX_BODY_BYTES
+from ..policy.states import OriginState
+from .entry import MAGIC, decode, encode
+from .memory import MemoryStore
 
 logger = logging.getLogger(__name__)
 

@@ -20,9 +20,9 @@ import sqlite3
 import time
 import uuid
 
-from ._entry import MAGIC, decode, encode
-from ._lines import MAX_BODY_BYTES
-from ._policy import OriginState
+from ..engine.lines import MAX_BODY_BYTES
+from ..policy.states import OriginState
+from .entry import MAGIC, decode, encode
 
 _SCHEMA = """
 CREATE TABLE IF NOT EXISTS robots (

@@ -11,8 +11,8 @@ from bisect import bisect_left
 from dataclasses import dataclass
 from typing import Literal
 
-from ._agent import TOKEN_PREFIX_RE, is_valid_token, names_everyone
-from ._lines import (
+from .agent import TOKEN_PREFIX_RE, is_valid_token, names_everyone
+from .lines import (
     MAX_BODY_BYTES,
     WS,
     FastLine,
@@ -23,7 +23,7 @@ from ._lines import (
     fast_matcher_lines,
     matcher_directives,
 )
-from ._match import path_params_query, wildcard_match
+from .match import path_params_query, wildcard_match
 
 Group = Literal["agent", "global", "none"]
 
@@ -595,7 +595,7 @@ class RobotsTxt:
         """Google's verdict for ``url`` (already percent-encoded) and a product token.
 
         The URL is matched literally, as Google's library does; encode a raw URL first with
-        ``scrapy_gbot_robots._url.crawler_url`` (what Scrapy does to ``request.url``).
+        ``scrapy_gbot_robots.engine.url.crawler_url`` (what Scrapy does to ``request.url``).
         """
         matcher = self._matcher if user_agent == self._agent else self._matcher_for(user_agent)
         # Fast path.  A site's URLs share "scheme://host/": once one URL showed where its

@@ -1,4 +1,4 @@
-"""Google's robots.txt fetch policy, as pure functions of (fetch result, now, previous state).
+"""Google's robots.txt fetch policy: what one fetch's outcome makes of an origin's state.
 
 Status codes are interpreted here and nowhere else (Google's page, "Handling of errors and
 HTTP status codes" and "Caching"):
@@ -8,61 +8,24 @@ HTTP status codes" and "Caching"):
   a chain that is still redirecting, or a redirect without ``Location``, counts as a 404.
 - 4xx except 429: no restrictions, whatever the body says.
 - 429, 5xx, anything else, and network failures (DNS, timeout, reset, truncated transfer):
-  server error. For ``error_stop`` (12 h) after the first error the origin is not crawled;
-  then, up to ``error_grace`` (30 d) after it, the last good copy is obeyed (no copy: no
-  restrictions); after that, no restrictions if other pages of the origin respond, else
-  still stopped. Meanwhile robots.txt is retried with exponential backoff, or after
-  ``Retry-After`` when the server sends one.
+  server error, retried with exponential backoff, or after ``Retry-After`` when the server
+  sends one. What a server error means for the crawl, hour by hour, is
+  :func:`.states.rules_in_force`'s answer.
 - A good copy (or a 4xx "no file") lives ``cache_ttl`` (24 h), replaced by
   ``Cache-Control: max-age`` when present (clamped to ``[min_ttl, max_ttl]``).
 
-No I/O and no clock: ``now`` is always an argument, so the 12 h and 30 d edges are tested
-without sleeping. Imports nothing from Scrapy or Twisted.
+No I/O and no clock: ``now`` is always an argument. Imports nothing from Scrapy or Twisted.
 """
 
 from __future__ import annotations
 
-import enum
-import math
 import re
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 from email.utils import parsedate_to_datetime
 from urllib.parse import urljoin, urlsplit
 
-from ._rules import RobotsTxt, parse
-
-INFINITY = math.inf
-
-
-class Kind(str, enum.Enum):
-    """What the latest robots.txt fetch of an origin established."""
-
-    RULES = "rules"  # 2xx: the body is the rules
-    ALLOW_ALL = "allow_all"  # 4xx (not 429) or too many redirects: no restrictions
-    SERVER_ERROR = "server_error"  # 429, 5xx, network failure: see mode_at()
-
-
-class Mode(str, enum.Enum):
-    """What to do with a request of the origin right now."""
-
-    RULES = "rules"  # obey OriginState.robots
-    ALLOW_ALL = "allow_all"  # crawl anything
-    STOPPED = "stopped"  # crawl nothing yet: wait for a successful retry
-
-
-@dataclass(frozen=True, slots=True)
-class PolicyConfig:
-    """The durations and limits of the policy; defaults are Google's published values."""
-
-    max_redirects: int = 5
-    max_bytes: int = 512_000
-    cache_ttl: float = 24 * 3600.0
-    min_ttl: float = 60.0
-    max_ttl: float = 30 * 86400.0
-    error_stop: float = 12 * 3600.0
-    error_grace: float = 30 * 86400.0
-    retry_backoff: float = 60.0
-    retry_backoff_max: float = 3600.0
+from ..engine.rules import parse
+from .states import Kind, OriginState, PolicyConfig
 
 
 @dataclass(frozen=True, slots=True)
@@ -81,26 +44,6 @@ class FetchResult:
     error: str | None = None
     redirects: int = 0
     truncated: bool = False  # the body was cut before its end (Google's 500 KiB)
-
-
-@dataclass(frozen=True, slots=True)
-class OriginState:
-    """Everything remembered about one origin's robots.txt: small, and never a response.
-
-    ``robots`` holds the raw capped body of the latest good copy (parsed lazily by the
-    engine); None means "no restrictions" (a 4xx, a redirect loop, or no good copy yet).
-    """
-
-    kind: Kind
-    reason: str  # "200", "404", "redirect limit", "503", "TimeoutError", ...
-    fetched_at: float
-    refresh_at: float  # from then on a fetch is due: cache expiry, or the next retry
-    robots: RobotsTxt | None
-    good_at: float | None = None  # when the good copy in ``robots`` was fetched
-    error_since: float | None = None  # first server error of the current streak
-    errors: int = 0  # server errors in a row: the backoff exponent
-    status: int | None = None  # final HTTP status, None for network errors
-    page_ok_at: float | None = None  # another page answered (< 500) during this error streak
 
 
 def is_redirect(status: int) -> bool:
@@ -230,39 +173,3 @@ def evaluate(
         good_at=now,
         status=result.status,
     )
-
-
-def note_page_ok(state: OriginState, now: float) -> OriginState | None:
-    """The state to store when another page of a failing origin answered, else None.
-
-    Only the first answer of an error streak changes anything ("site generally available"
-    needs one), so a store is written at most once per streak, not once per page.
-    """
-    if state.kind is not Kind.SERVER_ERROR:
-        return None
-    since = state.error_since if state.error_since is not None else state.fetched_at
-    if state.page_ok_at is not None and state.page_ok_at >= since:
-        return None
-    return replace(state, page_ok_at=now)
-
-
-def mode_at(state: OriginState, now: float, cfg: PolicyConfig) -> tuple[Mode, float]:
-    """What to do with the origin's requests at ``now``, and until when that holds.
-
-    After ``error_grace``, the state's ``page_ok_at`` (when another page of the origin last
-    gave an HTTP response below 500) tells "site generally available" from "site down".
-    """
-    last_page_ok = state.page_ok_at
-    if state.kind is Kind.RULES:
-        return Mode.RULES, INFINITY
-    if state.kind is Kind.ALLOW_ALL:
-        return Mode.ALLOW_ALL, INFINITY
-    since = now if state.error_since is None else state.error_since
-    if now < since + cfg.error_stop:
-        return Mode.STOPPED, since + cfg.error_stop
-    if now < since + cfg.error_grace:
-        mode = Mode.RULES if state.robots is not None else Mode.ALLOW_ALL
-        return mode, since + cfg.error_grace
-    if last_page_ok is not None and last_page_ok >= since:
-        return Mode.ALLOW_ALL, INFINITY
-    return Mode.STOPPED, INFINITY
