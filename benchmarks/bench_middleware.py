@@ -177,8 +177,8 @@ def our_middleware(settings: dict[str, Any] | None = None) -> Any:
     )
     crawler.engine = _MemoryTransport()  # type: ignore[assignment]
     mw = GoogleRobotsTxtMiddleware.from_crawler(crawler)
-    origin = mw._origin_of_url(ORIGIN + "/")
-    _run_to_end(mw._download_and_decide(origin))  # the gate's fetch, minus the budget
+    origin = mw.keys.origin(ORIGIN + "/")
+    _run_to_end(mw.fetcher._download_and_decide(origin))  # the gate's fetch, minus the budget
     state = mw.origin_state(ORIGIN + "/")
     assert state is not None and state.robots is not None, "our middleware did not decide"
     return mw
@@ -192,7 +192,7 @@ class _WithSchedulingHook:
     """
 
     def __init__(self, mw: Any) -> None:
-        self.hook = mw._request_scheduled
+        self.hook = mw._scheduled
         self.check = mw.process_request
 
     def process_request(self, request: Request) -> Any:
@@ -311,7 +311,7 @@ def main() -> None:
     ours = our_middleware()
     folder = tempfile.mkdtemp(prefix="gbot-bench-")
     reporting = our_middleware({"GBOT_ROBOTS_REPORT": os.path.join(folder, "report.json")})
-    assert reporting.report is not None, "GBOT_ROBOTS_REPORT did not switch the report on"
+    assert reporting.telemetry.report is not None, "GBOT_ROBOTS_REPORT did not switch it on"
     contenders = {
         "built-in (Protego)": builtin_middleware(),
         "ours": ours,

@@ -17,7 +17,7 @@ Why this shape:
   fresh subprocess, so peak RSS (``ru_maxrss``) is that store's alone: 100,000 distinct
   states (the corpus bodies in turn, each made distinct by its own last line, so no two
   origins share a body object) are put through ``TieredStore(MemoryStore(10_000),
-  SqliteBacking)``, then all read back once, in the order they were put: each is an LRU miss,
+  SqliteStore)``, then all read back once, in the order they were put: each is an LRU miss,
   read back from the file, as a crawl's next round over its origins would. The contrast is a
   memory-only ``MemoryStore(100_000)`` doing the same in another fresh subprocess. Timings
   cover the store's ``put`` and ``get`` calls only (building a state is the policy's cost).
@@ -118,12 +118,12 @@ def sqlite_file_size(files: Sequence[Path]) -> dict[str, Any]:
     """The SQLite file holding every corpus state: bytes per entry, overhead included."""
     from scrapy_gbot_robots.policy.fetch import FetchResult, evaluate
     from scrapy_gbot_robots.policy.states import PolicyConfig
-    from scrapy_gbot_robots.stores.sqlite import SqliteBacking
+    from scrapy_gbot_robots.stores.sqlite import SqliteStore
 
     cfg = PolicyConfig()
     with tempfile.TemporaryDirectory(prefix="bench_store_") as tmp:
         path = os.path.join(tmp, "robots.db")
-        backing = SqliteBacking(path)
+        backing = SqliteStore(path)
         for i, file in enumerate(files):
             state = evaluate(FetchResult(200, file.read_bytes()), NOW, None, cfg)
             backing.put_soon(origin_key(i), state)
@@ -151,17 +151,17 @@ def scale_child(files: Sequence[Path], kind: str, origins: int, lru_size: int) -
     from scrapy_gbot_robots.policy.fetch import FetchResult, evaluate
     from scrapy_gbot_robots.policy.states import PolicyConfig
     from scrapy_gbot_robots.stores.memory import MemoryStore
-    from scrapy_gbot_robots.stores.sqlite import SqliteBacking
+    from scrapy_gbot_robots.stores.sqlite import SqliteStore
     from scrapy_gbot_robots.stores.tiered import TieredStore
 
     cfg = PolicyConfig()
     bodies = [p.read_bytes() for p in files]
     with tempfile.TemporaryDirectory(prefix="bench_store_") as tmp:
         path = os.path.join(tmp, "robots.db")
-        backing: SqliteBacking | None = None
+        backing: SqliteStore | None = None
         store: MemoryStore | TieredStore
         if kind == "sqlite":
-            backing = SqliteBacking(path)
+            backing = SqliteStore(path)
             store = TieredStore(MemoryStore(lru_size), backing)
         else:
             store = MemoryStore(origins)

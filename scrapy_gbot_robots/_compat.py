@@ -53,6 +53,19 @@ def engine_scheduler(engine: Any) -> BaseScheduler | None:
     return getattr(slot, "scheduler", None)
 
 
+def downloader_middlewares(engine: Any) -> list[Any]:
+    """The downloader middleware instances of a running engine."""
+    manager = getattr(getattr(engine, "downloader", None), "middleware", None)
+    return list(getattr(manager, "middlewares", ()))
+
+
+def wake_engine(engine: Any) -> None:
+    """Let the engine notice at once that it may be idle (else: its 5 s heartbeat)."""
+    nextcall = getattr(engine_slot(engine), "nextcall", None)
+    if nextcall is not None:
+        nextcall.schedule()
+
+
 def engine_accepts_requests(crawler: Any) -> bool:
     """Whether ``engine.crawl()`` may be called: the crawl not stopping, the spider not closing.
 

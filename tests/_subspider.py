@@ -50,9 +50,9 @@ class Reporting:
         kept = {k: v for k, v in stats.items() if isinstance(v, (int, float, str))}
         for mw in self.crawler.engine.downloader.middleware.middlewares:
             if isinstance(mw, GoogleRobotsTxtMiddleware):
-                waits = getattr(mw.backing, "lock_waits", None)  # the Redis backing's
-                if waits is not None:
-                    kept["backing/lock_waits"] = waits
+                persistent = mw.store.persistent  # the Redis store's own count
+                if persistent is not None:
+                    kept["store/lock_waits"] = persistent.counters().get("lock_waits", 0)
         print("STATS " + json.dumps(kept), flush=True)
 
 

@@ -18,7 +18,7 @@ from scrapy_gbot_robots.policy.fetch import (
     retry_after_seconds,
     ttl,
 )
-from scrapy_gbot_robots.policy.states import Kind, Mode, PolicyConfig, mode_at
+from scrapy_gbot_robots.policy.states import Kind, Mode, PolicyConfig, rules_in_force
 
 CFG = PolicyConfig()
 T0 = 1_700_000_000.0
@@ -38,7 +38,7 @@ def test_2xx_parses_body(status: int) -> None:
     assert state.kind is Kind.RULES
     assert state.robots is not None
     assert not state.robots.allowed("http://h/private", "Googlebot")
-    assert mode_at(state, T0, CFG)[0] is Mode.RULES
+    assert rules_in_force(state, T0, CFG).mode is Mode.RULES
 
 
 @pytest.mark.parametrize("status", [400, 401, 403, 404, 410, 451, 499])
@@ -47,7 +47,7 @@ def test_4xx_means_no_restrictions_whatever_the_body(status: int) -> None:
     state = evaluate(result, T0, None, CFG)
     assert state.kind is Kind.ALLOW_ALL
     assert state.robots is None
-    assert mode_at(state, T0, CFG)[0] is Mode.ALLOW_ALL
+    assert rules_in_force(state, T0, CFG).mode is Mode.ALLOW_ALL
 
 
 @pytest.mark.parametrize(
@@ -70,7 +70,7 @@ def test_server_errors(result: FetchResult) -> None:
     state = evaluate(result, T0, None, CFG)
     assert state.kind is Kind.SERVER_ERROR
     assert state.error_since == T0
-    assert mode_at(state, T0, CFG)[0] is Mode.STOPPED
+    assert rules_in_force(state, T0, CFG).mode is Mode.STOPPED
 
 
 def test_redirect_at_end_of_chain_is_a_404() -> None:
@@ -152,40 +152,43 @@ def test_first_12_hours_stopped_even_with_a_good_copy() -> None:
     good = evaluate(ok(), T0, None, CFG)
     err = evaluate(FetchResult(status=503), T0 + DAY, good, CFG)
     assert err.robots is good.robots
-    assert mode_at(err, T0 + DAY, CFG) == (Mode.STOPPED, T0 + DAY + 12 * HOUR)
-    assert mode_at(err, T0 + DAY + 12 * HOUR - 1, CFG)[0] is Mode.STOPPED
+    force = rules_in_force(err, T0 + DAY, CFG)
+    assert (force.mode, force.until) == (Mode.STOPPED, T0 + DAY + 12 * HOUR)
+    assert rules_in_force(err, T0 + DAY + 12 * HOUR - 1, CFG).mode is Mode.STOPPED
 
 
 def test_after_12_hours_last_good_copy_for_30_days() -> None:
     good = evaluate(ok(), T0, None, CFG)
     since = T0 + DAY
     err = evaluate(FetchResult(status=500), since, good, CFG)
-    mode, until = mode_at(err, since + 12 * HOUR, CFG)
+    force = rules_in_force(err, since + 12 * HOUR, CFG)
+    mode, until = force.mode, force.until
     assert (mode, until) == (Mode.RULES, since + 30 * DAY)
-    assert mode_at(err, since + 30 * DAY - 1, CFG)[0] is Mode.RULES
+    assert rules_in_force(err, since + 30 * DAY - 1, CFG).mode is Mode.RULES
 
 
 def test_after_12_hours_no_good_copy_means_no_restrictions() -> None:
     err = evaluate(FetchResult(status=None, error="TimeoutError"), T0, None, CFG)
-    assert mode_at(err, T0 + 12 * HOUR, CFG)[0] is Mode.ALLOW_ALL
-    assert mode_at(err, T0 + 29 * DAY, CFG)[0] is Mode.ALLOW_ALL
+    assert rules_in_force(err, T0 + 12 * HOUR, CFG).mode is Mode.ALLOW_ALL
+    assert rules_in_force(err, T0 + 29 * DAY, CFG).mode is Mode.ALLOW_ALL
 
 
 def test_last_good_copy_may_be_a_404() -> None:
     gone = evaluate(FetchResult(status=404), T0, None, CFG)
     err = evaluate(FetchResult(status=503), T0 + 1, gone, CFG)
-    assert mode_at(err, T0 + 1 + 12 * HOUR, CFG)[0] is Mode.ALLOW_ALL
+    assert rules_in_force(err, T0 + 1 + 12 * HOUR, CFG).mode is Mode.ALLOW_ALL
 
 
 def test_after_30_days_depends_on_site_availability() -> None:
     good = evaluate(ok(), T0, None, CFG)
     err = evaluate(FetchResult(status=503), T0, good, CFG)
     after = T0 + 30 * DAY
-    assert mode_at(err, after, CFG)[0] is Mode.STOPPED  # nothing answered
+    assert rules_in_force(err, after, CFG).mode is Mode.STOPPED  # nothing answered
     answered_before = replace(err, page_ok_at=T0 - 1)
-    assert mode_at(answered_before, after, CFG)[0] is Mode.STOPPED  # answered before the errors
+    # answered before the errors:
+    assert rules_in_force(answered_before, after, CFG).mode is Mode.STOPPED
     answers = replace(err, page_ok_at=T0 + 2 * DAY)
-    assert mode_at(answers, after, CFG)[0] is Mode.ALLOW_ALL  # site answers
+    assert rules_in_force(answers, after, CFG).mode is Mode.ALLOW_ALL  # site answers
 
 
 def test_error_streak_keeps_its_start_and_backs_off() -> None:
@@ -202,7 +205,7 @@ def test_error_streak_keeps_its_start_and_backs_off() -> None:
         many = evaluate(FetchResult(status=503), T0 + i, many, CFG)
     assert many.refresh_at - many.fetched_at == CFG.retry_backoff_max
     # Still stopped until 12 h after the *first* error, not the latest.
-    assert mode_at(third, T0 + 12 * HOUR, CFG)[0] is Mode.ALLOW_ALL
+    assert rules_in_force(third, T0 + 12 * HOUR, CFG).mode is Mode.ALLOW_ALL
 
 
 def test_success_ends_the_streak() -> None:
@@ -234,6 +237,6 @@ def test_custom_durations() -> None:
     cfg = PolicyConfig(error_stop=10, error_grace=100)
     good = evaluate(ok(), T0, None, cfg)
     err = evaluate(FetchResult(status=502), T0, good, cfg)
-    assert mode_at(err, T0 + 9.9, cfg)[0] is Mode.STOPPED
-    assert mode_at(err, T0 + 10, cfg)[0] is Mode.RULES
-    assert mode_at(err, T0 + 100, cfg)[0] is Mode.STOPPED
+    assert rules_in_force(err, T0 + 9.9, cfg).mode is Mode.STOPPED
+    assert rules_in_force(err, T0 + 10, cfg).mode is Mode.RULES
+    assert rules_in_force(err, T0 + 100, cfg).mode is Mode.STOPPED

@@ -220,7 +220,7 @@ async def test_redis_killed_mid_crawl_loses_nothing_and_is_used_again(
         await until(lambda: _opened(crawler), 10, "the crawl to start")
         spider = crawler.spider
         mw = middleware_of(crawler)
-        assert mw.lock_ttl == 30.0  # Redis renews its locks: a short default expiry
+        assert mw.fetcher.lock_ttl == 30.0  # Redis renews its locks: a short default expiry
 
         inject(hosts[:4])  # Redis up: states stored
         await until(lambda: decided(hosts[:4]), 15, "the first origins")
@@ -236,7 +236,7 @@ async def test_redis_killed_mid_crawl_loses_nothing_and_is_used_again(
         rs.kill()
         inject(hosts[8:12])  # Redis down from the start of their fetch
         await until(lambda: decided(hosts[4:12]), 20, "the origins fetched during the outage")
-        backing = mw.backing
+        backing = mw.store.persistent
         assert backing.down and backing.outages == 1
 
         rs.restart()  # empty: it had no persistence
@@ -265,7 +265,8 @@ async def test_redis_killed_mid_crawl_loses_nothing_and_is_used_again(
     stats = crawler.stats.get_stats()
     assert stats["robotstxt/store/outages"] == 1
     assert stats["robotstxt/store/errors"] >= 1
-    assert mw.backing.lock_waits >= 1  # o13: waited for the lock "held elsewhere"
+    # o13: waited for the lock "held elsewhere"
+    assert mw.store.persistent.counters()["lock_waits"] >= 1
     assert "robotstxt/dropped" not in stats and "robotstxt/store/write_errors" not in stats
     assert sorted(spider.crawled) == sorted(server.url("/a", h) for h in hosts)
     assert all(server.count("/private/b", h) == 0 for h in hosts)
@@ -345,7 +346,7 @@ async def test_a_dead_lock_holders_origin_is_crawled_once_the_lock_expires(
         assert server.count("/private/c") == 0
         assert all(server.count(_path(url)) == 1 for url in allowed)  # the holder got none
         stats = waiter.stats()
-        assert stats["backing/lock_waits"] >= 1
+        assert stats["store/lock_waits"] >= 1
         assert stats["robotstxt/request_count"] == 1
         assert client.get(lock) is None
     finally:

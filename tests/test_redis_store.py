@@ -1,4 +1,4 @@
-"""The Redis backing alone, against a real ``redis-server`` (no Scrapy crawl).
+"""The Redis store alone, against a real ``redis-server`` (no Scrapy crawl).
 
 What a fleet relies on: a state written by one process is read by another; a write never
 replaces a newer entry, whoever wrote it; one process at a time holds an origin's fetch lock,
@@ -31,7 +31,7 @@ pytestmark = pytest.mark.skipif(missing() is not None, reason=str(missing()))
 if missing() is None:
     from scrapy_gbot_robots.policy.fetch import FetchResult, evaluate
     from scrapy_gbot_robots.stores.entry import encode
-    from scrapy_gbot_robots.stores.redis import RedisBacking, redacted
+    from scrapy_gbot_robots.stores.redis import RedisStore, redacted
 
 T0 = 1_700_000_000.0
 A = "http://a.test"
@@ -59,12 +59,12 @@ def rs(tmp_path: Path) -> Iterator[RedisServer]:
         yield server
 
 
-def backing(url: str, **kwargs: Any) -> RedisBacking:
+def backing(url: str, **kwargs: Any) -> RedisStore:
     """A backing with fast reconnects; a taken lock answers False at once unless asked."""
     kwargs.setdefault("min_backoff", 0.05)
     kwargs.setdefault("max_backoff", 0.2)
     kwargs.setdefault("lock_wait", 0.0)
-    return RedisBacking(url, **kwargs)
+    return RedisStore(url, **kwargs)
 
 
 def store_warnings(caplog: pytest.LogCaptureFixture, level: int = logging.WARNING) -> list[str]:
@@ -157,7 +157,7 @@ def test_name_hides_the_password() -> None:
     assert redacted("redis://user:secret@h:6380/2") == "redis://user:***@h:6380/2"
     assert redacted("rediss://:pw@h/0") == "rediss://:***@h/0"
     assert redacted("redis://127.0.0.1:6379/0") == "redis://127.0.0.1:6379/0"
-    assert RedisBacking("redis://:pw@h:1/0").name == "redis://:***@h:1/0"
+    assert RedisStore("redis://:pw@h:1/0").name == "redis://:***@h:1/0"
 
 
 # -- ordering ---------------------------------------------------------------------------------

@@ -169,7 +169,8 @@ async def test_json_report_matches_the_stats_and_the_server_log(
     assert [(f["code"], f["lines"]) for f in lint["findings"]] == [("GR201", [4]), ("GR207", [5])]
     twin = origins[server.origin("twin.test")]
     assert twin["sha256"] == rules["sha256"] and twin["lint"] == lint
-    assert _middleware(crawler).report.lint_runs == 3  # rules/twin, moved, gz: once per body
+    # rules/twin, moved, gz: once per body
+    assert _middleware(crawler).telemetry.report.lint_runs == 3
 
     moved = origins[server.origin("moved.test")]
     assert [(h["url"], h["status"]) for h in moved["chain"]] == [

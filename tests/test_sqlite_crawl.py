@@ -33,7 +33,7 @@ from scrapy_gbot_robots.policy.fetch import FetchResult, evaluate
 from scrapy_gbot_robots.policy.origin import origin_of
 from scrapy_gbot_robots.policy.states import Kind, PolicyConfig
 from scrapy_gbot_robots.stores.entry import encode
-from scrapy_gbot_robots.stores.sqlite import SqliteBacking
+from scrapy_gbot_robots.stores.sqlite import SqliteStore
 
 HOUR = 3600.0
 DAY = 86400.0
@@ -132,12 +132,12 @@ async def test_restart_reuses_stored_robots_until_expiry(server: Server, tmp_pat
     assert server.count("/page3") == 0  # the new file decides
     assert c3.stats.get_value("robotstxt/cache/expired") == 3
     state = middleware_of(c3).origin_state(server.url("/", "a.test"))
-    assert middleware_of(c3).lock_ttl > 30.0  # SQLite does not renew: the slowest fetch
+    assert middleware_of(c3).fetcher.lock_ttl > 30.0  # SQLite does not renew: the slowest fetch
     assert state is not None and state.robots is not None
     assert state.robots.body == b"User-agent: *\nDisallow: /page3\n"
 
     # And the file now holds the new copy, for whoever starts next.
-    backing = SqliteBacking(str(tmp_path / "robots.db"))
+    backing = SqliteStore(str(tmp_path / "robots.db"))
     try:
         stored = backing.get_now(origin_of(server.origin("b.test")) or "")
     finally:
@@ -367,7 +367,7 @@ def _bad_place(tmp_path: Path, how: str) -> Path:
         path = tmp_path / "file" / "robots.db"
     elif how == "read-only file":
         path = tmp_path / "robots.db"
-        SqliteBacking(str(path)).close()  # a good store, from an earlier crawl
+        SqliteStore(str(path)).close()  # a good store, from an earlier crawl
     else:
         path = tmp_path / "ro" / "robots.db"
         path.parent.mkdir()
@@ -455,7 +455,7 @@ async def test_unreadable_rows_are_refetched_once_and_replaced(
         "cut.test": entry[: len(entry) // 2],
         "fine.test": entry,  # readable and fresh: never fetched
     }
-    SqliteBacking(path).close()  # the schema
+    SqliteStore(path).close()  # the schema
     raw = sqlite3.connect(path, isolation_level=None)
     try:
         for host, data in rows.items():

@@ -27,7 +27,7 @@ from scrapy_gbot_robots.policy.fetch import FetchResult, evaluate
 from scrapy_gbot_robots.policy.states import note_page_ok
 from scrapy_gbot_robots.stores.entry import encode
 from scrapy_gbot_robots.stores.memory import MemoryStore
-from scrapy_gbot_robots.stores.sqlite import SqliteBacking, SqliteError
+from scrapy_gbot_robots.stores.sqlite import SqliteError, SqliteStore
 from scrapy_gbot_robots.stores.tiered import TieredStore
 
 T0 = 1_700_000_000.0
@@ -56,7 +56,7 @@ def test_put_get_round_trip_and_survives_reopening(db: str) -> None:
     ok = rules(T0)
     failing = evaluate(FetchResult(503), T0 + 90_000, ok, CFG)
     gone = evaluate(FetchResult(404), T0, None, CFG)
-    backing = SqliteBacking(db)  # the directory is created
+    backing = SqliteStore(db)  # the directory is created
     assert backing.name == f"sqlite://{db}"
     for origin, state in (("http://a.test", ok), ("https://b.test", failing), ("http://c", gone)):
         backing.put_soon(origin, state)
@@ -65,7 +65,7 @@ def test_put_get_round_trip_and_survives_reopening(db: str) -> None:
     assert backing.get_now("http://unknown.test") is None
     assert len(backing) == 3 and backing.size_on_disk() > len(RULES) * 2
     backing.close()
-    again = SqliteBacking(db)  # a restart
+    again = SqliteStore(db)  # a restart
     assert same(again.get_now("http://a.test"), ok)
     assert same(again.get_now("https://b.test"), failing)
     assert same(again.get_now("http://c"), gone)
@@ -74,7 +74,7 @@ def test_put_get_round_trip_and_survives_reopening(db: str) -> None:
 
 
 def test_an_older_write_never_replaces_a_newer_one(db: str) -> None:
-    backing = SqliteBacking(db)
+    backing = SqliteStore(db)
     new, old = rules(T0 + 100, b"Disallow: /new\n"), rules(T0, b"Disallow: /old\n")
     backing.put_soon("http://a.test", new)
     backing.put_soon("http://a.test", old)
@@ -87,7 +87,7 @@ def test_an_older_write_never_replaces_a_newer_one(db: str) -> None:
 
 def test_same_fetch_time_replaces_so_a_page_answer_is_stored(db: str) -> None:
     """``note_page_ok`` keeps ``fetched_at``: its update must not be refused as "older"."""
-    backing = SqliteBacking(db)
+    backing = SqliteStore(db)
     failing = evaluate(FetchResult(503), T0, rules(T0 - 90_000), CFG)
     backing.put_soon("http://a.test", failing)
     answered = note_page_ok(failing, T0 + 30)
@@ -99,7 +99,7 @@ def test_same_fetch_time_replaces_so_a_page_answer_is_stored(db: str) -> None:
 
 
 def test_ordering_holds_across_two_backings_on_one_file(db: str) -> None:
-    first, second = SqliteBacking(db), SqliteBacking(db)
+    first, second = SqliteStore(db), SqliteStore(db)
     new = rules(T0 + 10, b"Disallow: /from-first\n")
     first.put_soon("http://a.test", new)
     assert same(second.get_now("http://a.test"), new)  # visible at once to the other
@@ -115,16 +115,16 @@ def test_ordering_holds_across_two_backings_on_one_file(db: str) -> None:
 
 def test_ordering_holds_against_another_process(db: str) -> None:
     """A second crawl process on the same machine: its stale write loses, its newer one wins."""
-    backing = SqliteBacking(db)
+    backing = SqliteStore(db)
     backing.put_soon("http://a.test", rules(T0 + 10, b"Disallow: /mine\n"))
     script = textwrap.dedent(
         f"""
         import sys
         from scrapy_gbot_robots.policy.fetch import FetchResult, evaluate
         from scrapy_gbot_robots.policy.states import PolicyConfig
-        from scrapy_gbot_robots.stores.sqlite import SqliteBacking
+        from scrapy_gbot_robots.stores.sqlite import SqliteStore
 
-        other = SqliteBacking(sys.argv[1])
+        other = SqliteStore(sys.argv[1])
         cfg = PolicyConfig()
         other.put_soon("http://a.test", evaluate(FetchResult(200, b"Disallow: /stale\\n"),
                                                  {T0}, None, cfg))
@@ -150,7 +150,7 @@ def test_ordering_holds_against_another_process(db: str) -> None:
 
 
 def test_one_lock_holder_at_a_time_and_only_the_holder_releases(db: str) -> None:
-    a, b = SqliteBacking(db), SqliteBacking(db)
+    a, b = SqliteStore(db), SqliteStore(db)
     assert a.holder != b.holder
     assert run(a.acquire("http://x.test", 60)) is True
     assert run(b.acquire("http://x.test", 60)) is False
@@ -166,7 +166,7 @@ def test_one_lock_holder_at_a_time_and_only_the_holder_releases(db: str) -> None
 
 
 def test_an_expired_lock_can_be_taken_and_its_old_holder_cannot_release_it(db: str) -> None:
-    a, b = SqliteBacking(db), SqliteBacking(db)
+    a, b = SqliteStore(db), SqliteStore(db)
     assert run(a.acquire("http://x.test", 0.05))
     assert run(b.acquire("http://x.test", 60)) is False
     deadline = time.monotonic() + 5
@@ -182,12 +182,12 @@ def test_an_expired_lock_can_be_taken_and_its_old_holder_cannot_release_it(db: s
 
 
 def test_closing_releases_the_holders_locks(db: str) -> None:
-    a, b = SqliteBacking(db), SqliteBacking(db)
+    a, b = SqliteStore(db), SqliteStore(db)
     assert run(a.acquire("http://x.test", 600)) and run(a.acquire("http://y.test", 600))
     assert run(b.acquire("http://z.test", 600))
     a.close()  # a crawl that ends does not make the others wait for its leases
     assert run(b.acquire("http://x.test", 60)) and run(b.acquire("http://y.test", 60))
-    c = SqliteBacking(db)
+    c = SqliteStore(db)
     assert run(c.acquire("http://z.test", 60)) is False  # b's own lock is untouched
     b.close()
     c.close()
@@ -199,7 +199,7 @@ def test_closing_releases_the_holders_locks(db: str) -> None:
 def _refused(path: str, **kwargs: Any) -> str:
     started = time.monotonic()
     with pytest.raises(SqliteError) as info:
-        SqliteBacking(path, **kwargs)
+        SqliteStore(path, **kwargs)
     assert time.monotonic() - started < 5, "refusing a file must not hang"
     message = str(info.value)
     assert path in message, message
@@ -231,7 +231,7 @@ def test_a_location_no_one_may_create_is_refused() -> None:
 
 def test_a_file_locked_by_another_connection_is_refused(tmp_path: Path) -> None:
     path = str(tmp_path / "robots.db")
-    SqliteBacking(path).close()
+    SqliteStore(path).close()
     holder = sqlite3.connect(path, isolation_level=None)
     try:
         holder.execute("PRAGMA locking_mode=EXCLUSIVE")
@@ -239,7 +239,7 @@ def test_a_file_locked_by_another_connection_is_refused(tmp_path: Path) -> None:
         assert "locked" in _refused(path, busy_timeout=0.2)
     finally:
         holder.close()
-    SqliteBacking(path).close()  # usable again once the other lets go
+    SqliteStore(path).close()  # usable again once the other lets go
 
 
 def test_a_rollback_journal_database_being_written_is_refused(tmp_path: Path) -> None:
@@ -293,7 +293,7 @@ def test_a_read_only_directory_without_the_file_is_refused(tmp_path: Path) -> No
 
 def test_a_read_only_file_is_refused_at_open(tmp_path: Path) -> None:
     path = tmp_path / "robots.db"
-    first = SqliteBacking(str(path))
+    first = SqliteStore(str(path))
     first.put_soon("http://a.test", rules(T0))
     first.close()
     with read_only(path):
@@ -301,7 +301,7 @@ def test_a_read_only_file_is_refused_at_open(tmp_path: Path) -> None:
 
 
 def test_writes_that_fail_later_are_counted_not_raised(db: str) -> None:
-    backing = SqliteBacking(db)
+    backing = SqliteStore(db)
     backing.put_soon("http://a.test", rules(T0))
     backing._db.close()  # the file went away under us (disk gone, handle closed)
     backing.put_soon("http://b.test", rules(T0))
@@ -337,7 +337,7 @@ def _write_row(path: str, origin: str, fetched_at: float, entry: bytes) -> None:
     ids=["garbage", "empty", "pickle", "future version", "broken body"],
 )
 def test_an_unreadable_row_reads_as_unknown_and_is_replaced(db: str, entry: bytes) -> None:
-    backing = SqliteBacking(db)
+    backing = SqliteStore(db)
     _write_row(db, "http://a.test", T0 - 10, entry)
     assert backing.get_now("http://a.test") is None
     assert run(backing.load("http://a.test")) is None
@@ -349,7 +349,7 @@ def test_an_unreadable_row_reads_as_unknown_and_is_replaced(db: str, entry: byte
 
 
 def test_a_garbage_row_dated_in_the_future_is_still_replaced(db: str) -> None:
-    backing = SqliteBacking(db)
+    backing = SqliteStore(db)
     _write_row(db, "http://a.test", T0 + 10 * 86400, b"\x00\xffgarbage")
     fresh = rules(T0)
     backing.put_soon("http://a.test", fresh)
@@ -359,7 +359,7 @@ def test_a_garbage_row_dated_in_the_future_is_still_replaced(db: str) -> None:
 
 def test_a_later_versions_row_keeps_its_order(db: str) -> None:
     """As with Redis: an older package's older write never replaces what a newer one wrote."""
-    backing = SqliteBacking(db)
+    backing = SqliteStore(db)
     future = b"GBR\x09" + encode(rules(T0 + 500))[4:]
     _write_row(db, "http://a.test", T0 + 500, future)
     assert backing.get_now("http://a.test") is None  # unreadable for us: the caller refetches
@@ -378,10 +378,10 @@ def test_a_later_versions_row_keeps_its_order(db: str) -> None:
 def test_a_row_bigger_than_the_readers_cap_reads_as_unknown(db: str) -> None:
     """A file written with a higher GBOT_ROBOTS_MAX_BYTES: refetched, not obeyed half-read."""
     body = b"User-agent: *\n" + b"".join(b"Disallow: /%d\n" % i for i in range(200))
-    SqliteBacking(db).put_soon("http://a.test", rules(T0, body))
-    small = SqliteBacking(db, max_bytes=len(body) - 1)
+    SqliteStore(db).put_soon("http://a.test", rules(T0, body))
+    small = SqliteStore(db, max_bytes=len(body) - 1)
     assert small.get_now("http://a.test") is None
-    assert SqliteBacking(db, max_bytes=len(body)).get_now("http://a.test") is not None
+    assert SqliteStore(db, max_bytes=len(body)).get_now("http://a.test") is not None
     small.close()
 
 
@@ -389,17 +389,18 @@ def test_a_row_bigger_than_the_readers_cap_reads_as_unknown(db: str) -> None:
 
 
 def test_tiered_store_reads_back_what_the_lru_forgot(db: str) -> None:
-    backing = SqliteBacking(db)
-    store = TieredStore(MemoryStore(2), backing)
+    backing = SqliteStore(db)
+    front = MemoryStore(2)
+    store = TieredStore(front, backing)
     states = {f"http://o{i}.test": rules(T0 + i, b"Disallow: /%d\n" % i) for i in range(5)}
     for origin, state in states.items():
         store.put(origin, state)
     assert len(store) == 2 and store.evictions == 3 and len(backing) == 5
-    assert "http://o0.test" not in store.front
+    assert "http://o0.test" not in front
     got = store.get("http://o0.test")
     assert same(got, states["http://o0.test"])  # from the file, not a fetch
     assert store.reads == 1
-    assert "http://o0.test" in store.front  # and hot again
+    assert "http://o0.test" in front  # and hot again
     assert store.get("http://o0.test") is got and store.reads == 1
     assert store.get("http://never.test") is None and store.reads == 1
     for origin, state in states.items():  # every one of them, whatever the LRU holds
@@ -409,19 +410,21 @@ def test_tiered_store_reads_back_what_the_lru_forgot(db: str) -> None:
 
 
 def test_tiered_store_after_a_restart_knows_every_origin(db: str) -> None:
-    first = TieredStore(MemoryStore(10), SqliteBacking(db))
+    first = TieredStore(MemoryStore(10), SqliteStore(db))
     for i in range(30):
         first.put(f"http://o{i}.test", rules(T0 + i))
-    first.backing.close()
-    restarted = TieredStore(MemoryStore(10), SqliteBacking(db))
+    assert first.persistent is not None
+    first.persistent.close()
+    restarted = TieredStore(MemoryStore(10), SqliteStore(db))
     assert len(restarted) == 0
     assert all(restarted.get(f"http://o{i}.test") is not None for i in range(30))
     assert restarted.reads == 30 and len(restarted) == 10
-    restarted.backing.close()
+    assert restarted.persistent is not None
+    restarted.persistent.close()
 
 
 def test_remember_keeps_a_stored_state_in_memory_only(db: str) -> None:
-    backing = SqliteBacking(db)
+    backing = SqliteStore(db)
     store = TieredStore(MemoryStore(5), backing)
     stored = rules(T0)
     store.put("http://a.test", stored)

@@ -32,7 +32,7 @@ from .check import decision_json
 from .lint import count, lint_exit, write_lint_report
 
 if TYPE_CHECKING:
-    from ..policy.states import OriginState, PolicyConfig
+    from ..policy.states import InForce, OriginState, PolicyConfig
 
 EXAMPLES = """\
 examples:
@@ -214,7 +214,7 @@ def run_fetch(url: str, token: str, timeout: float | None, verbose: bool) -> Fet
         for mw in crawler.engine.downloader.middleware.middlewares:
             if isinstance(mw, GoogleRobotsTxtMiddleware):
                 run.state = mw.origin_state(url)
-                run.policy = mw.policy
+                run.policy = mw.config.policy
 
     crawler.signals.connect(reached, signal=scrapy_signals.request_reached_downloader)
     crawler.signals.connect(downloaded, signal=scrapy_signals.response_downloaded)
@@ -233,15 +233,14 @@ def utc(ts: float) -> str:
     return datetime.fromtimestamp(ts, timezone.utc).strftime("%Y-%m-%d %H:%M:%S UTC")
 
 
-def policy_text(state: OriginState, cfg: PolicyConfig, now: float) -> tuple[str, str]:
-    """(mode name, one sentence) for the state the middleware stored."""
-    from ..policy.states import Kind as StateKind
-    from ..policy.states import mode_at
+def policy_text(state: OriginState, force: InForce, cfg: PolicyConfig) -> tuple[str, str]:
+    """(mode name, one sentence) for the state the middleware stored and the rules in force."""
+    from ..policy.states import Kind
 
-    mode, until = mode_at(state, now, cfg)
-    if state.kind is StateKind.RULES:
+    mode, until = force.mode, force.until
+    if state.kind is Kind.RULES:
         return mode.value, f"rules: obey the file (HTTP {state.status})"
-    if state.kind is StateKind.ALLOW_ALL:
+    if state.kind is Kind.ALLOW_ALL:
         if state.reason == "redirect limit":
             why = f"still redirecting after {cfg.max_redirects} hops, which counts as a 404"
         else:
@@ -257,10 +256,10 @@ def policy_text(state: OriginState, cfg: PolicyConfig, now: float) -> tuple[str,
 
 def lifetime_text(state: OriginState, cfg: PolicyConfig, cache_control: str | None) -> str:
     from ..policy.fetch import max_age
-    from ..policy.states import Kind as StateKind
+    from ..policy.states import Kind
 
     seconds = state.refresh_at - state.fetched_at
-    if state.kind is StateKind.SERVER_ERROR:
+    if state.kind is Kind.SERVER_ERROR:
         return f"next robots.txt retry in {duration(seconds)}"
     age = max_age(cache_control)
     if age is None:
@@ -279,7 +278,7 @@ def run(ns: argparse.Namespace, io: IOStreams) -> int:
     finding reaches ``--fail-on``; these are all "1", so no precedence among them is needed.
     """
     from ..policy.origin import origin_of, robots_url
-    from ..policy.states import Kind as StateKind
+    from ..policy.states import rules_in_force
 
     later: list[str] = []
     token = resolve_token(ns.user_agent, later.append)
@@ -305,9 +304,10 @@ def run(ns: argparse.Namespace, io: IOStreams) -> int:
             last = i == len(fetched.attempts) - 1
             attempt.error = state.reason if last and state.status is None else "failed (retried)"
     final = next((a for a in reversed(fetched.attempts) if a.status is not None), None)
-    mode, policy = policy_text(state, cfg, now)
+    force = rules_in_force(state, now, cfg)
+    mode, policy = policy_text(state, force, cfg)
     lifetime = lifetime_text(state, cfg, final.cache_control if final else None)
-    robots = state.robots if state.kind is StateKind.RULES else None
+    robots = force.robots
     decision = robots.decide(checked, token) if robots is not None else None
     result = _lint.lint(robots.body) if robots is not None else None
     findings = list(result.findings) if result is not None else []

@@ -32,7 +32,7 @@ from collections.abc import Callable, Sequence
 from typing import Generic, Protocol, TypeVar
 
 from ..parking.base import Lot
-from ..policy.states import Kind, Mode, PolicyConfig, mode_at
+from ..policy.states import Kind, Mode, PolicyConfig, rules_in_force
 from ..stores.base import OriginStore
 
 T = TypeVar("T")
@@ -139,7 +139,7 @@ class Gate(Generic[T]):
         self.running_peak = 0
         self.queued_peak = 0
         self.taken_elsewhere = 0  # items the lot no longer held: another process's doing
-        self._shared = bool(getattr(lot, "shared", False))
+        self._shared = lot.shared
 
     # -- queries ------------------------------------------------------------------------------
     @property
@@ -160,6 +160,14 @@ class Gate(Generic[T]):
     def parked_for(self, origin: str) -> int:
         rec = self._recs.get(origin)
         return rec.parked if rec is not None else 0
+
+    def peek(self, origin: str) -> T | None:
+        """The oldest item parked for ``origin`` (the one that made its fetch wanted)."""
+        return self._lot.peek(origin)
+
+    @property
+    def lot(self) -> Lot[T]:
+        return self._lot
 
     def fetching(self, origin: str) -> bool:
         rec = self._recs.get(origin)
@@ -194,9 +202,9 @@ class Gate(Generic[T]):
                     return None
                 reason, want = ParkReason.EXPIRED, "expired"
             else:
-                mode, until = mode_at(state, now, self._policy)
+                force = rules_in_force(state, now, self._policy)
                 due = state.refresh_at <= now and (rec is None or not rec.fetch)
-                if mode is not Mode.STOPPED:
+                if force.mode is not Mode.STOPPED:
                     if due:  # grace period: obey the fallback, retry in the background
                         self._want(origin, self._rec(origin), now, blocking=False, why="refresh")
                     return None
@@ -204,7 +212,7 @@ class Gate(Generic[T]):
                 if due:
                     reason, want = ParkReason.RETRY, "retry"
                 else:
-                    reason, wake = ParkReason.STOPPED, min(state.refresh_at, until)
+                    reason, wake = ParkReason.STOPPED, min(state.refresh_at, force.until)
         if admit is not None and not admit(item):
             return None
         rec = self._park(origin, rec, item, now, failing=failing)
@@ -274,7 +282,7 @@ class Gate(Generic[T]):
         if self.parked_now or self._recs:
             raise RuntimeError("the parking lot can only be changed while nothing is parked")
         self._lot = lot
-        self._shared = bool(getattr(lot, "shared", False))
+        self._shared = lot.shared
 
     def adopt(self, now: float, limit: int = 100) -> int:
         """Shared lot: take charge of origins other processes left waiting (a dead worker's).
@@ -449,8 +457,8 @@ class Gate(Generic[T]):
             else:
                 self._release(origin, rec)
             return
-        mode, until = mode_at(state, now, self._policy)
-        if mode is not Mode.STOPPED:
+        force = rules_in_force(state, now, self._policy)
+        if force.mode is not Mode.STOPPED:
             self._release(origin, rec)
             if state.refresh_at <= now and self._recs.get(origin) is None:
                 self._want(origin, self._rec(origin), now, blocking=False, why="refresh")
@@ -461,7 +469,7 @@ class Gate(Generic[T]):
         if state.refresh_at <= now:
             self._want(origin, rec, now, blocking=True, why="retry")
             return
-        self._wake(origin, rec, min(state.refresh_at, until))
+        self._wake(origin, rec, min(state.refresh_at, force.until))
         self._wake_deadline(origin, rec)
 
     def _release(self, origin: str, rec: _Origin) -> None:

@@ -23,6 +23,8 @@ class Lot(Protocol[T]):
     """
 
     shared: bool
+    #: Where the items are, for logs: "memory", the SQLite file, "Redis (prefix*)".
+    where: str
 
     def push(self, origin: str, item: T, parked_at: float) -> None:
         """Append ``item`` to ``origin``'s queue."""
@@ -47,6 +49,9 @@ class Lot(Protocol[T]):
 
     def flush(self) -> None:
         """Make pushed and taken items durable (a no-op in memory)."""
+
+    def counters(self) -> dict[str, int]:
+        """The lot's own counts (``errors``, ``outages``); empty when it has none."""
 
     def close(self, persist: bool) -> list[tuple[str, T]]:
         """Shut the lot; return the items it could not keep (all of them unless persisted)."""

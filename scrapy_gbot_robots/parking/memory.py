@@ -25,6 +25,7 @@ class MemoryLot(Generic[T]):
     """Parked items kept as objects: the lot of a crawl without ``JOBDIR``."""
 
     shared = False
+    where = "memory"
 
     def __init__(self) -> None:
         self._queues: dict[str, _Queue[T]] = {}
@@ -96,6 +97,9 @@ class MemoryLot(Generic[T]):
 
     def flush(self) -> None:
         return None
+
+    def counters(self) -> dict[str, int]:
+        return {}
 
     def close(self, persist: bool) -> list[tuple[str, T]]:
         left = [(origin, item) for origin, queue in self._queues.items() for item in queue.items]

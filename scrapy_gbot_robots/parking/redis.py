@@ -167,7 +167,7 @@ class RedisLot(Generic[T]):
         self.index_key = f"{key}:parked_index"
         self.list_prefix = f"{key}:parked:"
         #: For the middleware's logs ("Resuming N parked requests from ...").
-        self.path = f"Redis ({self.list_prefix}*)"
+        self.where = f"Redis ({self.list_prefix}*)"
         self._dumps = dumps
         self._loads = loads
         self._push = self.server.register_script(_PUSH)
@@ -347,6 +347,9 @@ class RedisLot(Generic[T]):
             self._mine += len(sent)
             moved += len(sent)
         self._answered()
+
+    def counters(self) -> dict[str, int]:
+        return {"errors": self.errors, "outages": self.outages}
 
     def close(self, persist: bool) -> list[tuple[str, T]]:
         """Items in Redis stay for the fleet; return those only this process held.

@@ -45,7 +45,7 @@ class SqliteLot(Generic[T]):
         directory = os.path.dirname(path)
         if directory:
             os.makedirs(directory, exist_ok=True)
-        self.path = path
+        self.path = self.where = path
         self._dumps = dumps
         self._loads = loads
         self._db = sqlite3.connect(path, isolation_level=None, check_same_thread=False)
@@ -167,6 +167,9 @@ class SqliteLot(Generic[T]):
         if self._in_tx:
             self._db.execute("COMMIT")
             self._in_tx = False
+
+    def counters(self) -> dict[str, int]:
+        return {}
 
     def close(self, persist: bool) -> list[tuple[str, T]]:
         left = self._memory.close(persist)

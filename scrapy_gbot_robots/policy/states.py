@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import enum
 import math
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, field, replace
 
 from ..engine.rules import RobotsTxt
 
@@ -27,7 +27,7 @@ class Kind(str, enum.Enum):
 
     RULES = "rules"  # 2xx: the body is the rules
     ALLOW_ALL = "allow_all"  # 4xx (not 429) or too many redirects: no restrictions
-    SERVER_ERROR = "server_error"  # 429, 5xx, network failure: see mode_at()
+    SERVER_ERROR = "server_error"  # 429, 5xx, network failure: see rules_in_force()
 
 
 class Mode(str, enum.Enum):
@@ -71,6 +71,30 @@ class OriginState:
     errors: int = 0  # server errors in a row: the backoff exponent
     status: int | None = None  # final HTTP status, None for network errors
     page_ok_at: float | None = None  # another page answered (< 500) during this error streak
+    #: The answer of :func:`rules_in_force` when the clock cannot change it (rules, no
+    #: restrictions), computed once here so the per-request question costs no allocation.
+    fixed: InForce | None = field(init=False, repr=False, compare=False)
+
+    def __post_init__(self) -> None:
+        fixed = None
+        if self.kind is Kind.RULES:
+            fixed = InForce(Mode.RULES, self.robots, INFINITY)
+        elif self.kind is Kind.ALLOW_ALL:
+            fixed = InForce(Mode.ALLOW_ALL, None, INFINITY)
+        object.__setattr__(self, "fixed", fixed)
+
+
+@dataclass(frozen=True, slots=True)
+class InForce:
+    """What obeys for an origin's requests now: :func:`rules_in_force`'s answer.
+
+    ``robots`` is the file to obey when ``mode`` is ``RULES`` (None otherwise); ``until`` is
+    when the clock alone may change the answer (``inf``: only a new fetch changes it).
+    """
+
+    mode: Mode
+    robots: RobotsTxt | None
+    until: float
 
 
 def note_page_ok(state: OriginState, now: float) -> OriginState | None:
@@ -87,23 +111,26 @@ def note_page_ok(state: OriginState, now: float) -> OriginState | None:
     return replace(state, page_ok_at=now)
 
 
-def mode_at(state: OriginState, now: float, cfg: PolicyConfig) -> tuple[Mode, float]:
-    """What to do with the origin's requests at ``now``, and until when that holds.
+def rules_in_force(state: OriginState, now: float, cfg: PolicyConfig) -> InForce:
+    """Which rules are in force for ``state`` at ``now``: the one place that answers it.
 
-    After ``error_grace``, the state's ``page_ok_at`` (when another page of the origin last
-    gave an HTTP response below 500) tells "site generally available" from "site down".
+    Rules and "no restrictions" hold until the next fetch. A server error stops the crawl
+    for ``error_stop`` (12 h) from the first error; then, up to ``error_grace`` (30 d), the
+    last good copy is obeyed (no copy: no restrictions); after that, no restrictions if
+    other pages of the origin answered (``page_ok_at``: "site generally available"), else
+    still stopped.
     """
-    last_page_ok = state.page_ok_at
-    if state.kind is Kind.RULES:
-        return Mode.RULES, INFINITY
-    if state.kind is Kind.ALLOW_ALL:
-        return Mode.ALLOW_ALL, INFINITY
+    fixed = state.fixed
+    if fixed is not None:
+        return fixed
     since = now if state.error_since is None else state.error_since
     if now < since + cfg.error_stop:
-        return Mode.STOPPED, since + cfg.error_stop
+        return InForce(Mode.STOPPED, None, since + cfg.error_stop)
     if now < since + cfg.error_grace:
-        mode = Mode.RULES if state.robots is not None else Mode.ALLOW_ALL
-        return mode, since + cfg.error_grace
+        robots = state.robots
+        mode = Mode.RULES if robots is not None else Mode.ALLOW_ALL
+        return InForce(mode, robots, since + cfg.error_grace)
+    last_page_ok = state.page_ok_at
     if last_page_ok is not None and last_page_ok >= since:
-        return Mode.ALLOW_ALL, INFINITY
-    return Mode.STOPPED, INFINITY
+        return InForce(Mode.ALLOW_ALL, None, INFINITY)
+    return InForce(Mode.STOPPED, None, INFINITY)

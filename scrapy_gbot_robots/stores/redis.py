@@ -1,8 +1,8 @@
-"""The Redis backing: robots.txt states and fetch locks shared by every crawler of a fleet.
+"""The Redis store: robots.txt states and fetch locks shared by every crawler of a fleet.
 
 Uses the maintained ``redis`` client's asyncio API: Scrapy runs on the asyncio reactor, so
 these coroutines run on the reactor's own loop and never block it. Nothing connects before
-the first use (the backing is built before any loop runs).
+the first use (the store is built before any loop runs).
 
 Keys (``prefix`` defaults to ``gbot_robots``):
 
@@ -153,12 +153,12 @@ def redacted(url: str) -> str:
     return urlunsplit((parts.scheme, f"{user}:***@{host}", parts.path, parts.query, ""))
 
 
-class RedisBacking:
+class RedisStore:
     """Origin states in Redis, shared by a fleet; see the module docstring."""
 
     #: The fetch lock's expiry when ``GBOT_ROBOTS_LOCK_TTL`` is 0: the holder renews it every
     #: third of it while alive, so it only bounds how long a dead worker blocks the others.
-    default_lock_ttl = 30.0
+    default_lock_ttl: float | None = 30.0
 
     def __init__(
         self,
@@ -212,7 +212,7 @@ class RedisBacking:
     def lock_key(self, origin: str) -> str:
         return f"{self.prefix}:lock:{origin}"
 
-    # -- the Backing protocol -------------------------------------------------------------
+    # -- the PersistentStore protocol ----------------------------------------------------
     def get_now(self, origin: str) -> OriginState | None:
         """The state this process last loaded or saved for ``origin`` (no round trip)."""
         return self._memo.get(origin)
@@ -316,6 +316,18 @@ class RedisBacking:
             await self._script(client, _RELEASE, [self.lock_key(origin)], [self.token])
         except FAULTS as exc:
             self._fault(exc)
+
+    def prune(self, now: float, keep: float) -> int:
+        """Nothing to do: with ``keep``, every key expires by itself (see the module doc)."""
+        return 0
+
+    def counters(self) -> dict[str, int]:
+        return {
+            "write_errors": self.write_errors,
+            "errors": self.errors,
+            "outages": self.outages,
+            "lock_waits": self.lock_waits,
+        }
 
     def close(self) -> None:
         """Stop the background tasks; write what is queued and free our locks, synchronously.

@@ -1,4 +1,4 @@
-"""The SQLite backing: every origin's robots.txt state in one file, across restarts.
+"""The SQLite store: every origin's robots.txt state in one file, across restarts.
 
 Standard library only. The in-memory LRU stays in front of it (see ``TieredStore``), so a
 check never waits on the file; the file is read when the LRU forgot an origin and written
@@ -42,8 +42,11 @@ class SqliteError(Exception):
     """The SQLite file cannot be used; the message says which file and why."""
 
 
-class SqliteBacking:
+class SqliteStore:
     """Origin states in one SQLite file; see the module docstring."""
+
+    #: No renewal: a lock lives long enough for the slowest fetch (see the crawl's wiring).
+    default_lock_ttl: float | None = None
 
     def __init__(self, path: str, *, max_bytes: int = MAX_BODY_BYTES, busy_timeout: float = 5.0):
         self.path = path
@@ -78,7 +81,7 @@ class SqliteBacking:
                 db.close()
             raise SqliteError(f"cannot use {path!r} as the robots.txt cache: {exc}") from exc
 
-    # -- the Backing protocol ----------------------------------------------------------------
+    # -- the PersistentStore protocol ----------------------------------------------------
     def get_now(self, origin: str) -> OriginState | None:
         try:
             row = self._db.execute(
@@ -138,6 +141,9 @@ class SqliteBacking:
             self._failed(exc)
             return 0
         return max(0, cursor.rowcount)
+
+    def counters(self) -> dict[str, int]:
+        return {"write_errors": self.write_errors}
 
     def close(self) -> None:
         try:

@@ -1,4 +1,4 @@
-"""An LRU of hot origins in front of a persistent store (SQLite, Redis) that keeps them all.
+"""The origin states a crawl reads: the in-memory store, with a persistent one behind it.
 
 Pure: imports nothing from Scrapy or Twisted.
 """
@@ -8,35 +8,40 @@ from __future__ import annotations
 from collections.abc import Callable
 
 from ..policy.states import OriginState
-from .base import Backing
+from .base import OriginStore, PersistentStore
 from .memory import MemoryStore
 
 
 class TieredStore:
-    """An LRU of hot origins in front of a :class:`Backing` that keeps them all.
+    """An in-memory store of hot origins in front of an optional :class:`PersistentStore`.
 
-    An origin the LRU forgot is read back from the backing (when it can answer at once), not
-    fetched again; every state put here is also handed to the backing.
+    An origin the front forgot is read back from the persistent store (when it can answer at
+    once), not fetched again; every state put here is also handed to it. Without one, ``get``
+    *is* the front's ``get``: the per-request lookup pays no extra call.
     """
 
-    __slots__ = ("backing", "front", "on_read", "reads")
+    __slots__ = ("front", "get", "on_read", "persistent", "reads")
 
-    def __init__(self, front: MemoryStore, backing: Backing) -> None:
+    get: Callable[[str], OriginState | None]
+
+    def __init__(self, front: OriginStore, persistent: PersistentStore | None = None) -> None:
         self.front = front
-        self.backing = backing
-        self.reads = 0  # states read back from the backing
-        #: Called with (origin, state) for each state read back from the backing: the owner
-        #: learns of it as it would of a fetch (signals, report).
+        self.persistent = persistent
+        self.reads = 0  # states read back from the persistent store
+        #: Called with (origin, state) for each state read back from the persistent store:
+        #: the owner learns of it as it would of a fetch (signals, report).
         self.on_read: Callable[[str, OriginState], None] | None = None
+        self.get = front.get if persistent is None else self._get_or_read_back
 
     @property
     def evictions(self) -> int:
-        return self.front.evictions
+        """Origins the in-memory store forgot (0 for a custom store that does not say)."""
+        return self.front.evictions if isinstance(self.front, MemoryStore) else 0
 
-    def get(self, origin: str) -> OriginState | None:
+    def _get_or_read_back(self, origin: str) -> OriginState | None:
         state = self.front.get(origin)
-        if state is None:
-            state = self.backing.get_now(origin)
+        if state is None and self.persistent is not None:
+            state = self.persistent.get_now(origin)
             if state is not None:
                 self.reads += 1
                 self.front.put(origin, state)
@@ -46,10 +51,11 @@ class TieredStore:
 
     def put(self, origin: str, state: OriginState) -> None:
         self.front.put(origin, state)
-        self.backing.put_soon(origin, state)
+        if self.persistent is not None:
+            self.persistent.put_soon(origin, state)
 
     def remember(self, origin: str, state: OriginState) -> None:
-        """Keep a state read from the backing in the LRU only (it is stored already)."""
+        """Keep a state read from the persistent store in memory only (it is stored already)."""
         self.front.put(origin, state)
 
     def __len__(self) -> int:

@@ -1,0 +1,80 @@
+"""Every stat name the plugin writes, in one place; ``docs/stats.md`` is checked against it.
+
+Names shared with Scrapy's built-in ``RobotsTxtMiddleware`` keep its meaning. Only
+``crawl/telemetry.py`` counts: the other modules call it. Pure: imports nothing from
+Scrapy or Twisted.
+"""
+
+from __future__ import annotations
+
+from .policy.states import Kind
+
+PREFIX = "robotstxt/"
+
+# Shared with Scrapy's RobotsTxtMiddleware.
+REQUEST_COUNT = "robotstxt/request_count"
+RESPONSE_COUNT = "robotstxt/response_count"
+RESPONSE_STATUS = "robotstxt/response_status_count/"  # + status
+EXCEPTION = "robotstxt/exception_count/"  # + str(exception class), as Scrapy writes it
+FORBIDDEN = "robotstxt/forbidden"
+
+# Requests.
+DEFERRED = "robotstxt/deferred"
+UNDEFERRED = "robotstxt/undeferred"
+DROPPED = "robotstxt/dropped"
+BOUNCED = "robotstxt/bounced"
+PERSISTED = "robotstxt/persisted"
+RESUMED = "robotstxt/resumed"
+UNSERIALIZABLE = "robotstxt/unserializable"
+UNREADABLE = "robotstxt/unreadable"
+
+# The gate, set when the spider closes.
+PARKED_PEAK = "robotstxt/parked_peak"
+FETCH_IN_FLIGHT_PEAK = "robotstxt/fetch_in_flight_peak"
+FETCH_QUEUE_PEAK = "robotstxt/fetch_queue_peak"
+TAKEN_ELSEWHERE = "robotstxt/parking/taken_elsewhere"
+
+# The store.
+CACHE_HIT = "robotstxt/cache/hit"
+CACHE_MISS = "robotstxt/cache/miss"
+CACHE_EXPIRED = "robotstxt/cache/expired"
+CACHE_EVICTED = "robotstxt/cache/evicted"
+CACHE_READ_BACK = "robotstxt/cache/read_back"
+CACHE_STORED = "robotstxt/cache/stored"
+LOCK_WAITED = "robotstxt/lock/waited"
+STORE_PRUNED = "robotstxt/store/pruned"
+STORE = "robotstxt/store/"  # + a counter of the persistent store (see COMPONENT_COUNTERS)
+PARKING = "robotstxt/parking/"  # + a counter of the parking lot
+
+#: The counters a persistent store or a parking lot may report (``counters()``).
+COMPONENT_COUNTERS = ("write_errors", "errors", "outages", "lock_waits")
+
+# Fetches.
+RETRY = "robotstxt/retry"
+FETCH_RETRY = "robotstxt/fetch_retry"
+ORIGIN_STATE = "robotstxt/origin_state/"  # + Kind value
+SERVER_ERROR = "robotstxt/server_error"
+TRUNCATED = "robotstxt/truncated"
+
+#: The fetch reasons of the gate that count as a cache miss, an expiry or a retry.
+FETCH_WHY = {
+    "miss": CACHE_MISS,
+    "expired": CACHE_EXPIRED,
+    "retry": RETRY,
+    "refresh": RETRY,
+}
+
+
+def documented_names() -> list[str]:
+    """Every name as ``docs/stats.md`` writes it (a variable part as ``<...>``)."""
+    fixed = [
+        value
+        for name, value in globals().items()
+        if name.isupper() and isinstance(value, str) and value.startswith(PREFIX)
+    ]
+    out = [name for name in fixed if not name.endswith("/")]
+    out += [RESPONSE_STATUS + "<status>", EXCEPTION + "<exception class>"]
+    out += [ORIGIN_STATE + kind.value for kind in Kind]
+    out += [STORE + counter for counter in COMPONENT_COUNTERS]
+    out += [PARKING + counter for counter in ("errors", "outages")]
+    return sorted(set(out))

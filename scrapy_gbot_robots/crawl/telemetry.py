@@ -1,0 +1,405 @@
+"""What the crawl tells its user: stats, log lines, signals and the report's counters.
+
+Each event is one method, and each method counts, logs, signals and reports that event in
+one place, so "where is X counted?" has one answer (stat names: ``_stats``). The costly
+parts (a deciding line for a DEBUG line, a signal nobody listens to) are skipped when
+nobody can see them. Testable against a plain stats collector and signal manager.
+"""
+
+from __future__ import annotations
+
+import logging
+import os
+from typing import TYPE_CHECKING, Any
+
+from pydispatch import dispatcher  # type: ignore[import-untyped]
+
+from .. import _stats as S
+from .. import signals
+from .._compat import ROBOTS_PARSED_SIGNAL
+from ..policy.origin import robots_url
+from ..policy.states import Kind, OriginState
+from ..report.labels import duration
+from ..report.writer import write as write_report
+
+if TYPE_CHECKING:
+    from collections.abc import Callable, Sequence
+
+    from scrapy import Spider
+    from scrapy.crawler import Crawler
+    from scrapy.http import Request
+
+    from ..engine.rules import Decision, RobotsTxt
+    from ..parking.base import Lot
+    from ..report.collector import Hop, ReportCollector
+    from ..stores.tiered import TieredStore
+    from .gate import Gate, ParkReason
+
+#: The logger named in the README and the docs (the middleware's historical module path).
+logger = logging.getLogger("scrapy_gbot_robots.middleware")
+
+
+class Telemetry:
+    """Stats, logs, signals and report counters of one crawl."""
+
+    def __init__(self, crawler: Crawler, report: ReportCollector | None, debug: bool) -> None:
+        self.crawler = crawler
+        self.stats = crawler.stats
+        self.report = report
+        #: Per-request DEBUG lines cost a log record each (and a forbidden one a decide()):
+        #: only when they can be seen. Scrapy filters LOG_LEVEL at its handler, not at our
+        #: logger, so the wiring asks the setting.
+        self.debug = debug
+        #: Checks against a remembered state, counted on the hot path and flushed on a tick.
+        self.hits = 0
+        self._hits_flushed = 0
+        self._chains: dict[str, list[Hop]] = {}  # robots.txt fetches in flight, for the report
+        self._unserializable_logged = False
+        self._store_error: str | None = None
+
+    # -- helpers ----------------------------------------------------------------------------
+    @property
+    def _spider(self) -> Spider | None:
+        return self.crawler.spider
+
+    def _extra(self) -> dict[str, Any]:
+        return {"spider": self.crawler.spider}
+
+    def listened(self, signal: object) -> bool:
+        """Whether any handler is connected to ``signal`` for this crawler."""
+        sender = getattr(self.crawler.signals, "sender", dispatcher.Anonymous)
+        return any(True for _ in dispatcher.getAllReceivers(sender, signal))
+
+    def _send(self, signal: object, **kwargs: Any) -> None:
+        self.crawler.signals.send_catch_log(signal=signal, spider=self._spider, **kwargs)
+
+    # -- requests ---------------------------------------------------------------------------
+    def allowed(self, origin: str) -> None:
+        if self.report is not None:
+            self.report.allowed(origin)
+
+    def forbidden(
+        self,
+        request: Request,
+        robots: RobotsTxt,
+        token: str,
+        origin: str,
+        decision: Decision | None = None,
+    ) -> None:
+        """A request refused by robots.txt, just before ``IgnoreRequest``."""
+        self.stats.inc_value(S.FORBIDDEN)
+        # Finding the deciding line costs a second pass: only when someone looks.
+        log = self.debug and logger.isEnabledFor(logging.DEBUG)
+        listeners = self.listened(signals.request_forbidden)
+        report = self.report
+        if not (log or listeners or report is not None):
+            return
+        if decision is None:
+            decision = robots.decide(request.url, token)
+        if report is not None:
+            report.forbidden(origin, request.url, decision)
+        if log:
+            logger.debug(
+                "Forbidden by robots.txt: %(request)s (line %(line)d: %(rule)r, "
+                "user agent %(token)r)",
+                {"request": request, "line": decision.line, "rule": decision.rule, "token": token},
+                extra=self._extra(),
+            )
+        if listeners:
+            self._send(signals.request_forbidden, request=request, decision=decision)
+
+    def deferred(self, request: Request, origin: str, reason: ParkReason) -> None:
+        self.stats.inc_value(S.DEFERRED)
+        if self.report is not None:
+            self.report.deferred(origin)
+        if self.debug:
+            logger.debug(
+                "Deferred until the robots.txt of %(origin)s is decided (%(reason)s): %(request)s",
+                {"origin": origin, "reason": reason.value, "request": request},
+                extra=self._extra(),
+            )
+        if self.listened(signals.request_deferred):
+            self._send(signals.request_deferred, request=request)
+
+    def bounced(self) -> None:
+        self.stats.inc_value(S.BOUNCED)
+
+    def undeferred(self) -> None:
+        self.stats.inc_value(S.UNDEFERRED)
+
+    def dropped(self, request: Request, origin: str, reason: str) -> None:
+        self.stats.inc_value(S.DROPPED)
+        if self.report is not None:
+            self.report.dropped(origin, reason)
+        logger.warning(
+            "Dropped %(request)s: its robots.txt stayed undecided (%(reason)s)",
+            {"request": request, "reason": reason},
+            extra=self._extra(),
+        )
+        self._send(signals.request_dropped, request=request, reason=reason)
+
+    def unreadable(self, origin: str, error: str, where: str) -> None:
+        """A parked request that could not be read back: dropped, with no request to signal."""
+        self.stats.inc_value(S.DROPPED)
+        self.stats.inc_value(S.UNREADABLE)
+        if self.report is not None:
+            self.report.dropped(origin, "unreadable")
+        logger.warning(
+            "Dropped a parked request of %(origin)s: it could not be read back from %(where)s "
+            "(%(error)s)",
+            {"origin": origin, "error": error, "where": where},
+            extra=self._extra(),
+        )
+
+    def unserializable(self, request: Request, error: Exception) -> None:
+        self.stats.inc_value(S.UNSERIALIZABLE)
+        if self._unserializable_logged:
+            return
+        self._unserializable_logged = True
+        logger.warning(
+            "Unable to serialize parked request %(request)s (%(error)s): it stays in memory and "
+            "is dropped (request_dropped) if the crawl stops before its robots.txt is decided; "
+            "no more unserializable requests will be logged (stat robotstxt/unserializable)",
+            {"request": request, "error": error},
+            extra=self._extra(),
+        )
+
+    def flush(self) -> None:
+        """Cache hits are counted in a plain int on the hot path, added to the stats here."""
+        if self.hits != self._hits_flushed:
+            self.stats.inc_value(S.CACHE_HIT, self.hits - self._hits_flushed)
+            self._hits_flushed = self.hits
+
+    # -- fetches ----------------------------------------------------------------------------
+    def fetch_wanted(self, why: str) -> None:
+        stat = S.FETCH_WHY.get(why)
+        if stat:
+            self.stats.inc_value(stat)
+
+    def sent(self) -> None:
+        self.stats.inc_value(S.REQUEST_COUNT)
+
+    def answered(self, origin: str, url: str, status: int) -> None:
+        self.stats.inc_value(S.RESPONSE_COUNT)
+        self.stats.inc_value(f"{S.RESPONSE_STATUS}{status}")
+        self._hop(origin, url, status, None)
+
+    def failed(self, origin: str, url: str, exc: Exception) -> None:
+        self.stats.inc_value(f"{S.EXCEPTION}{type(exc)}")
+        self._hop(origin, url, None, type(exc).__name__)
+
+    def retried_at_once(self) -> None:
+        self.stats.inc_value(S.FETCH_RETRY)
+
+    def lock_waited(self) -> None:
+        self.stats.inc_value(S.LOCK_WAITED)
+
+    def _hop(self, origin: str, url: str, status: int | None, error: str | None) -> None:
+        """Remember one step of the fetch for the report (only when a report is wanted)."""
+        if self.report is not None:
+            self._chains.setdefault(origin, []).append((url, status, error))
+
+    def fetch_ended(self, origin: str) -> None:
+        self._chains.pop(origin, None)
+
+    def decided(
+        self,
+        origin: str,
+        state: OriginState,
+        previous: OriginState | None,
+        *,
+        token: str,
+        trigger: Callable[[], Request],
+        source: str = "fetch",
+    ) -> None:
+        """Stats, logs and signals for a new origin state.
+
+        ``source`` is ``"fetch"`` (fetched by us, just now), ``"stored"`` (a fresh state
+        another process wrote, used instead of fetching) or ``"read back"`` (the store held
+        it when memory had forgotten it).
+        """
+        stats = self.stats
+        fetched = source == "fetch"
+        if fetched:
+            stats.inc_value(f"{S.ORIGIN_STATE}{state.kind.value}")
+        elif source == "stored":
+            stats.inc_value(S.CACHE_STORED)
+        if self.report is not None:
+            self.report.fetched(
+                origin,
+                robots_url=robots_url(origin),
+                chain=self._chains.pop(origin, ()),
+                state=state,
+                source="fetch" if fetched else "store",
+            )
+        values = {
+            "origin": origin,
+            "kind": state.kind.value,
+            "reason": state.reason,
+            "errors": state.errors,
+            "ttl": state.refresh_at - state.fetched_at,
+        }
+        if not fetched:
+            logger.debug(
+                "robots.txt of %(origin)s: %(kind)s (%(reason)s), read from the store",
+                values,
+                extra=self._extra(),
+            )
+        elif state.kind is Kind.SERVER_ERROR:
+            stats.inc_value(S.SERVER_ERROR)
+            logger.info(
+                "robots.txt of %(origin)s: server error (%(reason)s, %(errors)d in a row); "
+                "next try in %(ttl).0f s",
+                values,
+                extra=self._extra(),
+            )
+        else:
+            logger.debug(
+                "robots.txt of %(origin)s: %(kind)s (%(reason)s), valid %(ttl).0f s",
+                values,
+                extra=self._extra(),
+            )
+        if state.kind is Kind.RULES:
+            assert state.robots is not None
+            # Build the rules of the crawl's token now, while no request waits on a check:
+            # the engine defers that work to the first question, linear in the body's size.
+            state.robots.names_agent(token)
+            if state.robots.truncated and fetched:
+                stats.inc_value(S.TRUNCATED)
+            if ROBOTS_PARSED_SIGNAL is not None and self.listened(ROBOTS_PARSED_SIGNAL):
+                self.crawler.signals.send_catch_log(
+                    signal=ROBOTS_PARSED_SIGNAL,
+                    robotparser=_robot_parser(state.robots),
+                    request=trigger(),
+                )
+        if previous is None or previous.kind is not state.kind or previous.reason != state.reason:
+            self._send(signals.origin_state_changed, origin=origin, state=state.kind.value)
+
+    # -- housekeeping -----------------------------------------------------------------------
+    def pruned(self, count: int, keep: float) -> None:
+        if not count:
+            return
+        self.stats.inc_value(S.STORE_PRUNED, count)
+        logger.info(
+            "Forgot %(n)d stored robots.txt states not fetched for %(keep)s "
+            "(GBOT_ROBOTS_CACHE_KEEP)",
+            {"n": count, "keep": duration(keep)},
+            extra=self._extra(),
+        )
+
+    def components(self, store: TieredStore, lot: Lot[Any]) -> None:
+        """Copy the persistent store's and the lot's own counters into the crawl's stats."""
+        persistent = store.persistent
+        parts: list[tuple[str, dict[str, int]]] = [(S.PARKING, lot.counters())]
+        if persistent is not None:
+            parts.append((S.STORE, persistent.counters()))
+        for prefix, counters in parts:
+            for name, value in counters.items():
+                if value:
+                    self.stats.set_value(prefix + name, value)
+        error = persistent.last_error if persistent is not None else None
+        if error and error != self._store_error and persistent is not None:
+            self._store_error = error
+            logger.error(
+                "robots.txt store %(store)s failed (%(error)s); the crawl goes on with the "
+                "states in memory",
+                {"store": persistent.name, "error": error},
+                extra=self._extra(),
+            )
+
+    # -- lifecycle --------------------------------------------------------------------------
+    def opened(self, token: str, source: str, fetches: int) -> None:
+        logger.info(
+            "Obeying robots.txt as user agent %(token)r (from %(source)s), the way Googlebot "
+            "does (scrapy_gbot_robots.GoogleRobotsTxtMiddleware); at most %(fetches)d "
+            "robots.txt downloads at once",
+            {"token": token, "source": source, "fetches": fetches},
+            extra=self._extra(),
+        )
+
+    def fleet_parking(self, where: str) -> None:
+        logger.info(
+            "Parking requests in %(where)s, shared by every worker of the fleet",
+            {"where": where},
+            extra=self._extra(),
+        )
+
+    def resumed(self, count: int, where: str) -> None:
+        if count:
+            self.stats.inc_value(S.RESUMED, count)
+            logger.info(
+                "Resuming %(n)d parked requests from %(where)s",
+                {"n": count, "where": where},
+                extra=self._extra(),
+            )
+
+    def persisted(self, count: int, where: str, shared: bool) -> None:
+        if not count:
+            return
+        self.stats.inc_value(S.PERSISTED, count)
+        if shared:
+            message = "Left %(n)d parked requests in %(where)s for the other workers"
+        else:
+            message = "Kept %(n)d parked requests in %(where)s for the next run with this JOBDIR"
+        logger.info(message, {"n": count, "where": where}, extra=self._extra())
+
+    def closed(self, gate: Gate[Any], store: TieredStore) -> None:
+        """The crawl's final counts: the gate's peaks and the store's totals."""
+        self.flush()
+        stats = self.stats
+        stats.set_value(S.PARKED_PEAK, gate.parked_peak)
+        stats.set_value(S.FETCH_IN_FLIGHT_PEAK, gate.running_peak)
+        stats.set_value(S.FETCH_QUEUE_PEAK, gate.queued_peak)
+        if gate.taken_elsewhere:
+            stats.set_value(S.TAKEN_ELSEWHERE, gate.taken_elsewhere)
+        if store.evictions:
+            stats.set_value(S.CACHE_EVICTED, store.evictions)
+        if store.reads:
+            stats.set_value(S.CACHE_READ_BACK, store.reads)
+
+    def write_report(
+        self,
+        spider: Spider,
+        reason: str,
+        *,
+        user_agent: str,
+        settings: dict[str, Any],
+        paths: Sequence[str],
+    ) -> None:
+        """The audit report, once per crawl (a pause writes it too); never fails the close."""
+        if self.report is None:
+            return
+        stats = self.stats.get_stats()
+        crawl = {
+            "spider": spider.name,
+            "finish_reason": reason,
+            "user_agent": user_agent,
+            "start_time": str(stats.get("start_time", "")),
+            "stats": {k: v for k, v in stats.items() if k.startswith(S.PREFIX)},
+            "settings": settings,
+        }
+        data = self.report.to_json(crawl)
+        for path in paths:
+            try:
+                write_report(data, path)
+            except Exception as exc:
+                logger.error(
+                    "Could not write the robots.txt report %(path)s: %(error)s",
+                    {"path": path, "error": exc},
+                    extra={"spider": spider},
+                )
+            else:
+                logger.info(
+                    "robots.txt report written to %(path)s",
+                    {"path": os.path.abspath(path)},
+                    extra={"spider": spider},
+                )
+
+
+def _robot_parser(robots: RobotsTxt) -> Any:
+    """Scrapy's ``RobotParser`` interface over the parsed file, for ``robots_parsed``."""
+    from ..scrapy_parser import GoogleRobotParser
+
+    parser = GoogleRobotParser(robots.body)
+    parser.robots = robots
+    return parser
