@@ -53,6 +53,26 @@ def engine_scheduler(engine: Any) -> BaseScheduler | None:
     return getattr(slot, "scheduler", None)
 
 
+def scheduler_dupefilter(scheduler: Any) -> Any:
+    """The dupefilter of Scrapy's scheduler (and scrapy-redis's), or None for another one."""
+    df = getattr(scheduler, "df", None)
+    return df if df is not None and callable(getattr(df, "request_seen", None)) else None
+
+
+def redis_server(scheduler: Any) -> Any:
+    """The Redis client of a scrapy-redis scheduler (``server`` beside a ``queue``), or None."""
+    if hasattr(scheduler, "queue"):
+        return getattr(scheduler, "server", None)
+    return None
+
+
+def signal_sender(crawler: Any) -> Any:
+    """The sender a crawler's ``SignalManager`` sends as (pydispatch keys receivers by it)."""
+    from pydispatch import dispatcher  # type: ignore[import-untyped]
+
+    return getattr(crawler.signals, "sender", dispatcher.Anonymous)
+
+
 def downloader_middlewares(engine: Any) -> list[Any]:
     """The downloader middleware instances of a running engine."""
     manager = getattr(getattr(engine, "downloader", None), "middleware", None)

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import ast
 import re
 from importlib import metadata
 from pathlib import Path
@@ -9,6 +10,7 @@ from pathlib import Path
 import pytest
 
 import scrapy_gbot_robots
+from scrapy_gbot_robots import _stats
 from scrapy_gbot_robots._settings import NUMERIC, OTHER, PREFIX, known_settings
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -64,3 +66,116 @@ def test_docs_send_users_to_public_names_only() -> None:
     for path in [ROOT / "README.md", *(ROOT / "docs").glob("*.md")]:
         found = private.findall(path.read_text(encoding="utf-8"))
         assert not found, f"{path.name} points to private names: {found}"
+
+
+STAT_ROW = re.compile(r"^\| ((?:`robotstxt/[^`]*`(?:, )?)+) \|", re.MULTILINE)
+
+
+def test_stats_doc_lists_exactly_the_stats_the_code_writes() -> None:
+    text = (ROOT / "docs" / "stats.md").read_text(encoding="utf-8")
+    documented = {
+        name for cell in STAT_ROW.findall(text) for name in re.findall(r"`([^`]*)`", cell)
+    }
+    assert documented == set(_stats.documented_names())
+
+
+def test_stat_names_are_written_in_one_module_only() -> None:
+    package = ROOT / "scrapy_gbot_robots"
+    for path in package.rglob("*.py"):
+        if path.name == "_stats.py":
+            continue
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            if isinstance(node, ast.JoinedStr) and node.values:
+                node = node.values[0]
+            if isinstance(node, ast.Constant) and isinstance(node.value, str):
+                where = f"{path.relative_to(ROOT)}:{node.lineno}"
+                assert not node.value.startswith("robotstxt/"), f"{where} spells a stat name"
+
+
+#: The layers that know nothing of Scrapy or Twisted (the README's architecture section).
+PURE = [
+    "engine",
+    "policy",
+    "report",
+    "crawl/gate.py",
+    "stores/base.py",
+    "stores/memory.py",
+    "stores/tiered.py",
+    "stores/entry.py",
+    "stores/sqlite.py",
+    "parking/base.py",
+    "parking/memory.py",
+    "parking/sqlite.py",
+    "_settings.py",
+    "_stats.py",
+    "_meta.py",
+]
+
+
+def _imports(path: Path) -> set[str]:
+    """The modules ``path`` imports, relative imports resolved to absolute names."""
+    package = path.relative_to(ROOT).with_suffix("").parts[:-1]
+    found: set[str] = set()
+    for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+        if isinstance(node, ast.Import):
+            found.update(alias.name for alias in node.names)
+        elif isinstance(node, ast.ImportFrom):
+            base = list(package[: len(package) - node.level + 1]) if node.level else []
+            module = ".".join([*base, *(node.module.split(".") if node.module else [])])
+            found.add(module)
+            found.update(f"{module}.{alias.name}" for alias in node.names)
+    return found
+
+
+def _module_path(name: str) -> Path | None:
+    for candidate in (
+        (ROOT / name.replace(".", "/")).with_suffix(".py"),
+        (ROOT / name.replace(".", "/") / "__init__.py"),
+    ):
+        if candidate.is_file():
+            return candidate
+    return None
+
+
+@pytest.mark.parametrize("layer", PURE)
+def test_pure_layers_import_nothing_from_scrapy_or_twisted(layer: str) -> None:
+    root = ROOT / "scrapy_gbot_robots" / layer
+    todo = sorted(root.rglob("*.py")) if root.is_dir() else [root]
+    seen: set[Path] = set()
+    while todo:
+        path = todo.pop()
+        if path in seen:
+            continue
+        seen.add(path)
+        for name in _imports(path):
+            top = name.split(".")[0]
+            assert top not in ("scrapy", "twisted"), f"{path.relative_to(ROOT)} imports {name}"
+            if top == "scrapy_gbot_robots":
+                found = _module_path(name)
+                if found is not None:
+                    todo.append(found)  # what it imports of ours must be pure too
+
+
+def test_no_import_cycle_inside_the_package() -> None:
+    package = ROOT / "scrapy_gbot_robots"
+    graph: dict[Path, set[Path]] = {}
+    for path in package.rglob("*.py"):
+        targets = {_module_path(name) for name in _imports(path) if name.startswith("scrapy_")}
+        graph[path] = {
+            t for t in targets if t is not None and t != path and t.name != "__init__.py"
+        }
+    state: dict[Path, int] = {}
+
+    def visit(node: Path, trail: list[Path]) -> None:
+        state[node] = 1
+        for nxt in graph.get(node, ()):
+            if state.get(nxt) == 1:
+                cycle = [*trail[trail.index(nxt) :], nxt] if nxt in trail else [node, nxt]
+                raise AssertionError(" -> ".join(str(p.relative_to(ROOT)) for p in cycle))
+            if nxt not in state:
+                visit(nxt, [*trail, nxt])
+        state[node] = 2
+
+    for start in sorted(graph):
+        if start not in state:
+            visit(start, [start])

@@ -15,7 +15,7 @@ from typing import TYPE_CHECKING, Any
 from scrapy.downloadermiddlewares.offsite import OffsiteMiddleware
 from scrapy.http import Request
 
-from .._compat import downloader_middlewares, engine_scheduler
+from .._compat import downloader_middlewares, engine_scheduler, scheduler_dupefilter
 from .._meta import SEEN
 
 if TYPE_CHECKING:
@@ -36,9 +36,7 @@ class Admission:
         for mw in downloader_middlewares(engine):
             if isinstance(mw, OffsiteMiddleware):
                 self._offsite = mw
-        df = getattr(engine_scheduler(engine), "df", None)
-        if df is not None and callable(getattr(df, "request_seen", None)):
-            self._dupefilter = df
+        self._dupefilter = scheduler_dupefilter(engine_scheduler(engine))
 
     def admit(self, item: object) -> bool:
         """Whether to park ``item``: new to the dupefilter (then marked seen), and on site."""

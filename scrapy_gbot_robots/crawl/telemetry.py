@@ -16,7 +16,7 @@ from pydispatch import dispatcher  # type: ignore[import-untyped]
 
 from .. import _stats as S
 from .. import signals
-from .._compat import ROBOTS_PARSED_SIGNAL
+from .._compat import ROBOTS_PARSED_SIGNAL, signal_sender
 from ..policy.origin import robots_url
 from ..policy.states import Kind, OriginState
 from ..report.labels import duration
@@ -67,7 +67,7 @@ class Telemetry:
 
     def listened(self, signal: object) -> bool:
         """Whether any handler is connected to ``signal`` for this crawler."""
-        sender = getattr(self.crawler.signals, "sender", dispatcher.Anonymous)
+        sender = signal_sender(self.crawler)
         return any(True for _ in dispatcher.getAllReceivers(sender, signal))
 
     def _send(self, signal: object, **kwargs: Any) -> None:

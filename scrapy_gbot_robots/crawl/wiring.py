@@ -15,6 +15,7 @@ from typing import TYPE_CHECKING, Any
 
 from scrapy.exceptions import NotConfigured
 
+from .._compat import redis_server
 from .._settings import Config, ConfigError, configured_token, load, unknown_settings
 from ..parking.codec import RequestCodec
 from ..parking.memory import MemoryLot
@@ -203,8 +204,8 @@ def fleet_lot(
     Parked requests then survive the death of the worker that parked them, and whichever
     worker sees the decision puts them back into the shared scrapy-redis queue.
     """
-    server = getattr(scheduler, "server", None)
-    if server is None or not hasattr(scheduler, "queue") or not config.fleet_parking:
+    server = redis_server(scheduler)
+    if server is None or not config.fleet_parking:
         return None
     from ..parking.redis import RedisLot
 

@@ -56,10 +56,11 @@ class SqliteStore:
         self.write_errors = 0
         self.last_error: str | None = None
         directory = os.path.dirname(path)
+        db: sqlite3.Connection | None = None
         try:
             if directory:
                 os.makedirs(directory, exist_ok=True)
-            self._db = sqlite3.connect(
+            self._db = db = sqlite3.connect(
                 path, timeout=busy_timeout, isolation_level=None, check_same_thread=False
             )
             self._db.execute("PRAGMA journal_mode=WAL")
@@ -76,7 +77,6 @@ class SqliteStore:
                 self._db.execute("ROLLBACK")
             self._db.execute("SELECT COUNT(*) FROM robots").fetchone()
         except (sqlite3.Error, OSError) as exc:
-            db = getattr(self, "_db", None)
             if db is not None:
                 db.close()
             raise SqliteError(f"cannot use {path!r} as the robots.txt cache: {exc}") from exc
