@@ -2,6 +2,11 @@
 
 The suite runs under pytest-twisted with the asyncio reactor (``--reactor=asyncio`` in
 pyproject's ``addopts``), Scrapy's default reactor, so ``CrawlerRunner`` accepts it.
+
+The folders mirror the package (``engine/``, ``policy/``, ``stores/``, ``crawl/``,
+``report/``, ``cli/``). Tests that run real crawls, servers or processes carry the ``crawl``
+marker: a module that starts processes says so itself, and any test that uses the HTTP
+server gets the marker here. ``pytest -m "not crawl"`` runs the fast layer alone.
 """
 
 from __future__ import annotations
@@ -12,6 +17,15 @@ from typing import Any
 import pytest
 import pytest_twisted
 from _httpserver import LoopbackResolver, Server
+
+#: Fixtures that mean a real crawl against the loopback server.
+_CRAWL_FIXTURES = frozenset({"server", "server2", "loopback_dns"})
+
+
+def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+    for item in items:
+        if _CRAWL_FIXTURES.intersection(getattr(item, "fixturenames", ())):
+            item.add_marker(pytest.mark.crawl)
 
 
 @pytest.fixture

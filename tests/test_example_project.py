@@ -20,6 +20,8 @@ from pathlib import Path
 
 import pytest
 
+pytestmark = pytest.mark.crawl
+
 REPO = Path(__file__).resolve().parents[1]
 PROJECT = REPO / "example_project"
 

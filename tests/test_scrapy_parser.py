@@ -10,8 +10,11 @@ from __future__ import annotations
 
 from typing import Any
 
+import pytest
 import pytest_twisted
 from _httpserver import Server, crawl, make_spider
+
+pytestmark = pytest.mark.crawl
 
 ROBOTS = b"""\
 User-agent: *

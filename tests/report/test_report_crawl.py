@@ -17,10 +17,13 @@ from html.parser import HTMLParser
 from pathlib import Path
 from typing import Any
 
+import pytest
 import pytest_twisted
 from _httpserver import Server, crawl, make_spider, make_timeline_spider
 
 from scrapy_gbot_robots.report.labels import SCHEMA
+
+pytestmark = pytest.mark.crawl
 
 ISO_UTC = re.compile(r"^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ$")
 SCRIPT = Path(sys.executable).parent / "gbot-robots"

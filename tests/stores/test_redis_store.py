@@ -26,7 +26,10 @@ from _redisserver import RedisServer, free_port, missing, running_redis
 from _states import CFG, RULES, rules, same
 from twisted.internet.defer import Deferred
 
-pytestmark = pytest.mark.skipif(missing() is not None, reason=str(missing()))
+pytestmark = [
+    pytest.mark.crawl,
+    pytest.mark.skipif(missing() is not None, reason=str(missing())),
+]
 
 if missing() is None:
     from scrapy_gbot_robots.policy.fetch import FetchResult, evaluate

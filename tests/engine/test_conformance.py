@@ -16,7 +16,7 @@ import pytest
 
 from scrapy_gbot_robots import parse
 
-SHARED = Path(__file__).resolve().parents[1].parent / "shared"
+SHARED = Path(__file__).resolve().parents[2].parent / "shared"
 SPEC = SHARED / "conformance" / "spec_test.json"
 CORPUS = SHARED / "corpus"
 

@@ -21,6 +21,8 @@ from _httpserver import (
     middleware_of,
 )
 
+pytestmark = pytest.mark.crawl
+
 HOUR = 3600.0
 DAY = 86400.0
 

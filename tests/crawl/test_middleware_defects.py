@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from typing import Any, ClassVar
 
+import pytest
 import pytest_twisted
 import scrapy
 from _httpserver import Server, crawl, make_spider, make_timeline_spider, middleware_of
@@ -12,6 +13,8 @@ from scrapy.exceptions import IgnoreRequest
 
 from scrapy_gbot_robots._compat import engine_download
 from scrapy_gbot_robots._meta import SCHEDULED
+
+pytestmark = pytest.mark.crawl
 
 RULES = b"User-agent: *\nDisallow: /x\n"
 

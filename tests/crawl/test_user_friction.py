@@ -13,6 +13,8 @@ from _httpserver import Server, crawl, make_spider
 
 from scrapy_gbot_robots._settings import known_settings, unknown_settings
 
+pytestmark = pytest.mark.crawl
+
 RULES = b"User-agent: *\nDisallow: /x\n"
 
 

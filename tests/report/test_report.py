@@ -413,7 +413,7 @@ def test_json_schema_fields() -> None:
         None,
     )
     # docs/report.md documents every field.
-    doc = (Path(__file__).resolve().parents[1] / "docs" / "report.md").read_text("utf-8")
+    doc = (Path(__file__).resolve().parents[2] / "docs" / "report.md").read_text("utf-8")
     for name in (*data, *data["totals"], *fields, *data["rules"][0], *data["folded"]):
         assert f"`{name}`" in doc, name
 

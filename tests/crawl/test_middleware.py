@@ -13,6 +13,8 @@ from scrapy import signals as scrapy_signals
 
 from scrapy_gbot_robots import signals
 
+pytestmark = pytest.mark.crawl
+
 DISALLOW_ALL = b"User-agent: *\nDisallow: /\n"
 
 

@@ -27,6 +27,8 @@ from scrapy_gbot_robots.crawl.body import (
 )
 from scrapy_gbot_robots.policy import decode as _decode
 
+pytestmark = pytest.mark.crawl
+
 MAX = 512_000
 BODY_MW = "scrapy_gbot_robots.crawl.body.RobotsBodyMiddleware"
 BUILTIN = "scrapy.downloadermiddlewares.robotstxt.RobotsTxtMiddleware"

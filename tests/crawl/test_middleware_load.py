@@ -4,8 +4,11 @@ from __future__ import annotations
 
 import time
 
+import pytest
 import pytest_twisted
 from _httpserver import Server, crawl, make_spider
+
+pytestmark = pytest.mark.crawl
 
 
 @pytest_twisted.ensureDeferred

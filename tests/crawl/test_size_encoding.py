@@ -9,8 +9,11 @@ from __future__ import annotations
 import zlib
 from typing import Any
 
+import pytest
 import pytest_twisted
 from _httpserver import Server, Streamer, crawl, make_spider
+
+pytestmark = pytest.mark.crawl
 
 HEAD = b"User-agent: *\nDisallow: /private\n"
 

@@ -7,8 +7,11 @@ a budget thousands of downloads would be in flight at once.
 
 from __future__ import annotations
 
+import pytest
 import pytest_twisted
 from _httpserver import Server, crawl, make_spider
+
+pytestmark = pytest.mark.crawl
 
 
 @pytest_twisted.ensureDeferred

@@ -16,6 +16,8 @@ import pytest_twisted
 from _httpserver import Server
 from _procs import CrawlProcess, finish, spawn, until
 
+pytestmark = pytest.mark.crawl
+
 SPIDER = """
 from _subspider import StartUrlsSpider
 

@@ -14,7 +14,9 @@ import pytest
 
 from scrapy_gbot_robots import parse
 
-REPO = Path(__file__).resolve().parents[1]
+pytestmark = pytest.mark.crawl
+
+REPO = Path(__file__).resolve().parents[2]
 SHARED = REPO / ".." / "shared"
 SCRIPT = Path(sys.executable).parent / "gbot-robots"
 ENTRY = [str(SCRIPT)] if SCRIPT.exists() else [sys.executable, "-m", "scrapy_gbot_robots"]

@@ -28,7 +28,7 @@ from _procs import CrawlProcess, finish, reap, spawn, until
 from _redisserver import RedisServer, missing, running_redis
 
 REASON = missing(scrapy_redis=True)
-pytestmark = pytest.mark.skipif(REASON is not None, reason=str(REASON))
+pytestmark = [pytest.mark.crawl, pytest.mark.skipif(REASON is not None, reason=str(REASON))]
 
 RULES = b"User-agent: *\nDisallow: /private/\n"
 KEY = "fleet:gbot_robots"

@@ -21,7 +21,10 @@ from _httpserver import BASE_SETTINGS, Route, Server, middleware_of
 from _procs import CrawlProcess, finish, reap, spawn, until
 from _redisserver import RedisServer, missing, running_redis
 
-pytestmark = pytest.mark.skipif(missing() is not None, reason=str(missing()))
+pytestmark = [
+    pytest.mark.crawl,
+    pytest.mark.skipif(missing() is not None, reason=str(missing())),
+]
 
 RULES = b"User-agent: *\nDisallow: /private/\n"
 ASYNCIO = "twisted.internet.asyncioreactor.AsyncioSelectorReactor"

@@ -35,6 +35,8 @@ from scrapy_gbot_robots.policy.states import Kind, PolicyConfig
 from scrapy_gbot_robots.stores.entry import encode
 from scrapy_gbot_robots.stores.sqlite import SqliteStore
 
+pytestmark = pytest.mark.crawl
+
 HOUR = 3600.0
 DAY = 86400.0
 RULES = b"User-agent: *\nDisallow: /private/\n"

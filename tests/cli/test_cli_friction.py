@@ -15,6 +15,8 @@ from test_cli import GOOGLE_EXAMPLE, no_traceback, run
 
 from scrapy_gbot_robots import parse
 
+pytestmark = pytest.mark.crawl
+
 # ----------------------------------------------------------------------------- not robots.txt
 
 HTML = b"<!DOCTYPE html>\n<html><head><title>Page not found</title></head>\n<body>404</body>\n"

@@ -12,6 +12,8 @@ from _httpserver import Server, crawl, make_spider
 
 from scrapy_gbot_robots._settings import Config, ConfigError, configured_token, load
 
+pytestmark = pytest.mark.crawl
+
 
 def _load(**values: Any) -> Config:
     return load(values.get)
