@@ -40,6 +40,9 @@ class Route:
     hang: bool = False  # never answer (until the client gives up or the server stops)
     reset: bool = False  # abort the connection with a TCP RST
     truncate: bool = False  # announce more bytes than sent, then close
+    #: "HTTP/1.0" or "HTTP/1.1": answer with that status line, no Content-Length and no
+    #: chunking, the body ending when the server closes the connection (RFC 9112 6.3).
+    close_delimited: str = ""
 
 
 Handler = Callable[[Request], Route]
@@ -176,6 +179,14 @@ class Server:
 
     def _answer(self, request: Any, route: Route) -> None:
         if request.finished or request.channel is None:
+            return
+        if route.close_delimited:
+            head = f"{route.close_delimited} {route.status} Whatever\r\n"
+            head += "".join(f"{k}: {v}\r\n" for k, v in route.headers.items())
+            if route.close_delimited == "HTTP/1.1":
+                head += "Connection: close\r\n"
+            request.transport.write(head.encode("latin-1") + b"\r\n" + route.body)
+            request.transport.loseConnection()
             return
         request.setResponseCode(route.status)
         for name, value in route.headers.items():

@@ -47,7 +47,9 @@ TRUNCATED_FLAG = "gbot_robots_truncated"
 BODY_ERROR_FLAG = "gbot_robots_body_error"
 
 _STOPPED = "download_stopped"  # Scrapy's flag for a StopDownload(fail=False) response
-_DATALOSS = "dataloss"  # Scrapy's flag for a cut transfer with DOWNLOAD_FAIL_ON_DATALOSS=False
+#: Scrapy's flag for a cut transfer with DOWNLOAD_FAIL_ON_DATALOSS=False (not "partial", which
+#: a complete body delimited by the connection's close also gets).
+DATALOSS_FLAG = "dataloss"
 
 
 def _content_encoding(headers: Any) -> str | None:
@@ -119,7 +121,7 @@ class RobotsBodyMiddleware:
         result = decoder.finish(complete=not stopped)
         if (
             result.error is None
-            and _DATALOSS in response.flags
+            and DATALOSS_FLAG in response.flags
             and len(result.body) < self.max_bytes
         ):
             result = DecodedBody(

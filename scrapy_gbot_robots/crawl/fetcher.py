@@ -21,7 +21,7 @@ from .._compat import engine_download, reserve_download_slot
 from .._meta import DONT_OBEY, FETCH_META
 from ..policy.fetch import FetchResult, evaluate, is_server_error, next_hop
 from ..policy.origin import robots_url
-from .body import TRUNCATED_FLAG
+from .body import DATALOSS_FLAG, TRUNCATED_FLAG
 
 if TYPE_CHECKING:
     from collections.abc import Callable
@@ -288,7 +288,10 @@ class Fetcher:
                 body=response.body,
                 cache_control=cache_control.decode("latin-1") if cache_control else None,
                 retry_after=retry_after.decode("latin-1") if retry_after else None,
-                error="data loss" if "partial" in response.flags else None,
+                # Only "dataloss" is a cut transfer ("partial" is also a body that ends when
+                # the connection closes, complete: RFC 9112 6.3); RobotsBodyMiddleware raises
+                # for a cut 2xx before this, when it is installed.
+                error="data loss" if DATALOSS_FLAG in response.flags else None,
                 redirects=hops,
                 truncated=TRUNCATED_FLAG in response.flags,
             )
