@@ -207,6 +207,18 @@ def report_paths(value: Any) -> tuple[str, ...]:
     return paths
 
 
+def _scrapy_timeout(get: Callable[[str], Any]) -> float:
+    """Scrapy's ``DOWNLOAD_TIMEOUT`` (180 s unless set), as a positive number of seconds."""
+    raw = get("DOWNLOAD_TIMEOUT")
+    if raw is None:
+        return 180.0
+    try:
+        value = float(raw)
+    except (TypeError, ValueError):
+        raise ConfigError("DOWNLOAD_TIMEOUT", f"expected a number, got {raw!r}") from None
+    return value if value > 0 and not math.isnan(value) else 180.0
+
+
 def load(get: Callable[[str], Any]) -> Config:
     """Read and validate every setting once; ``get(name)`` returns None for unset names."""
     nums: dict[str, float] = {}
@@ -238,6 +250,9 @@ def load(get: Callable[[str], Any]) -> Config:
             f"must be >= {PREFIX}RETRY_BACKOFF ({nums['RETRY_BACKOFF']:g}), "
             f"got {nums['RETRY_BACKOFF_MAX']:g}",
         )
+    if get(PREFIX + "DOWNLOAD_TIMEOUT") is None:
+        # A user who lowers Scrapy's own timeout gets it for robots.txt too.
+        nums["DOWNLOAD_TIMEOUT"] = min(nums["DOWNLOAD_TIMEOUT"], _scrapy_timeout(get))
     robots_ua = get("ROBOTSTXT_USER_AGENT")
     if robots_ua is not None and not isinstance(robots_ua, str):
         raise ConfigError("ROBOTSTXT_USER_AGENT", f"expected a string, got {robots_ua!r}")

@@ -12,8 +12,6 @@ from _httpserver import Server, crawl, make_spider
 
 from scrapy_gbot_robots._settings import Config, ConfigError, configured_token, load
 
-pytestmark = pytest.mark.crawl
-
 
 def _load(**values: Any) -> Config:
     return load(values.get)
@@ -32,6 +30,43 @@ def test_defaults_are_googles() -> None:
     assert config.download_timeout * (config.retry_times + 1) < 3 * 180
     assert config.clock is time.time
     assert config.store is None
+
+
+def test_robots_timeout_follows_a_lower_download_timeout() -> None:
+    assert _load().download_timeout == 30  # Scrapy's 180 s is not lower
+    assert _load(DOWNLOAD_TIMEOUT=2).download_timeout == 2
+    assert _load(DOWNLOAD_TIMEOUT="7.5").download_timeout == 7.5
+    assert _load(DOWNLOAD_TIMEOUT=100).download_timeout == 30
+    assert _load(DOWNLOAD_TIMEOUT=2, GBOT_ROBOTS_DOWNLOAD_TIMEOUT=10).download_timeout == 10
+    with pytest.raises(ConfigError, match=r"^DOWNLOAD_TIMEOUT: "):
+        _load(DOWNLOAD_TIMEOUT="soon")
+
+
+@pytest_twisted.ensureDeferred
+async def test_a_spider_download_timeout_bounds_its_robots_txt(server: Server) -> None:
+    from scrapy import signals
+
+    server.route("/robots.txt", hang=True)
+    timeouts: list[float] = []
+
+    def reached(request: Any, spider: Any) -> None:
+        if request.url.endswith("/robots.txt"):
+            timeouts.append(request.meta["download_timeout"])
+
+    spider = make_spider(
+        urls=[server.url("/a", "a.test")],
+        custom_settings={"DOWNLOAD_TIMEOUT": 1, "GBOT_ROBOTS_PARK_TIMEOUT": 2},
+    )
+    from _httpserver import BASE_SETTINGS
+    from scrapy.crawler import CrawlerRunner
+
+    settings = {k: v for k, v in BASE_SETTINGS.items() if k != "GBOT_ROBOTS_DOWNLOAD_TIMEOUT"}
+    crawler = CrawlerRunner(settings).create_crawler(spider)
+    crawler.signals.connect(reached, signal=signals.request_reached_downloader)
+    await crawler.crawl()
+    assert timeouts and set(timeouts) == {1}
+    stats = crawler.stats.get_stats()
+    assert stats["robotstxt/server_error"] >= 1 and stats["robotstxt/dropped"] == 1
 
 
 def test_values_from_strings() -> None:
