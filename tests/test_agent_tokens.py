@@ -210,7 +210,7 @@ def test_google_robot_parser_sitemaps_is_a_value_and_a_method() -> None:
     # Scrapy's PR 8069 calls robotparser.sitemaps(); it was a property here.
     body = b"Sitemap: https://e.com/a.xml\nUser-agent: *\nDisallow:\nsitemap: /b.xml\n"
     parser = GoogleRobotParser(body)
-    assert parser.sitemaps == ("https://e.com/a.xml", "/b.xml")
-    assert list(parser.sitemaps) == ["https://e.com/a.xml", "/b.xml"]
     assert list(parser.sitemaps()) == ["https://e.com/a.xml", "/b.xml"]
+    assert list(parser.sitemaps) == ["https://e.com/a.xml", "/b.xml"]
+    assert parser.sitemaps == ("https://e.com/a.xml", "/b.xml")
     assert list(GoogleRobotParser(b"").sitemaps()) == []
