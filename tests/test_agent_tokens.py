@@ -214,3 +214,23 @@ def test_google_robot_parser_sitemaps_is_a_value_and_a_method() -> None:
     assert list(parser.sitemaps) == ["https://e.com/a.xml", "/b.xml"]
     assert parser.sitemaps == ("https://e.com/a.xml", "/b.xml")
     assert list(GoogleRobotParser(b"").sitemaps()) == []
+
+
+def test_lines_before_the_first_user_agent_line_are_in_no_group() -> None:
+    # Regression: the group walk gave such lines the first group's agents, so a Crawl-delay
+    # written above every group was read as the * group's (and the first group's).
+    body = b"Crawl-delay: 9\nUser-agent: *\nDisallow: /x\n\nUser-agent: bot\nCrawl-delay: 3\n"
+    robots = parse(body)
+    assert robots.crawl_delay("other") is None
+    assert robots.crawl_delay("bot") == 3.0
+    assert parse(b"Crawl-delay: 9\nUser-agent: bot\nDisallow:\n").crawl_delay("bot") is None
+
+
+def test_other_lines_stay_in_the_group_they_are_written_in() -> None:
+    # Regression: for an agent a group does not name, that group's rules were not separators,
+    # so its Crawl-delay was read as the next group's (Google's rules are unaffected).
+    body = b"User-agent: Googlebot\nAllow: /\nCrawl-delay: 7\n\nUser-agent: Bingbot\n"
+    assert parse(body).crawl_delay("Bingbot") is None
+    assert parse(body).crawl_delay("Googlebot") == 7.0
+    shared = b"User-agent: a\nCrawl-delay: 4\nUser-agent: b\nDisallow: /x\n"  # one group
+    assert parse(shared).crawl_delay("b") == 4.0

@@ -114,7 +114,12 @@ def _walk_groups(
     global_rules: list[_Rule] = []
     # Unknown lines wait, with their group's number, until the group's agents are known.
     pending: list[tuple[int, int, bytes, bytes]] = []
+    # The groups unknown lines are in, as written: a user-agent line after any allow or
+    # disallow line starts one (Google's separator only counts rules of a group it reads,
+    # which changes no rule set but would join a skipped group's lines to the next group).
+    # Group 0 holds the lines before the first user-agent line, which are in no group.
     group_kinds: list[tuple[bool, bool]] = [(False, False)]
+    boundary = True
     seen_global = seen_specific = seen_separator = ever_specific = False
     token_of = TOKEN_PREFIX_RE.match
     user_agent, allow, disallow = Kind.USER_AGENT, Kind.ALLOW, Kind.DISALLOW
@@ -122,6 +127,8 @@ def _walk_groups(
         if kind is user_agent:
             if seen_separator:
                 seen_global = seen_specific = seen_separator = False
+            if boundary:
+                boundary = False
                 group_kinds.append((False, False))
             text = value.decode("latin-1")
             if names_everyone(text):
@@ -132,6 +139,7 @@ def _walk_groups(
                     seen_specific = ever_specific = True
             group_kinds[-1] = (seen_specific, seen_global)
         elif kind is allow or kind is disallow:
+            boundary = True
             if not (seen_specific or seen_global):
                 continue
             seen_separator = True
