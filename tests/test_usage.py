@@ -14,7 +14,7 @@ from hypothesis import strategies as st
 
 from scrapy_gbot_robots import parse
 from scrapy_gbot_robots.engine import lint
-from scrapy_gbot_robots.engine.usage import Preference, Usage, parse_statement
+from scrapy_gbot_robots.engine.usage import Usage, UsagePreference, parse_statement
 
 # The attach draft's example (section 3.4), as published in the revision with optional paths.
 ATTACH_EXAMPLE = b"""\
@@ -139,7 +139,7 @@ def test_a_yes_in_one_mechanism_does_not_cancel_a_no_in_the_other() -> None:
     refused = robots.refuses("https://e.com/x", "bot", ("ai-train",))
     assert refused is not None and (refused.mechanism, refused.line) == ("content-usage", 3)
     allowed = parse(b"User-agent: *\nContent-Signal: ai-train=yes\n").usage("https://e.com/", "b")
-    assert allowed.get("train-ai") == Preference(
+    assert allowed.get("train-ai") == UsagePreference(
         "ai-train", True, "content-signal", 2, "Content-Signal: ai-train=yes"
     )
 

@@ -34,7 +34,7 @@ from .lines import (
 from .match import path_params_query, wildcard_match
 from .match import priority as _priority
 from .usage import KEYS as USAGE_KEYS
-from .usage import Preference, Usage, UsageIndex, in_force
+from .usage import Usage, UsageIndex, UsagePreference, in_force
 
 Group = Literal["agent", "global", "none"]
 #: A crawler's product token, or its tokens most specific first (``["Googlebot-Image",
@@ -836,7 +836,7 @@ class RobotsTxt:
         user_agent: Agents,
         uses: Iterable[str],
         global_group: bool = True,
-    ) -> Preference | None:
+    ) -> UsagePreference | None:
         """The statement saying "no" to one of ``uses`` (e.g. ``("ai-train",)``) for ``url``.
 
         None when the site refuses none of them.  Built for a per-request check: the

@@ -111,7 +111,7 @@ def consult(use: str) -> Mapping[Mechanism, tuple[str, ...]]:
 
 
 @dataclass(frozen=True, slots=True)
-class Preference:
+class UsagePreference:
     """One explicit preference a site states: a category, yes or no, and where it says so."""
 
     category: str  # the label as the site wrote it: "ai-train", "train-ai", ...
@@ -152,9 +152,9 @@ class Usage:
     """
 
     token: str = ""
-    preferences: tuple[Preference, ...] = ()
+    preferences: tuple[UsagePreference, ...] = ()
 
-    def get(self, use: str) -> Preference | None:
+    def get(self, use: str) -> UsagePreference | None:
         """The preference that answers "may this content be used for ``use``?", or None.
 
         Each statement answers with its most specific stated label (``train-genai``, else
@@ -163,12 +163,12 @@ class Usage:
         and None means no statement in force says anything about the use.
         """
         chain = consult(use)
-        statements: dict[tuple[Mechanism, int], dict[str, Preference]] = {}
+        statements: dict[tuple[Mechanism, int], dict[str, UsagePreference]] = {}
         for pref in self.preferences:
             statements.setdefault((pref.mechanism, pref.line), {})[pref.category] = pref
         return _combine(statements.items(), chain)
 
-    def refuses(self, uses: Iterable[str]) -> Preference | None:
+    def refuses(self, uses: Iterable[str]) -> UsagePreference | None:
         """The first "no" among ``uses`` (e.g. ``["ai-train"]``), or None."""
         for use in uses:
             pref = self.get(use)
@@ -181,10 +181,10 @@ class Usage:
 
 
 def _combine(
-    statements: Iterable[tuple[tuple[Mechanism, int], Mapping[str, Preference]]],
+    statements: Iterable[tuple[tuple[Mechanism, int], Mapping[str, UsagePreference]]],
     chain: Mapping[Mechanism, tuple[str, ...]],
-) -> Preference | None:
-    first_yes: Preference | None = None
+) -> UsagePreference | None:
+    first_yes: UsagePreference | None = None
     for (mechanism, _), prefs in statements:
         for label in chain.get(mechanism, ()):
             pref = prefs.get(label)
@@ -514,7 +514,7 @@ class _InForce:
 
     mechanism: Mechanism
     pattern: str
-    preferences: tuple[Preference, ...]
+    preferences: tuple[UsagePreference, ...]
 
 
 class UsageIndex:
@@ -532,7 +532,7 @@ class UsageIndex:
         self.token = token
         self._statements = tuple(statements)
         self._constant = all(s.pattern == "/" for s in self._statements)
-        self._answers: dict[tuple[str, ...], Preference | None] = {}
+        self._answers: dict[tuple[str, ...], UsagePreference | None] = {}
 
     @property
     def empty(self) -> bool:
@@ -562,7 +562,7 @@ class UsageIndex:
         prefs.sort(key=lambda p: p.line)
         return Usage(self.token, tuple(prefs))
 
-    def refuses(self, path: str | None, uses: tuple[str, ...]) -> Preference | None:
+    def refuses(self, path: str | None, uses: tuple[str, ...]) -> UsagePreference | None:
         """The preference refusing one of ``uses`` for ``path`` (None: the path is unknown
         and the index must be constant)."""
         if not self._statements:
@@ -574,7 +574,7 @@ class UsageIndex:
                 pass
         statements = self._statements if path is None else self._for_path(path)
         groups = [((s.mechanism, 0), {p.category: p for p in s.preferences}) for s in statements]
-        answer: Preference | None = None
+        answer: UsagePreference | None = None
         for use in uses:
             pref = _combine(groups, consult(use))
             if pref is not None and not pref.allowed:
@@ -605,7 +605,7 @@ def in_force(
         raw = texts[line - 1] if 0 < line <= len(texts) else b""
         text = raw.strip(b" \t\n\v\f\r").decode("utf-8", "backslashreplace")
         preferences = tuple(
-            Preference(label, allowed, mechanism, line, text, parsed.path)
+            UsagePreference(label, allowed, mechanism, line, text, parsed.path)
             for label, allowed in prefs.items()
         )
         statements.append(_InForce(mechanism, parsed.pattern, preferences))
