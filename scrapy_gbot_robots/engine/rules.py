@@ -661,7 +661,6 @@ class RobotsTxt:
 
     __slots__ = (
         "_agent",
-        "_key",
         "_matcher",
         "_others",
         "_site",
@@ -674,9 +673,8 @@ class RobotsTxt:
     def __init__(self, body: bytes, truncated: bool = False) -> None:
         self.body = body
         self.truncated = truncated
-        # The fast slot: the agent as given (a list is copied), its memo key, its matcher.
+        # The fast slot: the agent as given (a list is copied) and its matcher.
         self._agent: str | Sequence[str] | None = None
-        self._key: object = None
         self._matcher: _AgentMatcher | None = None
         self._others: dict[object, _AgentMatcher] | None = None
         self._usage: dict[object, UsageIndex] | None = None
@@ -884,17 +882,17 @@ class RobotsTxt:
             others[key] = matcher
             return matcher
         # The newest agent takes the fast slot; the previous one moves to the bounded dict.
-        if self._matcher is not None:
+        if self._matcher is not None and self._agent is not None:
             if others is None:
                 others = self._others = {}
             elif len(others) >= _MAX_AGENTS:
                 del others[next(iter(others))]
-            others[self._key] = self._matcher
+            others[_memo_key(self._agent, True)] = self._matcher
         if others is not None:
             others.pop(key, None)
         # A list is copied: the caller may change it, and == still finds it next time.
         self._agent = user_agent if isinstance(user_agent, (str, tuple)) else list(user_agent)
-        self._key, self._matcher = key, matcher
+        self._matcher = matcher
         return matcher
 
     def _build_matcher(self, user_agent: Agents, global_group: bool) -> _AgentMatcher:
