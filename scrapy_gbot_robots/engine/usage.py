@@ -47,7 +47,7 @@ from dataclasses import dataclass
 from typing import Final, Literal
 
 from .lines import escape_pattern
-from .match import priority
+from .match import wildcard_match
 
 Mechanism = Literal["content-usage", "content-signal"]
 CONTENT_USAGE: Final = "content-usage"
@@ -515,6 +515,33 @@ class _InForce:
     mechanism: Mechanism
     pattern: str
     preferences: tuple[UsagePreference, ...]
+    by_label: Mapping[str, UsagePreference]
+    # The pattern split for matching: its literal prefix, its pieces around "*", a final "$".
+    first: str = ""
+    pieces: tuple[str, ...] = ()
+    anchored: bool = False
+
+    def matches(self, path: str) -> bool:
+        """Google's matching of the pattern (whose priority is its length) against a path."""
+        if not path.startswith(self.first):
+            return False
+        return not self.pieces or wildcard_match(path, self.pieces, self.anchored)
+
+
+def _in_force_statement(
+    mechanism: Mechanism, pattern: str, preferences: tuple[UsagePreference, ...]
+) -> _InForce:
+    by_label = {pref.category: pref for pref in preferences}
+    anchored = pattern.endswith("$")
+    body = pattern[:-1] if anchored else pattern
+    if "*" not in body and not anchored:  # a plain prefix: startswith alone decides
+        return _InForce(mechanism, pattern, preferences, by_label, body)
+    pieces = tuple(body.split("*"))
+    return _InForce(mechanism, pattern, preferences, by_label, pieces[0], pieces, anchored)
+
+
+# For each use of a tuple of uses, the labels to consult per mechanism.
+_Chains = tuple[Mapping[Mechanism, tuple[str, ...]], ...]
 
 
 class UsageIndex:
@@ -526,32 +553,26 @@ class UsageIndex:
     a tuple of uses is computed once and remembered.
     """
 
-    __slots__ = ("_answers", "_constant", "_statements", "token")
+    __slots__ = ("_answers", "_chains", "_statements", "constant", "empty", "token")
 
     def __init__(self, token: str, statements: Sequence[_InForce]) -> None:
         self.token = token
         self._statements = tuple(statements)
-        self._constant = all(s.pattern == "/" for s in self._statements)
+        self.empty = not self._statements
+        #: Whether the answer is the same for every path (no statement names a path).
+        self.constant = all(s.pattern == "/" for s in self._statements)
         self._answers: dict[tuple[str, ...], UsagePreference | None] = {}
+        self._chains: dict[tuple[str, ...], _Chains] = {}
 
-    @property
-    def empty(self) -> bool:
-        return not self._statements
-
-    @property
-    def constant(self) -> bool:
-        """Whether the answer is the same for every path (no statement names a path)."""
-        return self._constant
-
-    def _for_path(self, path: str) -> list[_InForce]:
+    def _for_path(self, path: str) -> Sequence[_InForce]:
         """Per mechanism, the statements whose path matches longest (ties all kept)."""
-        if self._constant:
-            return list(self._statements)
+        if self.constant:
+            return self._statements
         best: dict[str, int] = {}
         scored = []
         for statement in self._statements:
-            score = priority(path, statement.pattern)
-            if score > 0:
+            if statement.matches(path):
+                score = len(statement.pattern)
                 scored.append((score, statement))
                 if score > best.get(statement.mechanism, 0):
                     best[statement.mechanism] = score
@@ -565,24 +586,38 @@ class UsageIndex:
     def refuses(self, path: str | None, uses: tuple[str, ...]) -> UsagePreference | None:
         """The preference refusing one of ``uses`` for ``path`` (None: the path is unknown
         and the index must be constant)."""
-        if not self._statements:
+        if self.empty:
             return None
-        if self._constant:
+        if self.constant:
             try:
                 return self._answers[uses]
             except KeyError:
                 pass
+        chains = self._chains.get(uses)
+        if chains is None:
+            chains = tuple(consult(use) for use in uses)
+            if len(self._chains) < 16:
+                self._chains[uses] = chains
         statements = self._statements if path is None else self._for_path(path)
-        groups = [((s.mechanism, 0), {p.category: p for p in s.preferences}) for s in statements]
-        answer: UsagePreference | None = None
-        for use in uses:
-            pref = _combine(groups, consult(use))
-            if pref is not None and not pref.allowed:
-                answer = pref
-                break
-        if self._constant and len(self._answers) < 16:
+        answer = _first_refusal(statements, chains)
+        if self.constant and len(self._answers) < 16:
             self._answers[uses] = answer
         return answer
+
+
+def _first_refusal(statements: Sequence[_InForce], chains: _Chains) -> UsagePreference | None:
+    """:meth:`Usage.refuses` over statements (the same rule as :func:`_combine`: per use, each
+    statement answers with its most specific stated label, and a "no" wins)."""
+    for chain in chains:
+        for statement in statements:
+            for label in chain.get(statement.mechanism, ()):
+                pref = statement.by_label.get(label)
+                if pref is None:
+                    continue
+                if not pref.allowed:
+                    return pref
+                break
+    return None
 
 
 def in_force(
@@ -608,5 +643,5 @@ def in_force(
             UsagePreference(label, allowed, mechanism, line, text, parsed.path)
             for label, allowed in prefs.items()
         )
-        statements.append(_InForce(mechanism, parsed.pattern, preferences))
+        statements.append(_in_force_statement(mechanism, parsed.pattern, preferences))
     return UsageIndex(token, statements)
