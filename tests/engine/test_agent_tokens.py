@@ -11,7 +11,7 @@ from __future__ import annotations
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from scrapy_gbot_robots import Decision, GoogleRobotParser, parse
+from scrapy_gbot_robots import Decision, parse
 from scrapy_gbot_robots.engine import rules
 
 IMAGE = ["Googlebot-Image", "Googlebot"]
@@ -191,29 +191,6 @@ def test_a_list_takes_the_first_named_token_else_star_else_nothing(
     decision = robots.decide(url, tokens, global_group=global_group)
     assert decision.allowed is expected
     assert decision.token in (named[:1] or ["*", ""])
-
-
-# ----------------------------------------------------------------------------- Scrapy parser
-
-
-def test_google_robot_parser_takes_token_lists_and_reduces_each() -> None:
-    body = b"User-agent: *\nDisallow: /\n\nUser-agent: Googlebot\nDisallow: /no\nCrawl-delay: 4\n"
-    parser = GoogleRobotParser(body)
-    assert parser.allowed("https://e.com/page", ["Googlebot-Image/1.0", "Googlebot/2.1"]) is True
-    assert parser.allowed("https://e.com/no", ("Googlebot-Image", b"Googlebot")) is False
-    assert parser.allowed("https://e.com/page", "Googlebot-Image/1.0") is False  # one token: *
-    assert parser.crawl_delay(["Googlebot-Image", "Googlebot"]) == 4.0
-    assert parser.crawl_delay("Googlebot-Image") is None  # the * group has none
-
-
-def test_google_robot_parser_sitemaps_is_a_value_and_a_method() -> None:
-    # Scrapy's PR 8069 calls robotparser.sitemaps(); it was a property here.
-    body = b"Sitemap: https://e.com/a.xml\nUser-agent: *\nDisallow:\nsitemap: /b.xml\n"
-    parser = GoogleRobotParser(body)
-    assert list(parser.sitemaps()) == ["https://e.com/a.xml", "/b.xml"]
-    assert list(parser.sitemaps) == ["https://e.com/a.xml", "/b.xml"]
-    assert parser.sitemaps == ("https://e.com/a.xml", "/b.xml")
-    assert list(GoogleRobotParser(b"").sitemaps()) == []
 
 
 def test_lines_before_the_first_user_agent_line_are_in_no_group() -> None:
