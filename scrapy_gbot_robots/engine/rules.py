@@ -65,8 +65,6 @@ class Decision:
         return f"{self.directive}: {self.value}" if self.directive else ""
 
 
-
-
 # A rule as the group walk yields it: (line, is_allow, normalised pattern, key, value as
 # written); line, key and value are only filled in when the caller reports lines.
 _Rule = tuple[int, bool, str, bytes, bytes]
@@ -102,9 +100,10 @@ def _walk_groups(
     """Google's group logic for one agent, the only place it lives.
 
     Returns whether any group names the agent (then only its rules count and every ``*``
-    rule is ignored), the agent's rules, the ``*`` rules, and the unknown lines with
-    whether their group names the agent and whether it names ``*`` (known only once the
-    group's user-agent lines are all read: an unknown line does not split them).  A group
+    rule is ignored), the agent's rules, the ``*`` rules, and the unknown lines (with their
+    line numbers) with whether their group names the agent and whether it names ``*``
+    (known only once the group's user-agent lines are all read: an unknown line does not
+    split them; one before the first user-agent line is in no group).  A group
     ends only when a user-agent line follows an allow or disallow line; rules before any
     user-agent line, or under agents that are neither ``*`` nor this one, are ignored.
     Values are bytes as written: user-agent values are compared raw, rule values get
