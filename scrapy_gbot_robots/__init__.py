@@ -2,9 +2,9 @@
 
 Everything a user may import, catch, implement or receive is re-exported here, and
 ``__all__`` is the list of what is public; modules with a leading underscore are private.
-The engine (``parse``, ``RobotsTxt``, ``Decision``, ``product_token``) and the state types
-are pure Python and import nothing from Scrapy or Twisted; the Scrapy adapters are imported
-lazily so that the engine and the CLI start fast.
+The engine (``parse``, ``RobotsTxt``, ``Decision``, ``Usage``, ``product_token``) and the
+state types are pure Python and import nothing from Scrapy or Twisted; the Scrapy adapters
+are imported lazily so that the engine and the CLI start fast.
 """
 
 from __future__ import annotations
@@ -15,6 +15,7 @@ from ._settings import ConfigError
 from .engine.agent import is_valid_token, product_token
 from .engine.rules import Decision, RobotsTxt, parse
 from .engine.url import crawler_url
+from .engine.usage import Usage, UsagePreference
 from .policy.states import Kind, Mode, OriginState, PolicyConfig
 from .stores.base import OriginStore
 from .stores.memory import MemoryStore
@@ -44,6 +45,8 @@ __all__ = [
     "RobotsBodyError",
     "RobotsBodyMiddleware",
     "RobotsTxt",
+    "Usage",
+    "UsagePreference",
     "__version__",
     "crawler_url",
     "is_valid_token",

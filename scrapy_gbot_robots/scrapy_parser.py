@@ -9,10 +9,14 @@ Google's matcher expects a percent-encoded URL. Scrapy always passes ``request.u
 encoded, but the ``RobotParser`` interface promises an answer for any absolute URL (Scrapy's
 own parser tests ask about ``https://site.local/wiki/Käyttäjä:``), so ``allowed()`` first
 encodes the URL as Scrapy encodes ``request.url`` (``crawler_url``; a no-op for an encoded URL).
+
+Scrapy passes one user agent; a list or tuple of tokens, most specific first
+(``["Googlebot-Image", "Googlebot"]``), is accepted too, each element reduced as one would be.
 """
 
 from __future__ import annotations
 
+from collections.abc import Iterator, Sequence
 from typing import TYPE_CHECKING
 
 from scrapy.robotstxt import RobotParser
@@ -32,12 +36,30 @@ def _text(value: str | bytes) -> str:
     return value.decode("utf-8", "surrogateescape") if isinstance(value, bytes) else value
 
 
+class Sitemaps(tuple[str, ...]):
+    """The file's sitemap URLs: a tuple, that can also be called.
+
+    ``parser.sitemaps`` was a property; Scrapy's interface (its PR 8069) calls
+    ``parser.sitemaps()``.  Both work: the value iterates and compares as the tuple of URLs,
+    and calling it returns an iterator over them.
+    """
+
+    __slots__ = ()
+
+    def __call__(self) -> Iterator[str]:
+        return iter(self)
+
+
+UserAgent = str | bytes | Sequence[str | bytes]
+
+
 class GoogleRobotParser(RobotParser):
     """Scrapy ``RobotParser`` backed by the Google-exact engine."""
 
     def __init__(self, robotstxt_body: bytes) -> None:
         self.robots: RobotsTxt = parse(robotstxt_body)
         self._tokens: dict[str, str] = {}
+        self._lists: dict[tuple[str | bytes, ...], tuple[str, ...]] = {}
 
     @classmethod
     def from_crawler(cls, crawler: Crawler, robotstxt_body: bytes) -> Self:
@@ -51,16 +73,31 @@ class GoogleRobotParser(RobotParser):
             token = self._tokens[text] = product_token(text)
         return token
 
-    def allowed(self, url: str | bytes, user_agent: str | bytes) -> bool:
+    def _agents(self, user_agent: UserAgent) -> str | tuple[str, ...]:
+        """One token, or a token list (list or tuple) with each element reduced."""
+        if isinstance(user_agent, (str, bytes)):
+            return self._token(user_agent)
+        key = tuple(user_agent)
+        tokens = self._lists.get(key)
+        if tokens is None:
+            tokens = self._lists[key] = tuple(self._token(value) for value in key)
+        return tokens
+
+    def allowed(self, url: str | bytes, user_agent: UserAgent) -> bool:
         """Google's verdict for the URL a crawler requests: ``url`` percent-encoded first."""
         # /wiki/Käyttäjä: -> /wiki/K%C3%A4ytt%C3%A4j%C3%A4:; an encoded URL costs under 1 us.
-        return self.robots.allowed(crawler_url(url), self._token(user_agent))
+        if isinstance(user_agent, (str, bytes)):
+            return self.robots.allowed(crawler_url(url), self._token(user_agent))
+        return self.robots.allowed(crawler_url(url), self._agents(user_agent))
 
-    def crawl_delay(self, user_agent: str | bytes) -> float | None:
-        """The agent's first valid ``Crawl-delay`` (Scrapy 2.18 interface; Google ignores it)."""
-        return self.robots.crawl_delay(self._token(user_agent))
+    def crawl_delay(self, user_agent: UserAgent) -> float | None:
+        """The first valid ``Crawl-delay`` of the group in force for the agent (or tokens).
+
+        The group the rules would use (Scrapy 2.18 interface; Google ignores the value).
+        """
+        return self.robots.crawl_delay(self._agents(user_agent))
 
     @property
-    def sitemaps(self) -> tuple[str, ...]:
-        """Sitemap URLs of the file, in file order."""
-        return self.robots.sitemaps
+    def sitemaps(self) -> Sitemaps:
+        """Sitemap URLs of the file, in file order; ``parser.sitemaps()`` works too."""
+        return Sitemaps(self.robots.sitemaps)

@@ -154,3 +154,23 @@ def test_sitemaps() -> None:
     # Not part of Scrapy's interface: ours, for the SitemapSpider recipe in the README.
     body = b"Sitemap: https://site.local/a.xml\nUser-agent: *\nDisallow:\nsitemap: /b.xml\n"
     assert make(GoogleRobotParser, body).sitemaps == ("https://site.local/a.xml", "/b.xml")
+
+
+def test_google_robot_parser_takes_token_lists_and_reduces_each() -> None:
+    body = b"User-agent: *\nDisallow: /\n\nUser-agent: Googlebot\nDisallow: /no\nCrawl-delay: 4\n"
+    parser = GoogleRobotParser(body)
+    assert parser.allowed("https://e.com/page", ["Googlebot-Image/1.0", "Googlebot/2.1"]) is True
+    assert parser.allowed("https://e.com/no", ("Googlebot-Image", b"Googlebot")) is False
+    assert parser.allowed("https://e.com/page", "Googlebot-Image/1.0") is False  # one token: *
+    assert parser.crawl_delay(["Googlebot-Image", "Googlebot"]) == 4.0
+    assert parser.crawl_delay("Googlebot-Image") is None  # the * group has none
+
+
+def test_google_robot_parser_sitemaps_is_a_value_and_a_method() -> None:
+    # Scrapy's PR 8069 calls robotparser.sitemaps(); it was a property here.
+    body = b"Sitemap: https://e.com/a.xml\nUser-agent: *\nDisallow:\nsitemap: /b.xml\n"
+    parser = GoogleRobotParser(body)
+    assert list(parser.sitemaps()) == ["https://e.com/a.xml", "/b.xml"]
+    assert list(parser.sitemaps) == ["https://e.com/a.xml", "/b.xml"]
+    assert parser.sitemaps == ("https://e.com/a.xml", "/b.xml")
+    assert list(GoogleRobotParser(b"").sitemaps()) == []

@@ -1,5 +1,5 @@
 """What every command shares on the way in: the argument parser, exit codes, usage errors,
-and reading the inputs (a robots.txt file, a file of URLs, a user-agent token).
+and reading the inputs (a robots.txt file, a file of URLs, the crawler's user-agent tokens).
 
 A command is a :class:`Command` value named ``COMMAND`` in its own module of this package;
 :func:`build_parser` gives each one its sub-parser, with ``--color`` and ``--help``.
@@ -14,6 +14,7 @@ from dataclasses import dataclass
 from typing import IO, NoReturn
 
 from ..engine.agent import is_valid_token, product_token
+from ..engine.crawlers import GOOGLE_CRAWLERS, crawler
 
 PROG = "gbot-robots"
 
@@ -208,3 +209,87 @@ def resolve_token(value: str, note: Callable[[str], None]) -> str:
         f"checking as {token!r} instead"
     )
     return token
+
+
+# ----------------------------------------------------------------------------- the crawler
+
+
+@dataclass(frozen=True, slots=True)
+class Agents:
+    """The crawler a command checks as: its tokens, most specific first, and whether it obeys
+    the ``*`` group."""
+
+    tokens: tuple[str, ...]
+    global_group: bool = True
+
+    @property
+    def agent(self) -> str | tuple[str, ...]:
+        """What the engine takes: a lone token as itself, else the tuple."""
+        return self.tokens[0] if len(self.tokens) == 1 else self.tokens
+
+    @property
+    def label(self) -> str:
+        """``Googlebot-Image,Googlebot`` as the user would write it for ``-u``."""
+        return ",".join(self.tokens)
+
+
+def add_agent_arguments(p: argparse.ArgumentParser, default: str | None) -> None:
+    """``-u``/``--user-agent``, ``--as`` and ``--no-global``, shared by check and fetch."""
+    default_text = f" (default: {default})" if default else ""
+    p.add_argument(
+        "-u",
+        "--user-agent",
+        metavar="TOKEN[,TOKEN...]",
+        help="the crawler's product token, or its tokens most specific first, comma-separated "
+        f"(Googlebot-Image,Googlebot): the first one a group names decides{default_text}",
+    )
+    names = ", ".join(GOOGLE_CRAWLERS)
+    p.add_argument(
+        "--as",
+        dest="as_crawler",
+        metavar="NAME",
+        help=f"check as one of Google's crawlers, with its documented tokens: {names}",
+    )
+    p.add_argument(
+        "--no-global",
+        action="store_true",
+        help="the crawler ignores the * group (as Google's AdsBot does): with no group of its "
+        "own, nothing is disallowed",
+    )
+
+
+def split_tokens(value: str) -> list[str]:
+    """``a,b`` as a token list; a User-Agent header (its commas are inside parentheses,
+    ``(KHTML, like Gecko)``) stays one value."""
+    if "," not in value or "(" in value:
+        return [value]
+    parts = [part.strip() for part in value.split(",")]
+    if not all(parts):
+        raise UsageError(
+            f"empty token in {value!r}: give the tokens comma-separated, e.g. "
+            "Googlebot-Image,Googlebot"
+        )
+    return parts
+
+
+def resolve_agents(
+    ns: argparse.Namespace, note: Callable[[str], None], default: str | None = None
+) -> Agents:
+    """The :class:`Agents` of ``-u``/``--as``/``--no-global``; each token as
+    :func:`resolve_token` reduces it."""
+    if ns.as_crawler is not None:
+        if ns.user_agent is not None:
+            raise UsageError("give the crawler either with --user-agent or with --as, not both")
+        known = crawler(ns.as_crawler)
+        if known is None:
+            names = ", ".join(GOOGLE_CRAWLERS)
+            raise UsageError(f"unknown crawler {ns.as_crawler!r} for --as; known: {names}")
+        return Agents(known.tokens, known.global_group and not ns.no_global)
+    value = ns.user_agent if ns.user_agent is not None else default
+    if value is None:
+        raise UsageError(
+            "which crawler? give its token with -u/--user-agent TOKEN (e.g. Googlebot), "
+            "or --as NAME"
+        )
+    tokens = tuple(resolve_token(part, note) for part in split_tokens(value))
+    return Agents(tokens, not ns.no_global)

@@ -1,7 +1,8 @@
 """``gbot-robots check``: which URLs may a crawler fetch, and which line decides.
 
-Every verdict is ``parse(body).decide(crawler_url(url), token)``: the engine the middleware
-obeys, asked about the URL in the form a crawler requests it. This module adds no verdict of
+Every verdict is ``parse(body).decide(crawler_url(url), tokens, global_group)``: the engine
+the middleware obeys, asked about the URL in the form a crawler requests it; the usage column
+is ``parse(body).usage(...)``, with the same group selection. This module adds no verdict of
 its own, only warnings (a file that is not robots.txt, a line that is not an absolute URL)
 and notes (the encoded form that was checked).
 """
@@ -17,23 +18,27 @@ from ..engine.lines import Kind, LineReport, report
 from ..engine.match import path_params_query
 from ..engine.rules import Decision, RobotsTxt, parse
 from ..engine.url import crawler_url
+from ..engine.usage import Usage
 from ._args import (
     EXIT_FINDINGS,
     EXIT_OK,
+    Agents,
     Command,
     IOStreams,
     UrlInput,
     UsageError,
+    add_agent_arguments,
     read_robots,
     read_url_file,
-    resolve_token,
+    resolve_agents,
 )
 from ._render import Cell, Painter, colour_wanted, line_text, plural, render_table, short
 
 EXAMPLES = """\
 examples:
   gbot-robots check robots.txt --user-agent Googlebot https://example.com/page
-  gbot-robots check robots.txt -u Googlebot-Image --urls urls.txt
+  gbot-robots check robots.txt -u Googlebot-Image,Googlebot --urls urls.txt
+  gbot-robots check robots.txt --as adsbot-google https://example.com/landing
   curl -s https://example.com/robots.txt | gbot-robots check - -u Googlebot https://example.com/
   gbot-robots check robots.txt -u Googlebot --json https://example.com/a https://example.com/b
 
@@ -41,6 +46,8 @@ exit status: 0 every URL allowed, 1 any URL disallowed, 2 usage error (a missing
 option, a user agent with no token in it).
 A token is the crawler's product name: letters, '-' and '_' only (Googlebot, AdsBot-Google);
 a User-Agent string is reduced to its token (Googlebot/2.1 -> Googlebot), with a warning.
+With several tokens the first one that a group names decides; * applies only when none does
+(and never with --no-global). --as NAME takes a crawler's tokens from Google's documentation.
 URLs are checked %-encoded, the form a crawler requests (/café as /caf%C3%A9), with a note.
 A URL that is not absolute (example.com/page, /page) is still checked, with a warning: Google's
 parser takes the path from whatever it is given. Warnings and notes go to stderr.
@@ -53,13 +60,7 @@ SHOWN = 10
 def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("robots", metavar="ROBOTS", help="robots.txt file, or '-' for stdin")
     p.add_argument("url", metavar="URL", nargs="*", help="absolute URL(s) to test")
-    p.add_argument(
-        "-u",
-        "--user-agent",
-        required=True,
-        metavar="TOKEN",
-        help="the crawler's product token, e.g. Googlebot",
-    )
+    add_agent_arguments(p, default=None)
     p.add_argument(
         "--urls",
         metavar="FILE",
@@ -71,7 +72,7 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
 def run(ns: argparse.Namespace, io: IOStreams) -> int:
     """Check every URL; exit 1 when any is disallowed, as Google's ``robots_main`` does."""
     later: list[str] = []  # warnings about the arguments, printed once they are all valid
-    token = resolve_token(ns.user_agent, later.append)
+    agents = resolve_agents(ns, later.append)
     if ns.robots == "-" and ns.urls == "-":
         raise UsageError("robots.txt and --urls cannot both be read from stdin ('-')")
     targets = [UrlInput(given=url, where="", raw=url) for url in ns.url]
@@ -96,58 +97,82 @@ def run(ns: argparse.Namespace, io: IOStreams) -> int:
             f"{len(rt.body):,} are read"
         )
 
-    decisions = [rt.decide(url, token) for url in checked]
+    agent, global_group = agents.agent, agents.global_group
+    decisions = [rt.decide(url, agent, global_group) for url in checked]
+    usages = [rt.usage(url, agent, global_group) for url in checked]
     disallowed = sum(not d.allowed for d in decisions)
     if ns.json:
-        for t, url, d in zip(targets, checked, decisions, strict=True):
-            io.out.write(json.dumps(decision_json(t.given, token, d, reports, url)) + "\n")
+        for t, url, d, usage in zip(targets, checked, decisions, usages, strict=True):
+            obj = decision_json(t.given, agents, d, reports, url, usage)
+            io.out.write(json.dumps(obj) + "\n")
     else:
         paint = Painter(colour_wanted(ns.color, io.out))
-        io.out.write(paint(follows(rt, reports, token), "dim") + "\n")
-        rows: list[list[Cell]] = [
-            [
-                ("VERDICT", "bold"),
-                ("LINE", "bold"),
-                ("GROUP", "bold"),
-                ("RULE", "bold"),
-                ("URL", "bold"),
-            ]
-        ]
-        for t, d in zip(targets, decisions, strict=True):
+        io.out.write(paint(follows(rt, reports, agents), "dim") + "\n")
+        with_usage = any(u.preferences for u in usages)
+        header = ["VERDICT", "LINE", "GROUP", "RULE", *(["USAGE"] if with_usage else []), "URL"]
+        rows: list[list[Cell]] = [[(name, "bold") for name in header]]
+        for t, d, usage in zip(targets, decisions, usages, strict=True):
             verdict = "allowed" if d.allowed else "disallowed"
-            group = {"agent": token, "global": "*"}.get(d.group, "-")
+            group = d.token if d.group != "none" and d.token else "-"
             rule = short(line_text(reports, d.line), 60) if d.line else "(no matching rule)"
-            rows.append(
-                [
-                    (verdict, verdict),
-                    (str(d.line) if d.line else "-", None),
-                    (group, None),
-                    (rule, None if d.line else "dim"),
-                    (t.given, None),
-                ]
-            )
+            row: list[Cell] = [
+                (verdict, verdict),
+                (str(d.line) if d.line else "-", None),
+                (group, None),
+                (rule, None if d.line else "dim"),
+            ]
+            if with_usage:
+                cell = usage_text(usage)
+                row.append((cell or "-", None if cell else "dim"))
+            row.append((t.given, None))
+            rows.append(row)
         for line in render_table(rows, paint, right=frozenset({1})):
             io.out.write(line + "\n")
         summary = (
             f"{len(decisions)} URL{'s' if len(decisions) != 1 else ''}: "
-            f"{len(decisions) - disallowed} allowed, {disallowed} disallowed for {token}"
+            f"{len(decisions) - disallowed} allowed, {disallowed} disallowed for {agents.label}"
         )
+        if not agents.global_group:
+            summary += " (ignoring *)"
         io.out.write(paint(summary, "disallowed" if disallowed else "allowed") + "\n")
+        if with_usage:
+            io.out.write(paint(USAGE_NOTE, "dim") + "\n")
     return EXIT_FINDINGS if disallowed else EXIT_OK
+
+
+#: Printed under a table with a USAGE column: what those statements are, and are not.
+USAGE_NOTE = (
+    "USAGE: Content-Signal (Cloudflare's convention) and Content-Usage (IETF draft) "
+    "statements in force (line); not Google's rules, they never change a verdict"
+)
+
+
+def usage_text(usage: Usage) -> str:
+    """``search=yes ai-train=no (3); train-ai=n (7)``: each statement's values, with its line."""
+    parts: list[str] = []
+    by_line: dict[int, list[str]] = {}
+    for pref in usage.preferences:
+        by_line.setdefault(pref.line, []).append(f"{pref.category}={pref.value}")
+    for line, values in by_line.items():
+        parts.append(f"{' '.join(values)} ({line})")
+    return "; ".join(parts)
 
 
 def decision_json(
     url: str,
-    token: str,
+    agents: Agents,
     d: Decision,
     reports: Sequence[LineReport],
     checked_url: str | None = None,
+    usage: Usage | None = None,
 ) -> dict[str, object]:
     """One ``--json`` row: the URL as given, the URL as checked, and the engine's decision."""
     return {
         "url": url,
         "checked_url": url if checked_url is None else checked_url,
-        "user_agent": token,
+        "user_agent": agents.tokens[0],
+        "user_agents": list(agents.tokens),
+        "global_group": agents.global_group,
         "allowed": d.allowed,
         "line": d.line,
         "rule": line_text(reports, d.line) if d.line else "",
@@ -155,21 +180,42 @@ def decision_json(
         "value": d.value,
         "pattern": d.pattern,
         "group": d.group,
+        "token": d.token,
+        "usage": (usage or Usage(d.token)).as_json(),
     }
 
 
-def follows(rt: RobotsTxt, reports: Sequence[LineReport], token: str) -> str:
-    """Which group the engine applies to ``token``: its own, the * group, or none."""
+def _lines_of(groups: Sequence[_lint.Group]) -> str:
+    return ", ".join(f"{g.first_line}-{g.last_line}" for g in groups)
+
+
+def follows(rt: RobotsTxt, reports: Sequence[LineReport], agents: Agents) -> str:
+    """Which group the engine applies to the crawler: a token's own, the * group, or none."""
     groups, _ = _lint.group_lines(reports)
-    if rt.names_agent(token):
-        own = [g for g in groups if token.lower() in g.tokens]
-        where = ", ".join(f"{g.first_line}-{g.last_line}" for g in own)
-        return f"{token} follows its own group (lines {where}); the * group does not apply to it"
+    first = agents.tokens[0]
+    named = next((t for t in agents.tokens if rt.names_agent(t)), None)
+    if named is not None:
+        where = _lines_of([g for g in groups if named.lower() in g.tokens])
+        if named == first:
+            return (
+                f"{first} follows its own group (lines {where}); the * group does not apply "
+                "to it"
+            )
+        return (
+            f"{first} has no group of its own and follows the {named} group (lines {where}), "
+            f"the first of {agents.label} that a group names; the * group does not apply to it"
+        )
+    who = first if len(agents.tokens) == 1 else f"none of {agents.label}"
+    own = "has" if len(agents.tokens) == 1 else "has a group of"
     glob = [g for g in groups if g.is_global]
+    if not agents.global_group:
+        return (
+            f"{who} {own} no group of its own, and the * group is ignored (--no-global): "
+            "nothing is disallowed for it"
+        )
     if glob:
-        where = ", ".join(f"{g.first_line}-{g.last_line}" for g in glob)
-        return f"{token} has no group of its own and follows the * group (lines {where})"
-    return f"no group applies to {token}: nothing is disallowed for it"
+        return f"{who} {own} no group of its own and follows the * group (lines {_lines_of(glob)})"
+    return f"no group applies to {agents.label}: nothing is disallowed for it"
 
 
 # ----------------------------------------------------------------------------- warnings

@@ -25,10 +25,11 @@ from ._args import (
     Command,
     IOStreams,
     UsageError,
-    resolve_token,
+    add_agent_arguments,
+    resolve_agents,
 )
 from ._render import Cell, Painter, colour_wanted, line_text, render_table
-from .check import decision_json
+from .check import decision_json, usage_text
 from .lint import count, lint_exit, write_lint_report
 
 if TYPE_CHECKING:
@@ -38,10 +39,13 @@ EXAMPLES = """\
 examples:
   gbot-robots fetch https://example.com/
   gbot-robots fetch https://example.com/some/page --user-agent Googlebot-News
+  gbot-robots fetch https://example.com/photo.jpg --as googlebot-image
   gbot-robots fetch http://127.0.0.1:8080/ --json
 
 URL can be any URL on the site: its origin's /robots.txt is fetched, through Scrapy, with
 the middleware's status, redirect, size and timeout rules; URL itself is never downloaded.
+The fetch uses the first token; the verdict for URL takes every token (-u A,B or --as) and
+--no-global, as 'check' does.
 exit status: 0 URL may be crawled now (the rules allow it, or there are none) and no lint
 finding reaches --fail-on; 1 URL is disallowed (as in 'check'), or crawling stops (429, 5xx,
 network failure), or a lint finding reaches --fail-on; 2 usage error (nothing is fetched).
@@ -50,13 +54,7 @@ network failure), or a lint finding reaches --fail-on; 2 usage error (nothing is
 
 def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("url", metavar="URL", help="any absolute URL on the site")
-    p.add_argument(
-        "-u",
-        "--user-agent",
-        default="Googlebot",
-        metavar="TOKEN",
-        help="the crawler's product token (default: Googlebot)",
-    )
+    add_agent_arguments(p, default="Googlebot")
     p.add_argument(
         "--timeout", type=float, default=None, metavar="SECONDS", help="download timeout"
     )
@@ -227,6 +225,9 @@ def run_fetch(url: str, token: str, timeout: float | None, verbose: bool) -> Fet
     return run
 
 
+USAGE_FACT = "Content-Signal / Content-Usage in force (line); not Google's rules"
+
+
 def utc(ts: float) -> str:
     from datetime import datetime, timezone
 
@@ -281,7 +282,8 @@ def run(ns: argparse.Namespace, io: IOStreams) -> int:
     from ..policy.states import rules_in_force
 
     later: list[str] = []
-    token = resolve_token(ns.user_agent, later.append)
+    agents = resolve_agents(ns, later.append, default="Googlebot")
+    token = agents.tokens[0]  # what the crawl fetches robots.txt as
     url = absolute_url(ns.url)
     origin = origin_of(url)
     if origin is None:
@@ -308,7 +310,10 @@ def run(ns: argparse.Namespace, io: IOStreams) -> int:
     mode, policy = policy_text(state, force, cfg)
     lifetime = lifetime_text(state, cfg, final.cache_control if final else None)
     robots = force.robots
-    decision = robots.decide(checked, token) if robots is not None else None
+    decision = (
+        robots.decide(checked, agents.agent, agents.global_group) if robots is not None else None
+    )
+    usage = robots.usage(checked, agents.agent, agents.global_group) if robots else None
     result = _lint.lint(robots.body) if robots is not None else None
     findings = list(result.findings) if result is not None else []
     disallowed = decision is not None and not decision.allowed
@@ -322,6 +327,8 @@ def run(ns: argparse.Namespace, io: IOStreams) -> int:
             "origin": origin,
             "robots_url": robots_url(origin),
             "user_agent": token,
+            "user_agents": list(agents.tokens),
+            "global_group": agents.global_group,
             "chain": [a.as_json() for a in fetched.attempts],
             "state": state.kind.value,
             "reason": state.reason,
@@ -330,12 +337,14 @@ def run(ns: argparse.Namespace, io: IOStreams) -> int:
             "summary": policy,
             "cache_seconds": state.refresh_at - state.fetched_at,
             "verdict": (
-                decision_json(url, token, decision, report(robots.body), checked)
+                decision_json(url, agents, decision, report(robots.body), checked, usage)
                 if decision is not None and robots is not None
                 else {
                     "url": url,
                     "checked_url": checked,
                     "user_agent": token,
+                    "user_agents": list(agents.tokens),
+                    "global_group": agents.global_group,
                     "allowed": mode != "stopped",
                     "line": 0,
                     "rule": "",
@@ -343,6 +352,8 @@ def run(ns: argparse.Namespace, io: IOStreams) -> int:
                     "value": "",
                     "pattern": "",
                     "group": "none",
+                    "token": "",
+                    "usage": {"group": "", "preferences": []},
                 }
             ),
             "sitemaps": list(robots.sitemaps) if robots is not None else [],
@@ -355,7 +366,9 @@ def run(ns: argparse.Namespace, io: IOStreams) -> int:
     w = io.out.write
     w(
         paint(
-            f"robots.txt of {origin} for {token} (fetched through Scrapy {fetched.scrapy_version})",
+            f"robots.txt of {origin} for {agents.label}"
+            + ("" if agents.global_group else " (ignoring *)")
+            + f" (fetched through Scrapy {fetched.scrapy_version})",
             "bold",
         )
         + "\n"
@@ -388,7 +401,8 @@ def run(ns: argparse.Namespace, io: IOStreams) -> int:
             if (decision.line)
             else "no matching rule"
         )
-        verdict = f"{'allowed' if decision.allowed else 'disallowed'} ({where})"
+        group = decision.token or "none applies"
+        verdict = f"{'allowed' if decision.allowed else 'disallowed'} ({where}); group: {group}"
     else:
         verdict = "allowed (no restrictions)" if mode != "stopped" else "not crawled for now"
     facts: list[list[Cell]] = [
@@ -396,6 +410,8 @@ def run(ns: argparse.Namespace, io: IOStreams) -> int:
         [("cache", "bold"), (lifetime, None)],
         [("URL", "bold"), (f"{url}: {verdict}", None)],
     ]
+    if usage is not None and usage.preferences:
+        facts.append([("usage", "bold"), (f"{usage_text(usage)}: {USAGE_FACT}", None)])
     if robots is not None and robots.sitemaps:
         facts.append([("sitemaps", "bold"), (", ".join(robots.sitemaps), None)])
     w("\n")

@@ -19,6 +19,18 @@ from urllib.parse import urlsplit
 from .agent import is_valid_token, names_everyone, token_prefix
 from .lines import MAX_BODY_BYTES, MAX_LINE_BYTES, Kind, LineReport, bom_length, report
 from .rules import parse
+from .usage import (
+    CONTENT_SIGNAL,
+    CONTENT_USAGE,
+    SIGNAL_EXTRAS,
+    SIGNALS,
+    VOCAB_PARENT,
+    Mechanism,
+    parse_statement,
+)
+from .usage import (
+    KEYS as USAGE_KEYS,
+)
 
 _Emit = Callable[[str, int, str], None]
 
@@ -83,6 +95,16 @@ CHECKS: tuple[Check, ...] = (
     Check("GR407", "agent-read-as-token", _I, "a user-agent value read as a shorter token"),
     # Sitemaps
     Check("GR501", "sitemap-not-absolute", _W, "a sitemap that is not an absolute URL"),
+    # Content-usage statements (Content-Signal, Content-Usage): read by AI-preference-aware
+    # crawlers, ignored by Google
+    Check("GR601", "usage-statement", _I, "Content-Signal or Content-Usage, which Google ignores"),
+    Check("GR602", "usage-outside-group", _W, "a usage statement before any user-agent line"),
+    Check("GR603", "usage-syntax", _E, "a usage statement that cannot be parsed: it says nothing"),
+    Check("GR604", "usage-value", _W, "a usage value neither yes nor no: no preference"),
+    Check("GR605", "usage-unknown-name", _W, "a signal or category outside the known vocabulary"),
+    Check("GR606", "usage-duplicate", _W, "the same name twice in one statement: the last counts"),
+    Check("GR607", "usage-empty", _W, "a usage statement that states no preference at all"),
+    Check("GR608", "usage-bad-entry", _W, "a Content-Signal entry that is not name=value"),
 )
 
 CHECKS_BY_CODE: dict[str, Check] = {c.code: c for c in CHECKS}
@@ -382,14 +404,20 @@ def lint(body: bytes) -> LintReport:
         for r in (*g.agent_lines, *g.rule_lines):
             group_of[r.number] = g.index
     sitemaps: list[str] = []
+    current = 0  # the group a line between a group's first line and the next group's is in
+    starts = {g.first_line: g.index for g in groups}
 
     for r in reports:
+        current = starts.get(r.number, current)
         text = r.text  # the tokenizer has already dropped a leading BOM from line 1
         if not text.strip(_ASCII_WS):
             continue
-        views.append(_view(r, text, group_of.get(r.number, 0)))
+        views.append(_view(r, text, group_of.get(r.number, current)))
         # In an HTML page every line is "ignored" or "unknown": GR105 says it once.
         _line_findings(r, text, emit_quiet if html else emit)
+        mechanism = _usage_mechanism(r)
+        if mechanism is not None and not html:
+            _usage_findings(r, mechanism, current, emit)
         if r.kind is Kind.SITEMAP:
             sitemaps.append(display(r.value))
 
@@ -455,7 +483,15 @@ def _looks_like_html(reports: Sequence[LineReport]) -> bool:
     return False
 
 
+def _usage_mechanism(r: LineReport) -> Mechanism | None:
+    """The content-usage mechanism of an unknown line, by its exact key; else None."""
+    return USAGE_KEYS.get(r.key.lower()) if r.kind is Kind.UNKNOWN else None
+
+
 def _read_as(r: LineReport, text: bytes) -> str:
+    mechanism = _usage_mechanism(r)
+    if mechanism is not None:
+        return mechanism
     if r.kind is not None:
         return _CANONICAL[r.kind]
     if r.ignored is not None:
@@ -465,6 +501,7 @@ def _read_as(r: LineReport, text: bytes) -> str:
 
 def _view(r: LineReport, text: bytes, group: int) -> LineView:
     read_as = _read_as(r, text)
+    in_group = r.kind in (Kind.USER_AGENT, *_RULES) or read_as in (CONTENT_USAGE, CONTENT_SIGNAL)
     value = display(r.value)
     if read_as == "comment":
         value = display(text.strip(_ASCII_WS))
@@ -475,7 +512,7 @@ def _view(r: LineReport, text: bytes, group: int) -> LineView:
         value=value,
         pattern=r.pattern,
         normalised=_normalised(r),
-        group=group if r.kind in (Kind.USER_AGENT, *_RULES) else 0,
+        group=group if in_group else 0,
         text=display(text),
     )
 
@@ -534,7 +571,9 @@ def _line_findings(r: LineReport, text: bytes, emit: _Emit) -> None:
     if r.kind is None:
         return
     if r.kind is Kind.UNKNOWN:
-        if _CRAWL_DELAY.fullmatch(r.key):
+        if _usage_mechanism(r) is not None:
+            pass  # _usage_findings() reads it
+        elif _CRAWL_DELAY.fullmatch(r.key):
             emit(
                 "GR207",
                 n,
@@ -595,6 +634,103 @@ def _line_findings(r: LineReport, text: bytes, emit: _Emit) -> None:
                 f"sitemap {shown} is not an absolute URL: it must be fully qualified, "
                 "including the protocol and host (e.g. https://example.com/sitemap.xml)",
             )
+
+
+_OTHER_VOCABULARY = {
+    CONTENT_USAGE: {"ai-train": "train-ai", "ai-input": None},
+    CONTENT_SIGNAL: {"train-ai": "ai-train", "train-genai": "ai-train", "all": None},
+}
+_NAMES = {CONTENT_USAGE: "Content-Usage", CONTENT_SIGNAL: "Content-Signal"}
+
+
+def _usage_findings(r: LineReport, mechanism: Mechanism, group: int, emit: _Emit) -> None:
+    """Findings of one Content-Signal or Content-Usage line (engine.usage parses it)."""
+    n = r.number
+    name = _NAMES[mechanism]
+    statement = parse_statement(mechanism, r.value)
+    convention = (
+        "Cloudflare's convention" if mechanism == CONTENT_SIGNAL else "an IETF draft"
+    )
+    emit(
+        "GR601",
+        n,
+        f"{name} ({convention}) says how content may be used; Google ignores it, crawlers "
+        "that read AI preferences use it",
+    )
+    if not group:
+        emit(
+            "GR602",
+            n,
+            f"{name} before any User-agent line belongs to no group: no crawler reads it; "
+            "put it inside a group (e.g. after 'User-agent: *')",
+        )
+    if statement.error is not None:
+        hint = ""
+        if any("A" <= c <= "Z" for c in display(r.value)):
+            hint = " (keys are lower-case: train-ai, not Train-AI)"
+        emit(
+            "GR603",
+            n,
+            f"{name} value is not a Structured Field dictionary ({statement.error}){hint}: "
+            "it expresses no preference at all; write e.g. 'train-ai=n, search=y'",
+        )
+        return
+    for problem in statement.problems:
+        emit("GR608", n, f"{name}: {problem}; the entry is ignored, write name=yes or name=no")
+    if not statement.entries:
+        where = f" for {statement.path}" if statement.path else ""
+        emit("GR607", n, f"{name}{where} states no preference (nothing after the path?)")
+        return
+    seen: set[str] = set()
+    for entry in statement.entries:
+        if entry.key in seen:
+            emit(
+                "GR606",
+                n,
+                f"{entry.key!r} appears twice: only its last value counts"
+                + (" (RFC 9651 dictionary)" if mechanism == CONTENT_USAGE else ""),
+            )
+        seen.add(entry.key)
+        _usage_entry_findings(n, mechanism, entry.key, entry.value, entry.allowed, emit)
+
+
+def _usage_entry_findings(
+    n: int, mechanism: Mechanism, key: str, value: str, allowed: bool | None, emit: _Emit
+) -> None:
+    name = _NAMES[mechanism]
+    known = VOCAB_PARENT if mechanism == CONTENT_USAGE else SIGNALS
+    if mechanism == CONTENT_SIGNAL and key in SIGNAL_EXTRAS:
+        if value.lower() not in SIGNAL_EXTRAS[key]:
+            allowed_values = ", ".join(sorted(SIGNAL_EXTRAS[key]))
+            emit("GR604", n, f"{name} {key}={value!r}: expected one of {allowed_values}")
+        return
+    if key not in known:
+        other = _OTHER_VOCABULARY[mechanism]
+        if key in other:
+            suggestion = other[key]
+            theirs = _NAMES[CONTENT_SIGNAL if mechanism == CONTENT_USAGE else CONTENT_USAGE]
+            hint = f"; that is {theirs}'s name" + (
+                f", {name} calls it {suggestion!r}" if suggestion else ""
+            )
+        else:
+            hint = ""
+        names = ", ".join(sorted(known))
+        emit(
+            "GR605",
+            n,
+            f"{name} {key!r} is not a known name ({names}){hint}; crawlers ignore names they "
+            "do not know",
+        )
+    if allowed is None:
+        if mechanism == CONTENT_USAGE:
+            expected = "the token y or n (e.g. train-ai=n)"
+            if value.lower() in ("no", "yes", '"n"', '"y"', "?0", "?1", ""):
+                expected += f", not {value or 'a bare key'!r}"
+        else:
+            expected = "yes or no"
+        emit(
+            "GR604", n, f"{name} {key}={value!r} states no preference: the value must be {expected}"
+        )
 
 
 def _pattern_findings(r: LineReport, emit: _Emit) -> None:

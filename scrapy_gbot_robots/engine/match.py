@@ -77,3 +77,18 @@ def wildcard_match(path: str, pieces: tuple[str, ...], anchored: bool) -> bool:
     if last == 0:
         return True
     return path.find(tail, pos) >= 0
+
+
+def priority(path: str, pattern: str) -> int:
+    """Google's match priority: the normalised pattern's length if it matches, else -1.
+
+    The empty pattern matches everything with priority 0.  Shared by the rules' reference
+    replay and the content-usage rules, which match paths "as for Allow and Disallow".
+    """
+    if not pattern:
+        return 0
+    anchored = pattern.endswith("$")
+    pieces = tuple((pattern[:-1] if anchored else pattern).split("*"))
+    if path.startswith(pieces[0]) and wildcard_match(path, pieces, anchored):
+        return len(pattern)
+    return -1

@@ -3,13 +3,20 @@
 ``parse`` only caps and keeps the bytes.  The first question for a user agent walks the
 lines once (Google's group logic) and keeps, for that agent only, a compact matcher; a broad
 crawl asks one agent per origin, so that is all it pays for.
+
+A crawler may have several tokens, most specific first (Google's Googlebot-Image obeys a
+``Googlebot`` group when the file has none of its own): the rules in force are those of the
+first token that has a group, and only when none has one does ``*`` apply (and not even then
+with ``global_group=False``, for crawlers that ignore it).  A one-token list is exactly its
+token.
 """
 
 from __future__ import annotations
 
 from bisect import bisect_left
-from dataclasses import dataclass
-from typing import Literal
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass, field
+from typing import Literal, NamedTuple
 
 from .agent import TOKEN_PREFIX_RE, is_valid_token, names_everyone
 from .lines import (
@@ -22,10 +29,17 @@ from .lines import (
     escape_pattern,
     fast_matcher_lines,
     matcher_directives,
+    physical_lines,
 )
 from .match import path_params_query, wildcard_match
+from .match import priority as _priority
+from .usage import KEYS as USAGE_KEYS
+from .usage import Usage, UsageIndex, UsagePreference, in_force
 
 Group = Literal["agent", "global", "none"]
+#: A crawler's product token, or its tokens most specific first (``["Googlebot-Image",
+#: "Googlebot"]``).
+Agents = str | Sequence[str]
 
 _MAX_AGENTS = 16  # per-agent matchers kept per file; more agents than this is unusual
 
@@ -40,14 +54,15 @@ class Decision:
     value: str
     pattern: str
     group: Group
+    #: Whose group was in force: the crawler's token (from the list given) whose group it
+    #: was, ``"*"`` for the global group, ``""`` when no group applies.  Not compared, so a
+    #: Decision built without it still equals one that has it.
+    token: str = field(default="", compare=False)
 
     @property
     def rule(self) -> str:
         """The deciding rule as written, e.g. ``Disallow: /private``; empty when none."""
         return f"{self.directive}: {self.value}" if self.directive else ""
-
-
-_NO_DECISION = Decision(True, 0, "", "", "", "none")  # no rule matched, not even an empty one
 
 
 # A rule as the group walk yields it: (line, is_allow, normalised pattern, key, value as
@@ -56,8 +71,8 @@ _Rule = tuple[int, bool, str, bytes, bytes]
 # A wildcard or anchored rule: (-priority, is_disallow, shape, first piece, second piece,
 # pieces); plain tuple order puts higher priority first and allow first on ties.
 _Wild = tuple[int, bool, int, str, str, tuple[str, ...]]
-# An unknown line: (its group names the agent, its group names "*", key, value).
-_Unknown = tuple[bool, bool, bytes, bytes]
+# An unknown line: (its group names the agent, its group names "*", line, key, value).
+_Unknown = tuple[bool, bool, int, bytes, bytes]
 # Shapes of wildcard and anchored rules, each checked inline by the matcher.
 _PREFIX, _EXACT, _ONE, _ONE_END, _MANY, _MANY_END = range(6)
 _ANCHORED = (_EXACT, _ONE_END, _MANY_END)
@@ -85,9 +100,10 @@ def _walk_groups(
     """Google's group logic for one agent, the only place it lives.
 
     Returns whether any group names the agent (then only its rules count and every ``*``
-    rule is ignored), the agent's rules, the ``*`` rules, and the unknown lines with
-    whether their group names the agent and whether it names ``*`` (known only once the
-    group's user-agent lines are all read: an unknown line does not split them).  A group
+    rule is ignored), the agent's rules, the ``*`` rules, and the unknown lines (with their
+    line numbers) with whether their group names the agent and whether it names ``*``
+    (known only once the group's user-agent lines are all read: an unknown line does not
+    split them; one before the first user-agent line is in no group).  A group
     ends only when a user-agent line follows an allow or disallow line; rules before any
     user-agent line, or under agents that are neither ``*`` nor this one, are ignored.
     Values are bytes as written: user-agent values are compared raw, rule values get
@@ -96,8 +112,13 @@ def _walk_groups(
     specific_rules: list[_Rule] = []
     global_rules: list[_Rule] = []
     # Unknown lines wait, with their group's number, until the group's agents are known.
-    pending: list[tuple[int, bytes, bytes]] = []
+    pending: list[tuple[int, int, bytes, bytes]] = []
+    # The groups unknown lines are in, as written: a user-agent line after any allow or
+    # disallow line starts one (Google's separator only counts rules of a group it reads,
+    # which changes no rule set but would join a skipped group's lines to the next group).
+    # Group 0 holds the lines before the first user-agent line, which are in no group.
     group_kinds: list[tuple[bool, bool]] = [(False, False)]
+    boundary = True
     seen_global = seen_specific = seen_separator = ever_specific = False
     token_of = TOKEN_PREFIX_RE.match
     user_agent, allow, disallow = Kind.USER_AGENT, Kind.ALLOW, Kind.DISALLOW
@@ -105,6 +126,8 @@ def _walk_groups(
         if kind is user_agent:
             if seen_separator:
                 seen_global = seen_specific = seen_separator = False
+            if boundary:
+                boundary = False
                 group_kinds.append((False, False))
             text = value.decode("latin-1")
             if names_everyone(text):
@@ -115,14 +138,15 @@ def _walk_groups(
                     seen_specific = ever_specific = True
             group_kinds[-1] = (seen_specific, seen_global)
         elif kind is allow or kind is disallow:
+            boundary = True
             if not (seen_specific or seen_global):
                 continue
             seen_separator = True
             rule = (line, kind is allow, escape_pattern(value), key, value)
             (specific_rules if seen_specific else global_rules).append(rule)
         elif kind is Kind.UNKNOWN:
-            pending.append((len(group_kinds) - 1, key, value))
-    unknown = [(*group_kinds[group], key, value) for group, key, value in pending]
+            pending.append((len(group_kinds) - 1, line, key, value))
+    unknown = [(*group_kinds[group], line, key, value) for group, line, key, value in pending]
     return ever_specific, specific_rules, global_rules, unknown
 
 
@@ -302,7 +326,7 @@ class _AgentMatcher:
         tried in file order, so a wildcard winner is that rule; a plain winner's outcome
         lists the wildcard patterns of its key that come before it (most often none).
         """
-        plain, wild, root, none, group = detail
+        plain, wild, root, none, group, token = detail
         found = none
         if path.startswith(self._prefilter):
             if plain:
@@ -358,6 +382,7 @@ class _AgentMatcher:
                 value.decode("utf-8", "backslashreplace"),
                 pattern,
                 group,
+                token,
             )
         return decision
 
@@ -386,8 +411,11 @@ class _Outcome:
 _KeyedWild = tuple[int, int, str, str, tuple[str, ...], _Outcome]
 # What decide() needs beyond the verdict's state, built on an agent's first decide() only:
 # (plain patterns but "/" -> outcome, wildcard patterns by key then file order, the outcome
-# of "/" or None, the outcome when no pattern of positive priority matches, the group).
-_Detail = tuple[dict[str, _Outcome], tuple[_KeyedWild, ...], "_Outcome | None", _Outcome, Group]
+# of "/" or None, the outcome when no pattern of positive priority matches, the group, the
+# token whose group is in force).
+_Detail = tuple[
+    dict[str, _Outcome], tuple[_KeyedWild, ...], "_Outcome | None", _Outcome, Group, str
+]
 
 
 def _shape_hit(path: str, shape: int, first: str, second: str, pieces: tuple[str, ...]) -> bool:
@@ -403,7 +431,7 @@ def _shape_hit(path: str, shape: int, first: str, second: str, pieces: tuple[str
     return wildcard_match(path, pieces, shape == _MANY_END)
 
 
-def _build_detail(rules: list[_Rule], specific: bool) -> _Detail:
+def _build_detail(rules: list[_Rule], specific: bool, token: str) -> _Detail:
     """Precompile an agent's rules, as :func:`_walk_groups` gives them, for ``decide``.
 
     The patterns are merged and classified exactly as :class:`_AgentMatcher` does for its
@@ -422,7 +450,7 @@ def _build_detail(rules: list[_Rule], specific: bool) -> _Detail:
             if allow not in empty:
                 written = value.decode("utf-8", "backslashreplace")
                 directive = key_.decode("utf-8", "backslashreplace")
-                empty[allow] = Decision(True, line, directive, written, "", group)
+                empty[allow] = Decision(True, line, directive, written, "", group, token)
             continue
         source: _Rule = rule
         while True:
@@ -479,8 +507,9 @@ def _build_detail(rules: list[_Rule], specific: bool) -> _Detail:
             outcome.count = bisect_left(orders, order[id(outcome)])
     # No positive match: an empty allow beats an empty disallow (0 > 0 is false), and an
     # empty disallow alone is reported with the verdict still "allowed".
-    none = _Outcome(-1, empty.get(True) or empty.get(False) or _NO_DECISION)
-    return plain, tuple(wild), root, none, group
+    nothing = Decision(True, 0, "", "", "", "none", token)  # no rule matched, not even ""
+    none = _Outcome(-1, empty.get(True) or empty.get(False) or nothing)
+    return plain, tuple(wild), root, none, group, token
 
 
 def _decide_reference(path: str, rules: list[_Rule], specific: bool) -> Decision:
@@ -557,32 +586,97 @@ def _add_wild(pattern: str, allow: bool, wild: list[_Wild]) -> None:
     wild.append((-len(pattern), not allow, shape, first, pieces[1], pieces))
 
 
-def _priority(path: str, pattern: str) -> int:
-    """Google's match priority: the pattern's byte length if it matches, else -1."""
-    if not pattern:
-        return 0
-    anchored = pattern.endswith("$")
-    pieces = tuple((pattern[:-1] if anchored else pattern).split("*"))
-    if path.startswith(pieces[0]) and wildcard_match(path, pieces, anchored):
-        return len(pattern)
-    return -1
+class _InForce(NamedTuple):
+    """The group whose rules apply to a crawler, as :func:`_group_in_force` picks it."""
+
+    token: str  # the token (as given) whose group it is, "*" for the global group, "" none
+    specific: bool  # a token's own group (the * group is then hidden)
+    rules: list[_Rule]
+    unknown: list[tuple[int, bytes, bytes]]  # (line, key, value) of its other lines
+
+
+def _tokens(user_agent: Agents) -> tuple[str, ...]:
+    return (user_agent,) if isinstance(user_agent, str) else tuple(user_agent)
+
+
+def _memo_key(user_agent: Agents, global_group: bool) -> object:
+    """What a crawler's matchers are remembered under: a token alone is its own key."""
+    if isinstance(user_agent, str):
+        return user_agent if global_group else ((user_agent,), False)
+    return (tuple(user_agent), global_group)
+
+
+def _group_in_force(
+    entries: list[tuple[int, Kind, bytes, bytes]], user_agent: Agents, global_group: bool
+) -> _InForce:
+    """Google's group selection for a token list, the one place it lives.
+
+    The first token that a group names wins, with all of its groups merged (a group with no
+    rules counts: it hides ``*`` all the same); else the ``*`` groups, unless
+    ``global_group`` is False; else nothing.  One :func:`_walk_groups` per token tried.
+    """
+    walked = None
+    for token in _tokens(user_agent):
+        walked = _walk_groups(entries, _agent_key(token))
+        specific, agent_rules, _, unknown = walked
+        if specific:
+            mine = [(line, key, value) for named, _, line, key, value in unknown if named]
+            return _InForce(token, True, agent_rules, mine)
+    if not global_group:
+        return _InForce("", False, [], [])
+    if walked is None:
+        walked = _walk_groups(entries, None)
+    _, _, global_rules, unknown = walked
+    star = any(
+        kind is Kind.USER_AGENT and names_everyone(value.decode("latin-1"))
+        for _, kind, _, value in entries
+    )
+    theirs = [(line, key, value) for _, global_, line, key, value in unknown if global_]
+    return _InForce("*" if star else "", False, global_rules, theirs)
+
+
+def _select(
+    lines: list[FastLine] | None,
+    entries: list[tuple[int, Kind, bytes, bytes]] | None,
+    agent: str | None,
+) -> tuple[bool, list[str], list[str]]:
+    """One agent's allow and disallow patterns: the fast path when the body allows."""
+    if lines is not None:
+        return _fast_select(lines, agent)
+    assert entries is not None
+    specific, agent_rules, global_rules, _ = _walk_groups(entries, agent)
+    rules = agent_rules if specific else global_rules
+    return specific, [rule[2] for rule in rules if rule[1]], [r[2] for r in rules if not r[1]]
 
 
 class RobotsTxt:
     """A parsed robots.txt body: ask it what Google's parser would decide.
 
-    Matching state is built per user agent on first use and kept for the last agent in a
-    fast slot (a crawl asks with one token), others in a small bounded dict.
+    Every question takes the crawler's token, or its tokens most specific first (see the
+    module docstring), and ``global_group=False`` for a crawler that ignores ``*``.  Matching
+    state is built per token list on first use and kept for the last one in a fast slot (a
+    crawl asks with one), others in a small bounded dict; content-usage statements likewise.
     """
 
-    __slots__ = ("_agent", "_matcher", "_others", "_site", "_sitemaps", "body", "truncated")
+    __slots__ = (
+        "_agent",
+        "_matcher",
+        "_others",
+        "_site",
+        "_sitemaps",
+        "_usage",
+        "body",
+        "truncated",
+    )
 
     def __init__(self, body: bytes, truncated: bool = False) -> None:
         self.body = body
         self.truncated = truncated
-        self._agent: str | None = None
+        # The fast slot: the agent as given (a list is copied) and its matcher.
+        self._agent: str | Sequence[str] | None = None
         self._matcher: _AgentMatcher | None = None
-        self._others: dict[str, _AgentMatcher] | None = None
+        self._others: dict[object, _AgentMatcher] | None = None
+        self._usage: dict[object, UsageIndex] | None = None
         self._sitemaps: tuple[str, ...] | None = None
         # "scheme://host/" of the last http(s) URL. Before the first: "\0/", which is itself a
         # prefix whose path starts at its "/" (a URL that starts with it has its path there).
@@ -591,13 +685,23 @@ class RobotsTxt:
     def __repr__(self) -> str:
         return f"<RobotsTxt {len(self.body)} bytes{' (truncated)' if self.truncated else ''}>"
 
-    def allowed(self, url: str, user_agent: str) -> bool:
+    # global_group is not keyword-only, on purpose: CPython fills a missing keyword-only
+    # default through a dict lookup, which costs these per-request calls ~8 % (measured).
+    # Pass it by name.
+
+    def allowed(self, url: str, user_agent: Agents, global_group: bool = True) -> bool:
         """Google's verdict for ``url`` (already percent-encoded) and a product token.
 
+        ``user_agent`` may also be a list of tokens, most specific first; with
+        ``global_group=False`` the ``*`` group never applies (no group: everything allowed).
         The URL is matched literally, as Google's library does; encode a raw URL first with
         ``scrapy_gbot_robots.engine.url.crawler_url`` (what Scrapy does to ``request.url``).
         """
-        matcher = self._matcher if user_agent == self._agent else self._matcher_for(user_agent)
+        matcher = (
+            self._matcher
+            if user_agent == self._agent and global_group
+            else self._matcher_for(user_agent, global_group)
+        )
         # Fast path.  A site's URLs share "scheme://host/": once one URL showed where its
         # path starts, one startswith finds the path of the next.
         if url.startswith(self._site):
@@ -639,8 +743,22 @@ class RobotsTxt:
         self._site = url[: slash + 1]
         return slash
 
-    def decide(self, url: str, user_agent: str) -> Decision:
-        """The verdict with the deciding line.
+    def _path_of(self, url: str) -> str:
+        """The path Google matches (what :meth:`allowed` finds, without its shortcuts)."""
+        if url.startswith(self._site):
+            slash = len(self._site) - 1
+        else:
+            slash = self._path_start(url)
+            if slash < 0:
+                return path_params_query(url)
+        end = url.find("#", slash)
+        path = url[slash:end] if end >= 0 else url[slash:]
+        if "\0" in path:
+            path = path[: path.index("\0")]
+        return path
+
+    def decide(self, url: str, user_agent: Agents, global_group: bool = True) -> Decision:
+        """The verdict with the deciding line, and (``Decision.token``) whose group it was.
 
         Like :meth:`allowed`, it expects a percent-encoded URL (see ``_url.crawler_url``).
         The first call for an agent precompiles its rules with their lines (see
@@ -648,16 +766,14 @@ class RobotsTxt:
         about what :meth:`allowed` costs.
         """
         matcher = self._matcher
-        if user_agent != self._agent or matcher is None:
-            matcher = self._matcher_for(user_agent)
+        if user_agent != self._agent or matcher is None or not global_group:
+            matcher = self._matcher_for(user_agent, global_group)
         detail = matcher._detail
         if detail is None:
-            specific, agent_rules, global_rules, _ = _walk_groups(
-                directives(self.body), _agent_key(user_agent)
-            )
-            detail = _build_detail(agent_rules if specific else global_rules, matcher.specific)
+            group = _group_in_force(directives(self.body), user_agent, global_group)
+            detail = _build_detail(group.rules, group.specific, group.token)
             matcher._detail = detail
-        # The path as allowed() finds it: after the site prefix seen last, or the general way.
+        # The path as allowed() finds it (_path_of(), inlined: this is a per-request call).
         if url.startswith(self._site):
             slash = len(self._site) - 1
         else:
@@ -670,8 +786,8 @@ class RobotsTxt:
             path = path[: path.index("\0")]
         return matcher.decide(path, detail)
 
-    def names_agent(self, user_agent: str) -> bool:
-        """Whether a group names this agent, which hides every ``*`` rule from it."""
+    def names_agent(self, user_agent: Agents) -> bool:
+        """Whether a group names this agent (or one of these tokens): ``*`` is then hidden."""
         return self._matcher_for(user_agent).specific
 
     @property
@@ -685,12 +801,11 @@ class RobotsTxt:
             )
         return self._sitemaps
 
-    def crawl_delay(self, user_agent: str) -> float | None:
-        """The first valid ``Crawl-delay`` of the agent's groups (Google ignores it)."""
-        specific, _, _, unknown = _walk_groups(directives(self.body), _agent_key(user_agent))
-        for names_agent, names_star, key, value in unknown:
-            applies = names_agent if specific else names_star
-            if not applies or not key.lower().startswith(b"crawl-delay"):
+    def crawl_delay(self, user_agent: Agents, global_group: bool = True) -> float | None:
+        """The first valid ``Crawl-delay`` of the group in force (Google ignores it)."""
+        group = _group_in_force(directives(self.body), user_agent, global_group)
+        for _, key, value in group.unknown:
+            if not key.lower().startswith(b"crawl-delay"):
                 continue
             try:
                 delay = float(value.decode("ascii"))
@@ -700,37 +815,109 @@ class RobotsTxt:
                 return delay
         return None
 
-    def _matcher_for(self, user_agent: str) -> _AgentMatcher:
-        if user_agent == self._agent and self._matcher is not None:
+    def usage(self, url: str, user_agent: Agents, global_group: bool = True) -> Usage:
+        """What the group in force says about *using* the content of ``url``.
+
+        Content-Signal and Content-Usage statements (a vendor convention and a draft; see
+        :mod:`scrapy_gbot_robots.engine.usage`), chosen with the same group selection as the
+        rules.  Google ignores them: they never change :meth:`allowed`.
+        """
+        index = self._usage_index(user_agent, global_group)
+        if index.empty:
+            return Usage(index.token)
+        return index.usage(self._path_of(url))
+
+    def refuses(
+        self,
+        url: str,
+        user_agent: Agents,
+        uses: Iterable[str],
+        global_group: bool = True,
+    ) -> UsagePreference | None:
+        """The statement saying "no" to one of ``uses`` (e.g. ``("ai-train",)``) for ``url``.
+
+        None when the site refuses none of them.  Built for a per-request check: the
+        statements are parsed once per agent, a file without any costs a dict lookup, and
+        when no statement names a path the answer per ``uses`` tuple is remembered (pass
+        the same tuple each time).
+        """
+        index = self._usage_index(user_agent, global_group)
+        if index.empty:
+            return None
+        wanted = uses if isinstance(uses, tuple) else tuple(uses)
+        if index.constant:
+            return index.refuses(None, wanted)
+        return index.refuses(self._path_of(url), wanted)
+
+    def _usage_index(self, user_agent: Agents, global_group: bool) -> UsageIndex:
+        key = _memo_key(user_agent, global_group)
+        memo = self._usage
+        index = memo.get(key) if memo is not None else None
+        if index is None:
+            group = _group_in_force(directives(self.body), user_agent, global_group)
+            lines = [entry for entry in group.unknown if entry[1].lower() in USAGE_KEYS]
+            texts = physical_lines(self.body) if lines else []
+            index = in_force(group.token, lines, texts)
+            if memo is None:
+                memo = self._usage = {}
+            elif len(memo) >= _MAX_AGENTS:
+                del memo[next(iter(memo))]
+            memo[key] = index
+        return index
+
+    def _matcher_for(self, user_agent: Agents, global_group: bool = True) -> _AgentMatcher:
+        if global_group and user_agent == self._agent and self._matcher is not None:
             return self._matcher
+        key = _memo_key(user_agent, global_group)
         others = self._others
-        matcher = others.get(user_agent) if others is not None else None
+        matcher = others.get(key) if others is not None else None
         if matcher is None:
-            agent = _agent_key(user_agent)
-            if agent and agent.encode("ascii") not in self.body.lower():
-                agent = None  # no line can name it: skip every token comparison
-            lines = fast_matcher_lines(self.body)
-            if lines is not None:
-                specific, allows, disallows = _fast_select(lines, agent)
-            else:
-                specific, agent_rules, global_rules, _ = _walk_groups(
-                    matcher_directives(self.body), agent
-                )
-                rules = agent_rules if specific else global_rules
-                allows = [rule[2] for rule in rules if rule[1]]
-                disallows = [rule[2] for rule in rules if not rule[1]]
-            matcher = _AgentMatcher(allows, disallows, specific)
+            matcher = self._build_matcher(user_agent, global_group)
+        if not global_group:  # kept aside: the fast slot answers global_group=True only
+            if others is None:
+                others = self._others = {}
+            elif key not in others and len(others) >= _MAX_AGENTS:
+                del others[next(iter(others))]
+            others[key] = matcher
+            return matcher
         # The newest agent takes the fast slot; the previous one moves to the bounded dict.
-        if self._agent is not None and self._matcher is not None:
+        if self._matcher is not None and self._agent is not None:
             if others is None:
                 others = self._others = {}
             elif len(others) >= _MAX_AGENTS:
                 del others[next(iter(others))]
-            others[self._agent] = self._matcher
+            others[_memo_key(self._agent, True)] = self._matcher
         if others is not None:
-            others.pop(user_agent, None)
-        self._agent, self._matcher = user_agent, matcher
+            others.pop(key, None)
+        # A list is copied: the caller may change it, and == still finds it next time.
+        self._agent = user_agent if isinstance(user_agent, (str, tuple)) else list(user_agent)
+        self._matcher = matcher
         return matcher
+
+    def _build_matcher(self, user_agent: Agents, global_group: bool) -> _AgentMatcher:
+        """The matcher of the group in force (:func:`_group_in_force`), by the fast path."""
+        lines = fast_matcher_lines(self.body)
+        entries = matcher_directives(self.body) if lines is None else None
+        lowered: bytes | None = None
+        fallback: tuple[bool, list[str], list[str]] | None = None
+        for token in _tokens(user_agent):
+            agent = _agent_key(token)
+            if agent:
+                if lowered is None:
+                    lowered = self.body.lower()
+                if agent.encode("ascii") not in lowered:
+                    agent = None  # no line can name it: skip every token comparison
+            if agent is None and fallback is not None:
+                continue  # it names no group, and the * rules are already known
+            selected = _select(lines, entries, agent)
+            if selected[0]:
+                return _AgentMatcher(selected[1], selected[2], True)
+            fallback = selected  # not named: what it got are the * rules
+        if not global_group:
+            return _AgentMatcher([], [], False)
+        if fallback is None:
+            fallback = _select(lines, entries, None)
+        return _AgentMatcher(fallback[1], fallback[2], False)
 
 
 def parse(body: bytes | str, *, max_bytes: int = MAX_BODY_BYTES) -> RobotsTxt:

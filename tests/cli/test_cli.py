@@ -181,6 +181,8 @@ def test_check_json_lines(google: Path) -> None:
         "url": urls[0],
         "checked_url": urls[0],
         "user_agent": "Bingbot",
+        "user_agents": ["Bingbot"],
+        "global_group": True,
         "allowed": False,
         "line": 6,
         "rule": "Disallow: /includes/",
@@ -188,6 +190,8 @@ def test_check_json_lines(google: Path) -> None:
         "value": "/includes/",
         "pattern": "/includes/",
         "group": "global",
+        "token": "*",
+        "usage": {"group": "*", "preferences": []},
     }
     assert objs[1]["allowed"] is True
     assert objs[1]["line"] == 0 and objs[1]["group"] == "none" and objs[1]["rule"] == ""
@@ -746,3 +750,140 @@ def test_commands_are_found_in_the_package_in_order() -> None:
     from scrapy_gbot_robots.cli import commands
 
     assert [c.name for c in commands()] == ["check", "lint", "fetch", "report"]
+
+
+# ----------------------------------------------------------------------------- token lists, usage
+
+ONLY_GOOGLEBOT = b"""\
+User-agent: *
+Disallow: /
+
+User-agent: Googlebot
+Disallow: /nogoogle/
+Content-Usage: /blog/ train-ai=n
+Content-Signal: search=yes, ai-train=no
+"""
+
+
+@pytest.fixture()
+def only_googlebot(tmp_path: Path) -> Path:
+    path = tmp_path / "robots.txt"
+    path.write_bytes(ONLY_GOOGLEBOT)
+    return path
+
+
+def test_check_token_list_falls_to_the_first_named_token(only_googlebot: Path) -> None:
+    urls = ["https://e.com/a.jpg", "https://e.com/nogoogle/b.jpg"]
+    alone = run("check", str(only_googlebot), "-u", "Googlebot-Image", *urls)
+    assert alone.returncode == 1 and "follows the * group" in alone.stdout
+    proc = run("check", str(only_googlebot), "-u", "Googlebot-Image,Googlebot", *urls)
+    assert proc.returncode == 1, proc.stderr
+    lines = proc.stdout.splitlines()
+    assert "Googlebot-Image has no group of its own and follows the Googlebot group" in lines[0]
+    assert lines[2].split()[:3] == ["allowed", "-", "-"]
+    assert lines[3].split()[:3] == ["disallowed", "5", "Googlebot"]
+    assert "for Googlebot-Image,Googlebot" in proc.stdout
+    objs = [
+        json.loads(line)
+        for line in run(
+            "check", str(only_googlebot), "-u", "Googlebot-Image, Googlebot", "--json", *urls
+        ).stdout.splitlines()
+    ]
+    assert [(o["allowed"], o["token"], o["group"]) for o in objs] == [
+        (True, "Googlebot", "none"),
+        (False, "Googlebot", "agent"),
+    ]
+    assert objs[0]["user_agents"] == ["Googlebot-Image", "Googlebot"]
+    assert objs[0]["user_agent"] == "Googlebot-Image"
+
+
+def test_check_no_global_ignores_star(only_googlebot: Path) -> None:
+    proc = run("check", str(only_googlebot), "-u", "AdsBot-Google", "--no-global", "https://e.com/")
+    assert proc.returncode == 0, proc.stdout
+    assert "the * group is ignored (--no-global)" in proc.stdout
+    assert proc.stdout.splitlines()[-1].endswith("for AdsBot-Google (ignoring *)")
+    with_star = run("check", str(only_googlebot), "-u", "AdsBot-Google", "https://e.com/")
+    assert with_star.returncode == 1
+
+
+@pytest.mark.parametrize(
+    ("name", "status", "token", "global_group"),
+    [
+        ("googlebot-image", 1, "Googlebot", True),
+        ("Googlebot-Image", 1, "Googlebot", True),  # names are case-insensitive
+        ("adsbot-google", 0, "", False),  # AdsBot ignores *
+        ("storebot-google", 1, "*", True),
+    ],
+)
+def test_check_as_a_documented_crawler(
+    only_googlebot: Path, name: str, status: int, token: str, global_group: bool
+) -> None:
+    proc = run("check", str(only_googlebot), "--as", name, "--json", "https://e.com/nogoogle/x")
+    assert proc.returncode == status, proc.stderr
+    obj = json.loads(proc.stdout)
+    assert (obj["token"], obj["global_group"]) == (token, global_group)
+
+
+@pytest.mark.parametrize(
+    ("args", "message"),
+    [
+        (["--as", "nobot"], "unknown crawler 'nobot' for --as; known: googlebot, googlebot-image"),
+        (["--as", "googlebot", "-u", "Googlebot"], "either with --user-agent or with --as"),
+        (["-u", "Googlebot-Image,,Googlebot"], "empty token in"),
+        (["-u", "Googlebot,*"], "invalid user-agent token '*'"),
+        ([], "-u/--user-agent TOKEN"),
+    ],
+)
+def test_check_agent_option_errors(only_googlebot: Path, args: list[str], message: str) -> None:
+    proc = run("check", str(only_googlebot), *args, "https://e.com/")
+    assert proc.returncode == 2
+    assert message in proc.stderr
+    no_traceback(proc)
+
+
+def test_check_each_token_of_a_list_is_reduced_and_headers_keep_their_commas(
+    only_googlebot: Path,
+) -> None:
+    url = "https://e.com/nogoogle/x"
+    tokens = "Googlebot-Image/1.0,Googlebot/2.1"
+    proc = run("check", str(only_googlebot), "-u", tokens, "--json", url)
+    assert json.loads(proc.stdout)["user_agents"] == ["Googlebot-Image", "Googlebot"]
+    assert "checking as 'Googlebot-Image' instead" in proc.stderr
+    header = "Mozilla/5.0 AppleWebKit/537.36 (KHTML, like Gecko; compatible; Googlebot/2.1)"
+    proc = run("check", str(only_googlebot), "-u", header, "--json", url)
+    assert json.loads(proc.stdout)["user_agents"] == ["Googlebot"]
+
+
+def test_check_shows_the_usage_in_force_per_url(only_googlebot: Path) -> None:
+    urls = ["https://e.com/blog/post", "https://e.com/about"]
+    proc = run("check", str(only_googlebot), "-u", "Googlebot", *urls)
+    lines = proc.stdout.splitlines()
+    assert lines[1].split() == ["VERDICT", "LINE", "GROUP", "RULE", "USAGE", "URL"]
+    assert "train-ai=n (6); search=yes ai-train=no (7)" in lines[2]
+    assert "train-ai=n" not in lines[3] and "search=yes ai-train=no (7)" in lines[3]
+    assert lines[-1].startswith("USAGE: Content-Signal (Cloudflare's convention)")
+    obj = json.loads(run("check", str(only_googlebot), "-u", "Googlebot", "--json", urls[0]).stdout)
+    assert obj["usage"]["group"] == "Googlebot"
+    prefs = obj["usage"]["preferences"]
+    assert [(p["category"], p["value"], p["mechanism"], p["line"]) for p in prefs] == [
+        ("train-ai", "n", "content-usage", 6),
+        ("search", "yes", "content-signal", 7),
+        ("ai-train", "no", "content-signal", 7),
+    ]
+    # No statement in force for the * group: no USAGE column at all.
+    star = run("check", str(only_googlebot), "-u", "Bingbot", "https://e.com/")
+    assert "USAGE" not in star.stdout
+
+
+def test_lint_reads_usage_lines(tmp_path: Path) -> None:
+    path = tmp_path / "robots.txt"
+    path.write_bytes(ONLY_GOOGLEBOT + b"Content-Usage: ai-train=n\n")
+    proc = run("lint", str(path))
+    assert "content-usage" in proc.stdout and "content-signal" in proc.stdout
+    assert "GR605" in proc.stdout and "GR206" not in proc.stdout
+    data = json.loads(run("lint", str(path), "--json").stdout)
+    assert {(f["line"], f["code"]) for f in data["findings"]} >= {(6, "GR601"), (8, "GR605")}
+    assert [v["read_as"] for v in data["lines"] if v["line"] in (6, 7)] == [
+        "content-usage",
+        "content-signal",
+    ]

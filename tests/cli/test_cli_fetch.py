@@ -293,3 +293,31 @@ def test_raw_unicode_url_is_checked_encoded(site: Site) -> None:
     assert verdict["checked_url"] == f"{site.base}/wiki/K%C3%A4ytt%C3%A4j%C3%A4:"
     assert (verdict["allowed"], verdict["line"]) == (False, 2)
     assert site.hits == Counter({"/robots.txt": 1})
+
+
+# ----------------------------------------------------------------------------- token lists
+
+
+def test_token_lists_as_and_no_global_decide_the_fetched_file(site: Site) -> None:
+    site.routes["/robots.txt"] = Answer(
+        200, ROBOTS + b"\nUser-agent: Bingbot\nDisallow:\nContent-Signal: ai-train=no\n"
+    )
+    url = f"{site.base}/nogooglebot/photo.jpg"
+    # Googlebot-Image alone falls to *, which allows this path; as Google documents it, it
+    # obeys the Googlebot group, which disallows it.
+    assert fetch(url, "-u", "Googlebot-Image").returncode == 0
+    status, data = fetch_json(url, "--as", "googlebot-image")
+    assert status == 1
+    assert data["user_agents"] == ["Googlebot-Image", "Googlebot"]
+    assert data["user_agent"] == "Googlebot-Image"
+    assert (data["verdict"]["line"], data["verdict"]["token"]) == (5, "Googlebot")
+    proc = fetch(url, "-u", "Googlebot-Image,Googlebot")
+    assert proc.returncode == 1
+    assert "disallowed (line 5: Disallow: /nogooglebot/); group: Googlebot" in proc.stdout
+    # AdsBot ignores *: /private/ is not disallowed for it.
+    status, data = fetch_json(f"{site.base}/private/x", "--as", "adsbot-google")
+    assert status == 0 and data["global_group"] is False and data["verdict"]["token"] == ""
+    # The usage statement of the group in force is reported beside the verdict.
+    status, data = fetch_json(f"{site.base}/x", "-u", "Bingbot")
+    assert [p["category"] for p in data["verdict"]["usage"]["preferences"]] == ["ai-train"]
+    assert "ai-train=no (12)" in fetch(f"{site.base}/x", "-u", "Bingbot").stdout

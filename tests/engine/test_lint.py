@@ -40,6 +40,14 @@ TRIGGERS: dict[str, tuple[bytes, int]] = {
     "GR406": (b"User-agent: **\nDisallow: /x\n", 1),
     "GR407": (b"User-agent: Googlebot-News/1.0\nDisallow: /x\n", 1),
     "GR501": (UA + b"Disallow: /x\nSitemap: sitemap.xml\n", 3),
+    "GR601": (UA + b"Content-Signal: search=yes, ai-train=no\n", 2),
+    "GR602": (b"Content-Usage: train-ai=n\n" + UA + b"Disallow: /x\n", 1),
+    "GR603": (UA + b"Content-Usage: train-ai=n,\n", 2),
+    "GR604": (UA + b"Content-Usage: train-ai=no\n", 2),
+    "GR605": (UA + b"Content-Signal: train-ai=no\n", 2),
+    "GR606": (UA + b"Content-Signal: ai-train=no, ai-train=yes\n", 2),
+    "GR607": (UA + b"Content-Usage: /private/\n", 2),
+    "GR608": (UA + b"Content-Signal: ai-train=no,,search=yes\n", 2),
 }
 
 
