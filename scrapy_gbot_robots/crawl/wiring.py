@@ -56,6 +56,10 @@ class Parts:
     housekeeping: Housekeeping
 
 
+#: Scrapy's default parser, and ours: replacing them changes nothing the user asked for.
+_PARSERS_WE_REPLACE_QUIETLY = frozenset({"ProtegoRobotParser", "GoogleRobotParser"})
+
+
 def configure(crawler: Crawler) -> Config:
     """The crawler's :class:`Config`; ``NotConfigured`` when robots.txt is not obeyed."""
     for name, suggestion in unknown_settings(crawler.settings.attributes):
@@ -68,6 +72,15 @@ def configure(crawler: Crawler) -> Config:
     if not config.obey:
         logger.info("ROBOTSTXT_OBEY is False: robots.txt is not fetched nor obeyed")
         raise NotConfigured
+    parser = crawler.settings.get("ROBOTSTXT_PARSER")
+    name = parser if isinstance(parser, str) else getattr(parser, "__qualname__", repr(parser))
+    if parser and name.rpartition(".")[2] not in _PARSERS_WE_REPLACE_QUIETLY:
+        logger.warning(
+            "ROBOTSTXT_PARSER = %(parser)r is not used: with scrapy-gbot-robots, robots.txt is "
+            "matched by Google's rules (scrapy_gbot_robots.GoogleRobotsTxtMiddleware), "
+            "whatever ROBOTSTXT_PARSER says",
+            {"parser": name},
+        )
     return config
 
 

@@ -147,3 +147,27 @@ async def test_cache_hit_counts_downloads_after_the_dupefilter(server: Server) -
     # the 10 pages, the forbidden /x, and /start once robots.txt was known.
     assert stats["robotstxt/cache/hit"] == len(unique) + 1
     assert stats["robotstxt/cache/hit"] <= stats["scheduler/enqueued"]
+
+
+@pytest.mark.parametrize(
+    ("parser", "warned"),
+    [
+        ("scrapy.robotstxt.PythonRobotParser", True),
+        ("scrapy.robotstxt.ProtegoRobotParser", False),  # Scrapy's default
+        ("scrapy_gbot_robots.GoogleRobotParser", False),  # Google's matching anyway
+    ],
+)
+@pytest_twisted.ensureDeferred
+async def test_a_robotstxt_parser_setting_that_is_not_used_says_so(
+    server: Server, caplog: pytest.LogCaptureFixture, parser: str, warned: bool
+) -> None:
+    # Python's parser reads "Disallow: /x" as a prefix of "/x*"; Google's rules decide here.
+    server.route("/robots.txt", body=b"User-agent: *\nDisallow: /x$\n")
+    caplog.set_level(logging.WARNING, logger="scrapy_gbot_robots")
+    urls = [server.url("/x"), server.url("/xy")]
+    crawler = await crawl(make_spider(urls=urls), {"ROBOTSTXT_PARSER": parser})
+    assert crawler.spider.crawled == [server.url("/xy")]
+    warnings = [r.getMessage() for r in caplog.records if "ROBOTSTXT_PARSER" in r.getMessage()]
+    assert len(warnings) == (1 if warned else 0)
+    if warned:
+        assert parser in warnings[0] and "Google's rules" in warnings[0]
