@@ -138,6 +138,73 @@ def _file_bytes(path: str) -> int:
 
 
 # --------------------------------------------------------------------------------------------
+# Failing origins under a full LRU (in this process: counts and tracemalloc)
+
+
+def failing_bound(files: Sequence[Path], lru_size: int) -> dict[str, Any]:
+    """What bounds memory when origins in a server-error streak are kept before others.
+
+    ``lru_size`` origins fail (each keeping its last good copy, a corpus body), then 10x as
+    many decided origins pass through; then 2x as many failing ones. Entries never exceed
+    ``lru_size``: the failing ones survive the first wave, and only the second (every
+    entry failing) forgets some of them.
+    """
+    from scrapy_gbot_robots.policy.fetch import FetchResult, evaluate
+    from scrapy_gbot_robots.policy.states import PolicyConfig
+    from scrapy_gbot_robots.stores.memory import MemoryStore
+
+    cfg = PolicyConfig()
+    bodies = [p.read_bytes() for p in files]
+    store = MemoryStore(lru_size)
+    gc.collect()
+    tracemalloc.start()
+    most = 0
+
+    def fail(i: int) -> None:
+        good = evaluate(FetchResult(200, bodies[i % len(bodies)]), NOW, None, cfg)
+        store.put(origin_key(i), evaluate(FetchResult(503), NOW + 1, good, cfg))
+
+    for i in range(lru_size):
+        fail(i)
+    for i in range(lru_size, 11 * lru_size):
+        store.put(
+            origin_key(i), evaluate(FetchResult(200, bodies[i % len(bodies)]), NOW, None, cfg)
+        )
+        most = max(most, len(store))
+    kept_failing = sum(1 for i in range(lru_size) if origin_key(i) in store)
+    after_decided = {"entries": len(store), "failing_kept": kept_failing}
+    for i in range(11 * lru_size, 13 * lru_size):
+        fail(i)
+        most = max(most, len(store))
+    _, peak = tracemalloc.get_traced_memory()
+    tracemalloc.stop()
+    return {
+        "lru": lru_size,
+        "after_decided": after_decided,
+        "entries_max": most,
+        "failing_evictions": store.failing_evictions,
+        "peak_traced": peak,
+    }
+
+
+def print_failing(result: dict[str, Any]) -> dict[str, Any]:
+    n = result["lru"]
+    after = result["after_decided"]
+    print(f"\n== Failing origins under a full LRU of {n:,} (GBOT_ROBOTS_CACHE_SIZE) ==")
+    print(
+        f"  {n:,} failing origins, then {10 * n:,} decided ones: {after['failing_kept']:,} "
+        f"failing kept, {after['entries']:,} entries"
+    )
+    print(
+        f"  then {2 * n:,} more failing ones: at most {result['entries_max']:,} entries at any "
+        f"time; {result['failing_evictions']:,} failing origins forgotten "
+        f"(robotstxt/cache/evicted_failing)"
+    )
+    print(f"  peak traced memory: {fmt_bytes(result['peak_traced'])} (the bound: entries <= {n:,})")
+    return result
+
+
+# --------------------------------------------------------------------------------------------
 # Scale (child process per store)
 
 
@@ -368,9 +435,12 @@ def main(argv: Sequence[str] | None = None) -> int:
         tiered = run_child(args, "scale", "sqlite")
     with _stage(f"scale, {args.origins:,} origins in memory (subprocess)"):
         memory = run_child(args, "scale", "memory")
+    with _stage("failing origins under a full LRU"):
+        failing = failing_bound(files, 1_000 if args.quick else 5_000)
     results = {
         "per_origin": print_per_origin(per, disk),
         "scale": print_scale(tiered, memory, args.lru),
+        "failing": print_failing(failing),
     }
     elapsed = time.monotonic() - started
     print(f"\ntotal benchmark time {elapsed:.0f} s")

@@ -56,6 +56,7 @@ class Telemetry:
         self._chains: dict[str, list[Hop]] = {}  # robots.txt fetches in flight, for the report
         self._unserializable_logged = False
         self._store_error: str | None = None
+        self._failing_evictions = 0
 
     # -- helpers ----------------------------------------------------------------------------
     @property
@@ -289,6 +290,19 @@ class Telemetry:
 
     def components(self, store: TieredStore, lot: Lot[Any]) -> None:
         """Copy the persistent store's and the lot's own counters into the crawl's stats."""
+        lost = store.failing_evictions
+        if lost != self._failing_evictions:
+            if not self._failing_evictions:
+                logger.warning(
+                    "The robots.txt store is full of origins in a server-error streak "
+                    "(GBOT_ROBOTS_CACHE_SIZE): some were forgotten, and each starts a new "
+                    "streak without its last good copy when seen again; raise "
+                    "GBOT_ROBOTS_CACHE_SIZE, or keep states in a persistent store (JOBDIR or "
+                    "GBOT_ROBOTS_CACHE = 'sqlite://...') (stat robotstxt/cache/evicted_failing)",
+                    extra=self._extra(),
+                )
+            self._failing_evictions = lost
+            self.stats.set_value(S.CACHE_EVICTED_FAILING, lost)
         persistent = store.persistent
         parts: list[tuple[str, dict[str, int]]] = [(S.PARKING, lot.counters())]
         if persistent is not None:

@@ -38,6 +38,11 @@ class TieredStore:
         """Origins the in-memory store forgot (0 for a custom store that does not say)."""
         return self.front.evictions if isinstance(self.front, MemoryStore) else 0
 
+    @property
+    def failing_evictions(self) -> int:
+        """Origins in a server-error streak the in-memory store had to forget."""
+        return self.front.failing_evictions if isinstance(self.front, MemoryStore) else 0
+
     def _get_or_read_back(self, origin: str) -> OriginState | None:
         state = self.front.get(origin)
         if state is None and self.persistent is not None:

@@ -7,6 +7,7 @@ policy's clock jumps by hours or days when a step says so.
 from __future__ import annotations
 
 import logging
+from collections.abc import Callable
 from typing import Any
 
 import pytest
@@ -317,3 +318,53 @@ async def test_retry_budget_is_bounded_then_server_error(server: Server) -> None
     assert stats["robotstxt/fetch_retry"] == 1
     assert stats["robotstxt/server_error"] == 1
     assert server.count("/robots.txt") == 2  # one fetch: the request and one retry
+
+
+@pytest_twisted.ensureDeferred
+async def test_an_origin_in_an_error_streak_outlives_the_lru_and_keeps_its_good_copy(
+    server: Server,
+) -> None:
+    """A failing origin evicted by the LRU would start a new streak with no copy: after
+    12 h that is "no restrictions", and a disallowed page would be crawled."""
+    current = {"route": Route(body=b"User-agent: *\nDisallow: /x\n")}
+    server.handle("/robots.txt", lambda request: current["route"], host="a.test")
+    clock = FakeClock()
+
+    def a(path: str) -> str:
+        return server.url(path, "a.test")
+
+    def expire_and_fail(spider: Any) -> None:
+        clock.advance(25 * HOUR)  # past the 24 h cache lifetime
+        current["route"] = Route(status=500)
+        spider.inject(a("/b"))  # parked: the origin is stopped for 12 h
+        for host in ("b.test", "c.test", "d.test"):  # more decided origins than room
+            spider.inject(server.url("/p", host))
+
+    def in_the_grace_period(spider: Any) -> None:
+        clock.advance(13 * HOUR)  # the last good copy is obeyed now
+        spider.inject(a("/x"))
+
+    def another_12_hours(spider: Any) -> None:
+        clock.advance(13 * HOUR)  # a forgotten streak would end here with no copy
+        spider.inject(a("/x?again"))
+
+    steps: list[tuple[float, Callable[[Any], None]]] = [
+        (0.3, expire_and_fail),
+        (0.5, in_the_grace_period),
+        (0.5, another_12_hours),
+        (0.5, lambda s: None),
+    ]
+    crawler = await crawl(
+        make_timeline_spider(steps, urls=[a("/a")]),
+        {
+            "GBOT_ROBOTS_CLOCK": clock,
+            "GBOT_ROBOTS_PARK_TIMEOUT": 60 * DAY,
+            "GBOT_ROBOTS_CACHE_SIZE": 2,
+        },
+    )
+    spider = crawler.spider
+    assert spider.step_errors == []
+    assert server.count("/x", "a.test") == 0 and server.count("/x?again", "a.test") == 0
+    assert sorted(u for u, _ in spider.failed) == [a("/x"), a("/x?again")]  # forbidden
+    assert a("/b") in spider.crawled  # released by the last good copy
+    assert crawler.stats.get_value("robotstxt/cache/evicted") >= 2  # decided ones went

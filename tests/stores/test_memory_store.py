@@ -47,3 +47,45 @@ def test_states_keep_capped_bodies_not_responses() -> None:
 def test_bound_must_be_positive() -> None:
     with pytest.raises(ValueError):
         MemoryStore(0)
+
+
+def _failing(n: int, previous: object = None) -> object:
+    return evaluate(FetchResult(status=503), float(n), previous, PolicyConfig())  # type: ignore[arg-type]
+
+
+def test_an_origin_in_an_error_streak_is_forgotten_after_every_decided_one() -> None:
+    store = MemoryStore(max_entries=3)
+    good = _state(0)
+    streak = _failing(10, good)  # a failing origin with a good copy and its 12 h clock
+    store.put("http://down", streak)  # type: ignore[arg-type]
+    for n in range(1, 20):  # a broad crawl goes on: many more decided origins than room
+        store.put(f"http://o{n}", _state(n))  # type: ignore[arg-type]
+    assert store.get("http://down") is streak  # its streak and its good copy survive
+    assert len(store) == 3 and store.failing == 1 and store.failing_evictions == 0
+
+
+def test_a_recovered_origin_becomes_ordinary_again() -> None:
+    store = MemoryStore(max_entries=2)
+    store.put("http://a", _failing(1))  # type: ignore[arg-type]
+    store.put("http://a", _state(2))  # type: ignore[arg-type]
+    store.put("http://b", _state(3))  # type: ignore[arg-type]
+    store.put("http://c", _state(4))  # type: ignore[arg-type]
+    assert "http://a" not in store and len(store) == 2 and store.failing == 0
+
+
+def test_when_everything_fails_the_bound_still_holds() -> None:
+    store = MemoryStore(max_entries=3)
+    for n in range(10):
+        store.put(f"http://o{n}", _failing(n))  # type: ignore[arg-type]
+    assert len(store) == 3 and store.failing == 3
+    assert store.failing_evictions == 7 and store.evictions == 7
+    assert "http://o9" in store and "http://o0" not in store  # the oldest go first
+
+
+def test_what_was_just_put_is_never_the_one_forgotten() -> None:
+    store = MemoryStore(max_entries=1)
+    store.put("http://down", _failing(1))  # type: ignore[arg-type]
+    decided = _state(2)
+    store.put("http://up", decided)  # type: ignore[arg-type]
+    assert store.get("http://up") is decided and len(store) == 1
+    assert store.failing_evictions == 1
