@@ -35,6 +35,7 @@ from ..parking.codec import Unreadable
 from ..policy.states import Mode, OriginState, note_page_ok, rules_in_force
 from . import wiring
 from .gate import ParkReason
+from .own_copy import ROBOTS_PATH, own_copy
 
 if TYPE_CHECKING:
     from collections.abc import Callable, Sequence
@@ -126,6 +127,12 @@ class GoogleRobotsTxtMiddleware:
         origin = self.keys.origin(request.url)
         if not origin:
             return None
+        if request.url.endswith(ROBOTS_PATH):  # the spider reads robots.txt itself
+            answer = own_copy(request, origin, self.store.get(origin))
+            if answer is not None:
+                meta.pop(SCHEDULED, None)
+                self.telemetry.served_own_copy()
+                return answer
         if not self._obeyed(request, origin):
             return self._undecided(request, origin)
         # The marker has served its purpose: it must not travel with a copied meta.

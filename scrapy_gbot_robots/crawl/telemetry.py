@@ -122,6 +122,9 @@ class Telemetry:
         if self.listened(signals.request_deferred):
             self._send(signals.request_deferred, request=request)
 
+    def served_own_copy(self) -> None:
+        self.stats.inc_value(S.OWN_COPY)
+
     def bounced(self) -> None:
         self.stats.inc_value(S.BOUNCED)
 
