@@ -70,6 +70,7 @@ class RobotsBodyMiddleware:
             raise NotConfigured
         self.max_bytes: int = config.policy.max_bytes
         self._decoders: WeakKeyDictionary[Request, BodyDecoder] = WeakKeyDictionary()
+        self._lengths: WeakKeyDictionary[Request, int] = WeakKeyDictionary()  # Content-Length
         self._supported = frozenset(supported_encodings()) | {"x-gzip", "identity"}
         crawler.signals.connect(self._headers_received, signal=signals.headers_received)
         crawler.signals.connect(self._bytes_received, signal=signals.bytes_received)
@@ -82,12 +83,21 @@ class RobotsBodyMiddleware:
     def _headers_received(self, headers: Any, request: Request, **kwargs: Any) -> None:
         if FETCH_META in request.meta:
             self._decoders[request] = BodyDecoder(_content_encoding(headers), self.max_bytes)
+            length = headers.get(b"Content-Length") if headers else None
+            if length and length.isdigit():
+                self._lengths[request] = int(length)
 
     def _bytes_received(self, data: bytes, request: Request, **kwargs: Any) -> None:
         if not self._decoders:
             return
         decoder = self._decoders.get(request)
         if decoder is not None and decoder.feed(data):
+            # A raw prefix cut here must not be stored by HttpCacheMiddleware (it sees the
+            # response before we do): replayed, it would read as a broken stream. A transfer
+            # that had all its announced bytes is whole, and kept.
+            expected = self._lengths.pop(request, None)
+            if expected is None or decoder.raw_bytes < expected:
+                request.meta["dont_cache"] = True
             raise StopDownload(fail=False)
 
     # -- downloader middleware ---------------------------------------------------------------
@@ -110,6 +120,7 @@ class RobotsBodyMiddleware:
         if FETCH_META not in request.meta:
             return response
         decoder = self._decoders.pop(request, None)
+        self._lengths.pop(request, None)
         stopped = _STOPPED in response.flags
         if decoder is None or (not stopped and decoder.raw_bytes != len(response.body)):
             # No signals (HttpCacheMiddleware, another handler): decode the stored body.
@@ -148,3 +159,4 @@ class RobotsBodyMiddleware:
     ) -> None:
         if FETCH_META in request.meta:
             self._decoders.pop(request, None)
+            self._lengths.pop(request, None)

@@ -313,8 +313,9 @@ class Fetcher:
                 # whatever the size or encoding: Scrapy's own size limit must not fail it.
                 "download_maxsize": 0,
                 "download_warnsize": 0,
-                # A cached prefix cut at the raw limit would replay as a broken stream.
-                "dont_cache": True,
+                # Scrapy's HTTP cache, when on, keeps robots.txt like any page (so an offline
+                # replay obeys what the recorded crawl obeyed); RobotsBodyMiddleware sets
+                # dont_cache on a download it stops at the size cap.
                 FETCH_META: origin,
             },
             callback=NO_CALLBACK,
