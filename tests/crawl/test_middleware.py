@@ -319,7 +319,7 @@ async def test_user_agent_header_of_the_request_is_used(server: Server) -> None:
 
 # -- add-on and Scrapy compatibility --------------------------------------------------------
 def test_addon_keeps_a_projects_own_body_middleware_under_either_name() -> None:
-    """Placed under the package-level name the README gives, it is not added a second time."""
+    """Placed under any name docs/usage.md gives, it is not added a second time."""
     from scrapy.settings import Settings
     from scrapy.utils.conf import build_component_list
 
@@ -417,7 +417,7 @@ async def test_robotstxt_obey_false_disables_it(server: Server) -> None:
 
 @pytest_twisted.ensureDeferred
 async def test_robots_parsed_signal_and_sitemap_recipe(server: Server) -> None:
-    """The README recipe: feed robots.txt sitemaps to a SitemapSpider, no second fetch."""
+    """The recipe of docs/usage.md: feed robots.txt sitemaps to a SitemapSpider, no second fetch."""
     from scrapy_gbot_robots._compat import ROBOTS_PARSED_SIGNAL
 
     if ROBOTS_PARSED_SIGNAL is None:
