@@ -206,8 +206,8 @@ def _prose(text: str) -> list[str]:
 
 def _slug(heading: str) -> str:
     """GitHub's id for a heading: its text lower-cased, punctuation dropped, spaces to '-'."""
-    text = re.sub(r"\[([^\]]*)\]\([^)]*\)", r"\1", heading)  # a link counts by its text
-    text = re.sub(r"[`*]", "", text).strip().lower()
+    text = re.sub(r"\[([^\]]*)\]\([^)]*\)", r"\1", heading.strip())  # a link: its text
+    text = re.sub(r"[`*]", "", text).lower()  # markup; a trailing `*` still leaves its space
     return re.sub(r"[^\w\- ]", "", text).replace(" ", "-")
 
 
@@ -252,6 +252,10 @@ def _anchors(path: Path) -> set[str]:
             "recipe-feed-robotstxt-sitemaps-to-a-sitemapspider",
         ),
         ("The [engine](docs/engine.md), in **short**", "the-engine-in-short"),
+        (
+            "Crawlers with several tokens, and crawlers that ignore `*`",
+            "crawlers-with-several-tokens-and-crawlers-that-ignore-",
+        ),
     ],
 )
 def test_heading_ids_are_githubs(heading: str, slug: str) -> None:
