@@ -34,15 +34,16 @@ def _path(component: Any) -> str:
     return f"{component.__module__}.{component.__qualname__}"
 
 
-#: Every spelling of the same classes: the package-level re-export, and where the class lives.
+#: Every other spelling of the same classes: the package-level re-export, and the public
+#: module path projects name in ``DOWNLOADER_MIDDLEWARES`` (where the classes lived in 0.2.0).
 _ALIASES = {
     OURS: {
         "scrapy_gbot_robots.GoogleRobotsTxtMiddleware",
-        "scrapy_gbot_robots.crawl.middleware.GoogleRobotsTxtMiddleware",
+        "scrapy_gbot_robots.middleware.GoogleRobotsTxtMiddleware",
     },
     BODY: {
         "scrapy_gbot_robots.RobotsBodyMiddleware",
-        "scrapy_gbot_robots.crawl.body.RobotsBodyMiddleware",
+        "scrapy_gbot_robots.body.RobotsBodyMiddleware",
     },
 }
 

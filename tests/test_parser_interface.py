@@ -151,7 +151,7 @@ def test_crawl_delay_follows_the_agents_group(parser_cls: type[RobotParser]) -> 
 
 
 def test_sitemaps() -> None:
-    # Not part of Scrapy's interface: ours, for the SitemapSpider recipe in the README.
+    # Not part of Scrapy's interface: ours, for the SitemapSpider recipe of docs/usage.md.
     body = b"Sitemap: https://site.local/a.xml\nUser-agent: *\nDisallow:\nsitemap: /b.xml\n"
     assert make(GoogleRobotParser, body).sitemaps == ("https://site.local/a.xml", "/b.xml")
 

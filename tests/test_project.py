@@ -92,7 +92,7 @@ def test_stat_names_are_written_in_one_module_only() -> None:
                 assert not node.value.startswith("robotstxt/"), f"{where} spells a stat name"
 
 
-#: The layers that know nothing of Scrapy or Twisted (the README's architecture section).
+#: The layers that know nothing of Scrapy or Twisted (docs/design.md points here, lists nothing).
 PURE = [
     "engine",
     "policy",
@@ -179,3 +179,129 @@ def test_no_import_cycle_inside_the_package() -> None:
     for start in sorted(graph):
         if start not in state:
             visit(start, [start])
+
+
+#: The pages whose links must resolve: the README, every page of docs/, the demo's README.
+PAGES = [
+    ROOT / "README.md",
+    *sorted((ROOT / "docs").glob("*.md")),
+    ROOT / "example_project" / "README.md",
+]
+FENCE = re.compile(r"^ {0,3}(```|~~~)")
+LINK = re.compile(r"\[(?:[^\]\\]|\\.)*\]\(\s*<?([^)\s>]*)>?(?:\s+\"[^\"]*\")?\s*\)")
+REFERENCE = re.compile(r"^ {0,3}\[[^\]]+\]:\s*<?([^\s>]+)")
+
+
+def _prose(text: str) -> list[str]:
+    """The lines of a Markdown page outside fenced code blocks, code spans removed."""
+    lines: list[str] = []
+    fenced = False
+    for line in text.splitlines():
+        if FENCE.match(line):
+            fenced = not fenced
+        elif not fenced:
+            lines.append(re.sub(r"(`+).*?\1", "", line))
+    return lines
+
+
+def _slug(heading: str) -> str:
+    """GitHub's id for a heading: its text lower-cased, punctuation dropped, spaces to '-'."""
+    text = re.sub(r"\[([^\]]*)\]\([^)]*\)", r"\1", heading.strip())  # a link: its text
+    text = re.sub(r"[`*]", "", text).lower()  # markup; a trailing `*` still leaves its space
+    return re.sub(r"[^\w\- ]", "", text).replace(" ", "-")
+
+
+def _anchors(path: Path) -> set[str]:
+    """The ids of a page's headings; a repeated one gets -1, -2, ... as on GitHub."""
+    found: set[str] = set()
+    fenced = False
+    for line in path.read_text(encoding="utf-8").splitlines():
+        if FENCE.match(line):
+            fenced = not fenced
+            continue
+        heading = re.match(r"^ {0,3}#{1,6}\s+(.*?)(?:\s+#+)?\s*$", line)
+        if fenced or not heading:
+            continue
+        slug = unique = _slug(heading.group(1))
+        n = 0
+        while unique in found:
+            n += 1
+            unique = f"{slug}-{n}"
+        found.add(unique)
+    return found
+
+
+@pytest.mark.parametrize(
+    ("heading", "slug"),
+    [
+        ("`GBOT_ROBOTS_*` settings", "gbot_robots_-settings"),
+        (
+            "`report`: the summary of a crawl's audit report",
+            "report-the-summary-of-a-crawls-audit-report",
+        ),
+        (
+            "Engine vs Protego (`benchmarks/bench_engine.py`)",
+            "engine-vs-protego-benchmarksbench_enginepy",
+        ),
+        (
+            "Broad crawls: the fetch budget, parking and 500 KiB",
+            "broad-crawls-the-fetch-budget-parking-and-500-kib",
+        ),
+        (
+            "Recipe: feed robots.txt sitemaps to a `SitemapSpider`",
+            "recipe-feed-robotstxt-sitemaps-to-a-sitemapspider",
+        ),
+        ("The [engine](docs/engine.md), in **short**", "the-engine-in-short"),
+        (
+            "Crawlers with several tokens, and crawlers that ignore `*`",
+            "crawlers-with-several-tokens-and-crawlers-that-ignore-",
+        ),
+    ],
+)
+def test_heading_ids_are_githubs(heading: str, slug: str) -> None:
+    assert _slug(heading) == slug
+
+
+def test_a_repeated_heading_gets_a_numbered_id(tmp_path: Path) -> None:
+    page = tmp_path / "page.md"
+    page.write_text("# Notes\n\n## Notes\n\n```\n# not a heading\n```\n## Notes ##\n", "utf-8")
+    assert _anchors(page) == {"notes", "notes-1", "notes-2"}
+
+
+def _broken_links(page: Path) -> list[str]:
+    broken = []
+    for line in _prose(page.read_text(encoding="utf-8")):
+        for target in [*LINK.findall(line), *REFERENCE.findall(line)]:
+            if not target or re.match(r"^[a-z][a-z0-9+.-]*:", target, re.IGNORECASE):
+                continue  # an absolute URL (https:, mailto:): not ours to check offline
+            file, _, anchor = target.partition("#")
+            dest = (page.parent / file).resolve() if file else page
+            if not dest.exists():
+                broken.append(f"{target}: no such file")
+            elif anchor and dest.suffix == ".md" and anchor not in _anchors(dest):
+                broken.append(f"{target}: no heading #{anchor} in {dest.name}")
+    return broken
+
+
+def test_a_broken_link_is_found(tmp_path: Path) -> None:
+    (tmp_path / "other.md").write_text("# Other page\n", "utf-8")
+    page = tmp_path / "page.md"
+    page.write_text(
+        "# Page\n\n[ok](other.md#other-page) [ok](#page) [ok](https://example.com/x.md)\n"
+        "[gone](missing.md) [moved](other.md#nowhere) [self](#nothing) `[code](no.md)`\n"
+        "```\n[fenced](no.md)\n```\n[ref]: lost.md\n",
+        "utf-8",
+    )
+    assert _broken_links(page) == [
+        "missing.md: no such file",
+        "other.md#nowhere: no heading #nowhere in other.md",
+        "#nothing: no heading #nothing in page.md",
+        "lost.md: no such file",
+    ]
+
+
+@pytest.mark.parametrize("page", PAGES, ids=lambda p: str(p.relative_to(ROOT)))
+def test_every_relative_link_resolves(page: Path) -> None:
+    """A link to a moved page or a renamed heading fails here, not in a reader's browser."""
+    broken = _broken_links(page)
+    assert not broken, f"{page.relative_to(ROOT)}: {broken}"

@@ -319,7 +319,7 @@ async def test_user_agent_header_of_the_request_is_used(server: Server) -> None:
 
 # -- add-on and Scrapy compatibility --------------------------------------------------------
 def test_addon_keeps_a_projects_own_body_middleware_under_either_name() -> None:
-    """Placed under the package-level name the README gives, it is not added a second time."""
+    """Placed under any name docs/usage.md gives, it is not added a second time."""
     from scrapy.settings import Settings
     from scrapy.utils.conf import build_component_list
 
@@ -327,6 +327,7 @@ def test_addon_keeps_a_projects_own_body_middleware_under_either_name() -> None:
 
     for name in (
         "scrapy_gbot_robots.RobotsBodyMiddleware",
+        "scrapy_gbot_robots.body.RobotsBodyMiddleware",
         "scrapy_gbot_robots.crawl.body.RobotsBodyMiddleware",
     ):
         settings = Settings({"DOWNLOADER_MIDDLEWARES": {name: 580}})
@@ -335,6 +336,26 @@ def test_addon_keeps_a_projects_own_body_middleware_under_either_name() -> None:
         body = [c for c in build_component_list(table) if "RobotsBodyMiddleware" in str(c)]
         assert body == [name], body
         assert table[name] == 580
+
+
+def test_addon_keeps_a_projects_own_robots_middleware_under_any_of_its_paths() -> None:
+    """The public path projects wrote before the package had folders is not installed twice."""
+    from scrapy.settings import Settings
+    from scrapy.utils.conf import build_component_list
+
+    from scrapy_gbot_robots import Addon
+
+    for name in (
+        "scrapy_gbot_robots.GoogleRobotsTxtMiddleware",
+        "scrapy_gbot_robots.middleware.GoogleRobotsTxtMiddleware",
+        "scrapy_gbot_robots.crawl.middleware.GoogleRobotsTxtMiddleware",
+    ):
+        settings = Settings({"DOWNLOADER_MIDDLEWARES": {name: 120}})
+        Addon().update_settings(settings)
+        table = settings.getwithbase("DOWNLOADER_MIDDLEWARES")
+        ours = [c for c in build_component_list(table) if "GoogleRobotsTxt" in str(c)]
+        assert len(ours) == 1, ours
+        assert table[ours[0]] == 120
 
 
 def test_addon_says_when_a_project_disabled_the_body_middleware(
@@ -396,7 +417,7 @@ async def test_robotstxt_obey_false_disables_it(server: Server) -> None:
 
 @pytest_twisted.ensureDeferred
 async def test_robots_parsed_signal_and_sitemap_recipe(server: Server) -> None:
-    """The README recipe: feed robots.txt sitemaps to a SitemapSpider, no second fetch."""
+    """The recipe of docs/usage.md: feed robots.txt sitemaps to a SitemapSpider, no second fetch."""
     from scrapy_gbot_robots._compat import ROBOTS_PARSED_SIGNAL
 
     if ROBOTS_PARSED_SIGNAL is None:

@@ -1,9 +1,9 @@
 """product_token() on real crawler User-Agent headers, and is_valid_token().
 
 Expected tokens are the robots.txt tokens each crawler's operator documents. The general rule
-(README): (1) a header that is itself a token is returned as is; (2) else the first token-shaped
-entry of a parenthesised comment that contains "compatible" or a URL; (3) else the first
-top-level Token/version product that is not a browser-compatibility token; (4) else the
+(docs/engine.md): (1) a header that is itself a token is returned as is; (2) else the first
+token-shaped entry of a parenthesised comment that contains "compatible" or a URL; (3) else the
+first top-level Token/version product that is not a browser-compatibility token; (4) else the
 leading [A-Za-z_-]+ run.
 """
 
