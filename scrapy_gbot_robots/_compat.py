@@ -73,6 +73,22 @@ def signal_sender(crawler: Any) -> Any:
     return getattr(crawler.signals, "sender", dispatcher.Anonymous)
 
 
+def downloader_slot(engine: Any, request: Request) -> Any:
+    """The downloader slot a request was queued in (its key is in ``download_slot`` meta)."""
+    slots = getattr(getattr(engine, "downloader", None), "slots", None)
+    key = request.meta.get("download_slot")
+    return slots.get(key) if slots is not None and key is not None else None
+
+
+def drop_jitter(slot: Any) -> None:
+    """No random factor on a slot's delay: ``jitter`` in recent Scrapy releases (2.19 has
+    it), ``randomize_delay`` (a bool, deprecated there) in older ones."""
+    if hasattr(slot, "jitter"):
+        slot.jitter = 0.0
+    else:
+        slot.randomize_delay = False
+
+
 def downloader_middlewares(engine: Any) -> list[Any]:
     """The downloader middleware instances of a running engine."""
     manager = getattr(getattr(engine, "downloader", None), "middleware", None)

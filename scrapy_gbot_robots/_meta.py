@@ -15,6 +15,12 @@ DONT_OBEY = "dont_obey_robotstxt"
 #: The product token to obey for this request only.
 USER_AGENT_META = "robotstxt_user_agent"
 
+#: Observe mode: what Googlebot would have done with the request (docs/meta.md).
+VERDICT_META = "gbot_robots_verdict"
+
+#: ``GBOT_ROBOTS_USAGE_META``: the content-usage signals in force for the request's URL.
+USAGE_META = "gbot_robots_usage"
+
 #: Internal: the request passed the scheduling check and has not been downloaded yet.
 SCHEDULED = "_gbot_robots_scheduled"
 

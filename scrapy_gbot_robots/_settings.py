@@ -45,6 +45,7 @@ NUMERIC: dict[str, tuple[float, str, float]] = {
     "REPORT_MAX_ORIGINS": (10_000, "int", 1),
     "REPORT_MAX_RULES": (1_000, "int", 1),
     "REPORT_EXAMPLES": (5, "int", 0),
+    "CRAWL_DELAY_MAX": (30.0, "float", 0.0),
 }
 
 #: The other settings: name -> default as written in docs/settings.md.
@@ -54,7 +55,15 @@ OTHER: dict[str, str] = {
     "CACHE": "None",
     "FLEET_PARKING": "True",
     "REPORT": "None",
+    "MODE": '"enforce"',
+    "GLOBAL_GROUP": "True",
+    "USAGE": "[]",
+    "USAGE_META": "False",
+    "CRAWL_DELAY": "False",
 }
+
+#: GBOT_ROBOTS_MODE: obey robots.txt, or only record what it would have done.
+MODES = ("enforce", "observe")
 
 
 def known_settings() -> frozenset[str]:
@@ -91,7 +100,8 @@ class Config:
     """The plugin's configuration for one crawler (per-spider ``custom_settings`` included)."""
 
     obey: bool = True
-    robots_user_agent: str | None = None  # ROBOTSTXT_USER_AGENT
+    #: ROBOTSTXT_USER_AGENT: one value, or several tokens, most specific first.
+    robots_user_agent: str | tuple[str, ...] | None = None
     user_agent: str = "Scrapy"  # USER_AGENT
     download_timeout: float = 30.0
     retry_times: int = 1
@@ -110,6 +120,17 @@ class Config:
     report_max_origins: int = 10_000
     report_max_rules: int = 1_000
     report_examples: int = 5
+    mode: str = "enforce"  # GBOT_ROBOTS_MODE: "enforce" or "observe"
+    global_group: bool = True  # GBOT_ROBOTS_GLOBAL_GROUP: obey "*" when no token has a group
+    usage: tuple[str, ...] = ()  # GBOT_ROBOTS_USAGE: the uses this crawl makes of content
+    usage_meta: bool = False  # GBOT_ROBOTS_USAGE_META: a request's usage signals in its meta
+    crawl_delay: bool = False  # GBOT_ROBOTS_CRAWL_DELAY: honour Crawl-delay (Google does not)
+    crawl_delay_max: float = 30.0  # GBOT_ROBOTS_CRAWL_DELAY_MAX
+
+    @property
+    def observe(self) -> bool:
+        """Observe mode: nothing is forbidden or dropped because of robots.txt."""
+        return self.mode == "observe"
 
 
 def _number(name: str, value: Any, kind: str, minimum: float) -> float:
@@ -253,9 +274,7 @@ def load(get: Callable[[str], Any]) -> Config:
     if get(PREFIX + "DOWNLOAD_TIMEOUT") is None:
         # A user who lowers Scrapy's own timeout gets it for robots.txt too.
         nums["DOWNLOAD_TIMEOUT"] = min(nums["DOWNLOAD_TIMEOUT"], _scrapy_timeout(get))
-    robots_ua = get("ROBOTSTXT_USER_AGENT")
-    if robots_ua is not None and not isinstance(robots_ua, str):
-        raise ConfigError("ROBOTSTXT_USER_AGENT", f"expected a string, got {robots_ua!r}")
+    robots_ua = _user_agents(get("ROBOTSTXT_USER_AGENT"))
     user_agent = get("USER_AGENT")
     if user_agent is not None and not isinstance(user_agent, str):
         raise ConfigError("USER_AGENT", f"expected a string, got {user_agent!r}")
@@ -300,25 +319,94 @@ def load(get: Callable[[str], Any]) -> Config:
         report_max_origins=int(nums["REPORT_MAX_ORIGINS"]),
         report_max_rules=int(nums["REPORT_MAX_RULES"]),
         report_examples=int(nums["REPORT_EXAMPLES"]),
+        mode=_choice(PREFIX + "MODE", get(PREFIX + "MODE"), MODES),
+        global_group=_bool_default(PREFIX + "GLOBAL_GROUP", get(PREFIX + "GLOBAL_GROUP"), True),
+        usage=_uses(get(PREFIX + "USAGE")),
+        usage_meta=_bool_default(PREFIX + "USAGE_META", get(PREFIX + "USAGE_META"), False),
+        crawl_delay=_bool_default(PREFIX + "CRAWL_DELAY", get(PREFIX + "CRAWL_DELAY"), False),
+        crawl_delay_max=nums["CRAWL_DELAY_MAX"],
     )
 
 
-def configured_token(config: Config) -> tuple[str, str, str | None]:
-    """The crawler-wide product token: (token, where it came from, warning or None).
+def _bool_default(setting: str, value: Any, default: bool) -> bool:
+    return default if value is None else _bool(setting, value)
 
-    ``ROBOTSTXT_USER_AGENT`` wins when set; otherwise the ``USER_AGENT`` header is reduced
-    with :func:`product_token`. A configured value that is not itself a valid token is
-    still used, reduced the same way, with a warning that names the setting.
-    """
-    if config.robots_user_agent:
-        value, setting = config.robots_user_agent, "ROBOTSTXT_USER_AGENT"
+
+def _choice(setting: str, value: Any, choices: tuple[str, ...]) -> str:
+    if value is None or value == "":
+        return choices[0]
+    text = value.strip().lower() if isinstance(value, str) else value
+    if text not in choices:
+        expected = " or ".join(repr(c) for c in choices)
+        raise ConfigError(setting, f"expected {expected}, got {value!r}")
+    return str(text)
+
+
+def _strings(setting: str, value: Any) -> tuple[str, ...]:
+    """A list setting: a list or tuple of strings, or one comma-separated string."""
+    if value is None or value == "":
+        return ()
+    if isinstance(value, str):
+        items = value.split(",")
+    elif isinstance(value, (list, tuple)) and all(isinstance(v, str) for v in value):
+        items = list(value)
     else:
+        raise ConfigError(setting, f"expected a list of strings, got {value!r}")
+    return tuple(item.strip() for item in items if item.strip())
+
+
+def _user_agents(value: Any) -> str | tuple[str, ...] | None:
+    """ROBOTSTXT_USER_AGENT: a string (one token or a User-Agent header) or a list of tokens.
+
+    A comma-separated string without parentheses is a list too (what ``-s`` gives); a
+    User-Agent header keeps its commas inside parentheses and stays one value.
+    """
+    setting = "ROBOTSTXT_USER_AGENT"
+    if value is None or value == "":
+        return None
+    if isinstance(value, str) and ("," not in value or "(" in value):
+        return value
+    tokens = _strings(setting, value)
+    if not tokens:
+        raise ConfigError(setting, f"expected a token or a list of tokens, got {value!r}")
+    return tokens if len(tokens) > 1 else tokens[0]
+
+
+def _uses(value: Any) -> tuple[str, ...]:
+    """GBOT_ROBOTS_USAGE: the uses this crawl makes of content (``ai-train``, ``search``...)."""
+    from .engine.usage import SIGNALS, USES
+
+    setting = PREFIX + "USAGE"
+    uses = tuple(use.lower() for use in _strings(setting, value))
+    known = sorted(set(USES) | SIGNALS)
+    for use in uses:
+        if use not in known:
+            raise ConfigError(setting, f"unknown use {use!r}; known: {', '.join(known)}")
+    return uses
+
+
+def configured_token(config: Config) -> tuple[str | tuple[str, ...], str, str | None]:
+    """The crawler-wide product token(s): (token or tokens, where from, warning or None).
+
+    ``ROBOTSTXT_USER_AGENT`` wins when set (a list of tokens, most specific first, gives a
+    tuple); otherwise the ``USER_AGENT`` header is reduced with :func:`product_token`. A
+    configured value that is not itself a valid token is still used, reduced the same way,
+    with a warning that names the setting.
+    """
+    setting = "ROBOTSTXT_USER_AGENT"
+    configured = config.robots_user_agent
+    if not configured:
         return product_token(config.user_agent), "USER_AGENT", None
-    if is_valid_token(value):
-        return value, setting, None
-    token = product_token(value)
-    warning = (
-        f"{setting} = {value!r} is not a valid robots.txt product token ([A-Za-z_-]+); "
-        f"obeying robots.txt as {token!r} instead"
-    )
-    return token, setting, warning
+    values = (configured,) if isinstance(configured, str) else configured
+    tokens = tuple(v if is_valid_token(v) else product_token(v) for v in values)
+    bad = [v for v, t in zip(values, tokens, strict=True) if v != t]
+    warning = None
+    if bad:
+        warning = (
+            f"{setting} = {configured!r} is not a valid robots.txt product token "
+            f"([A-Za-z_-]+); obeying robots.txt as {tokens[0] if len(tokens) == 1 else tokens!r}"
+            " instead"
+        )
+    if any(not t for t in tokens):
+        raise ConfigError(setting, f"no product token in {configured!r}")
+    return (tokens[0] if len(tokens) == 1 else tokens), setting, warning

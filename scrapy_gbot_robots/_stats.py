@@ -17,6 +17,9 @@ RESPONSE_COUNT = "robotstxt/response_count"
 RESPONSE_STATUS = "robotstxt/response_status_count/"  # + status
 EXCEPTION = "robotstxt/exception_count/"  # + str(exception class), as Scrapy writes it
 FORBIDDEN = "robotstxt/forbidden"
+FORBIDDEN_BY_USAGE = "robotstxt/forbidden_by_usage"
+WOULD_FORBID = "robotstxt/would_forbid"
+WOULD_STOP = "robotstxt/would_stop"
 
 # Requests.
 DEFERRED = "robotstxt/deferred"

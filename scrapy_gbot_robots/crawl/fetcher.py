@@ -35,6 +35,7 @@ if TYPE_CHECKING:
     from ..stores.base import PersistentStore
     from ..stores.tiered import TieredStore
     from .gate import Gate
+    from .keys import Tokens
     from .telemetry import Telemetry
 
 logger = logging.getLogger("scrapy_gbot_robots.middleware")
@@ -80,7 +81,7 @@ class Fetcher:
         downloader: Downloader,
         telemetry: Telemetry,
         *,
-        token: str,
+        token: Tokens,
         lock_ttl: float,
     ) -> None:
         self.config = config

@@ -112,6 +112,7 @@ class Gate(Generic[T]):
         park_timeout: float,
         max_fetches: int,
         release_batch: int = 1000,
+        observe: bool = False,
     ) -> None:
         if max_fetches < 1:
             raise ValueError(f"max_fetches must be >= 1, got {max_fetches}")
@@ -122,6 +123,9 @@ class Gate(Generic[T]):
         self._timeout = park_timeout
         self._max_fetches = max_fetches
         self._batch = release_batch
+        #: Observe mode: an origin stopped by server errors is decided ("Googlebot would not
+        #: crawl it now"), so its requests pass; only the first decision is waited for.
+        self._observe = observe
         self._recs: dict[str, _Origin] = {}
         self._queue: deque[str] = deque()  # origins waiting for a fetch slot, FIFO
         self._wakeups: list[tuple[float, str]] = []  # heap of (when, origin)
@@ -204,7 +208,7 @@ class Gate(Generic[T]):
             else:
                 force = rules_in_force(state, now, self._policy)
                 due = state.refresh_at <= now and (rec is None or not rec.fetch)
-                if force.mode is not Mode.STOPPED:
+                if force.mode is not Mode.STOPPED or self._observe:
                     if due:  # grace period: obey the fallback, retry in the background
                         self._want(origin, self._rec(origin), now, blocking=False, why="refresh")
                     return None
@@ -458,7 +462,7 @@ class Gate(Generic[T]):
                 self._release(origin, rec)
             return
         force = rules_in_force(state, now, self._policy)
-        if force.mode is not Mode.STOPPED:
+        if force.mode is not Mode.STOPPED or self._observe:
             self._release(origin, rec)
             if state.refresh_at <= now and self._recs.get(origin) is None:
                 self._want(origin, self._rec(origin), now, blocking=False, why="refresh")

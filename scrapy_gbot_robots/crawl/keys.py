@@ -24,6 +24,8 @@ ORIGIN_MEMO = 100_000
 TOKEN_MEMO = 1_000
 
 _K = TypeVar("_K", str, bytes)
+#: One product token, or several, most specific first: what the engine's checks accept.
+Tokens = str | tuple[str, ...]
 
 
 class RequestKeys:
@@ -31,8 +33,9 @@ class RequestKeys:
 
     __slots__ = ("_fixed", "_meta_tokens", "_origins", "_ua_tokens", "token")
 
-    def __init__(self, token: str, *, fixed: bool) -> None:
-        #: The crawler-wide token (``ROBOTSTXT_USER_AGENT``, else from ``USER_AGENT``).
+    def __init__(self, token: Tokens, *, fixed: bool) -> None:
+        #: The crawler-wide token (``ROBOTSTXT_USER_AGENT``, else from ``USER_AGENT``), or
+        #: tokens, most specific first (a list-valued ``ROBOTSTXT_USER_AGENT``).
         self.token = token
         # ROBOTSTXT_USER_AGENT fixes the token; otherwise each request's User-Agent header
         # (falling back to USER_AGENT) is reduced.
@@ -55,7 +58,7 @@ class RequestKeys:
             self._origins[prefix] = origin
         return origin
 
-    def token_of(self, request: Request) -> str:
+    def token_of(self, request: Request) -> Tokens:
         """The token ``request`` obeys: its meta, ``ROBOTSTXT_USER_AGENT``, or its header."""
         override = request.meta.get(USER_AGENT_META)
         if override:

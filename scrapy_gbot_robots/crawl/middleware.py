@@ -35,6 +35,7 @@ from ..parking.codec import Unreadable
 from ..policy.states import Mode, OriginState, note_page_ok, rules_in_force
 from . import wiring
 from .gate import ParkReason
+from .keys import Tokens
 from .own_copy import ROBOTS_PATH, own_copy
 
 if TYPE_CHECKING:
@@ -81,6 +82,7 @@ class GoogleRobotsTxtMiddleware:
         self.gate = parts.gate
         self.fetcher = parts.fetcher
         self.telemetry = parts.telemetry
+        self.verdicts = parts.verdicts
         self.admission = parts.admission
         self.housekeeping = parts.housekeeping
         self._parts = parts  # codec and token source, used once the spider opens
@@ -100,8 +102,8 @@ class GoogleRobotsTxtMiddleware:
             raise
 
     @property
-    def token(self) -> str:
-        """The crawler-wide product token."""
+    def token(self) -> Tokens:
+        """The crawler-wide product token (or tokens, most specific first)."""
         return self.keys.token
 
     # -- public helpers -------------------------------------------------------------------
@@ -155,34 +157,17 @@ class GoogleRobotsTxtMiddleware:
     def _obeyed(self, request: Request, origin: str) -> bool:
         """True when the rules in force let ``request`` through; False when undecided.
 
-        Raises ``IgnoreRequest`` when they forbid it.
+        Raises ``IgnoreRequest`` when they forbid it (see :mod:`.verdicts`).
         """
         state = self.store.get(origin)
         if state is None:
             return False
         force = rules_in_force(state, self.config.clock(), self.config.policy)
         if force.mode is Mode.STOPPED:
-            return False
-        telemetry = self.telemetry
-        telemetry.hits += 1
-        robots = force.robots
-        if robots is None:
-            telemetry.allowed(origin)
-            return True
-        token = self.keys.token_of(request)
-        if telemetry.report is None:
-            if robots.allowed(request.url, token):
-                return True
-            telemetry.forbidden(request, robots, token, origin)
-        else:
-            # With the report on, one decide() is the check: it costs what allowed() costs
-            # and names the deciding rule, so a forbidden request needs no second pass.
-            decision = robots.decide(request.url, token)
-            if decision.allowed:
-                telemetry.allowed(origin)
-                return True
-            telemetry.forbidden(request, robots, token, origin, decision)
-        raise IgnoreRequest("Forbidden by robots.txt")
+            return self.verdicts.stopped(request, origin)
+        self.telemetry.hits += 1
+        self.verdicts.check(request, origin, force, state)
+        return True
 
     def _undecided(self, request: Request, origin: str) -> Any:
         """A request reached the downloader without a usable decision for its origin.
@@ -334,6 +319,7 @@ class GoogleRobotsTxtMiddleware:
                 "concurrent_fetches": gate.max_fetches,
                 "cache": self.config.cache[0],
                 "park_timeout": self.config.park_timeout,
+                "mode": self.config.mode,
             },
             paths=self.config.report,
         )

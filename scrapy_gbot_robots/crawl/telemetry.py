@@ -34,6 +34,7 @@ if TYPE_CHECKING:
     from ..report.collector import Hop, ReportCollector
     from ..stores.tiered import TieredStore
     from .gate import Gate, ParkReason
+    from .keys import Tokens
 
 #: The logger named in the README and the docs (the middleware's historical module path).
 logger = logging.getLogger("scrapy_gbot_robots.middleware")
@@ -83,12 +84,16 @@ class Telemetry:
         self,
         request: Request,
         robots: RobotsTxt,
-        token: str,
+        token: Tokens,
         origin: str,
         decision: Decision | None = None,
+        *,
+        by_usage: bool = False,
     ) -> None:
-        """A request refused by robots.txt, just before ``IgnoreRequest``."""
+        """A request refused by robots.txt (a rule, or a usage signal), before ``IgnoreRequest``."""
         self.stats.inc_value(S.FORBIDDEN)
+        if by_usage:
+            self.stats.inc_value(S.FORBIDDEN_BY_USAGE)
         # Finding the deciding line costs a second pass: only when someone looks.
         log = self.debug and logger.isEnabledFor(logging.DEBUG)
         listeners = self.listened(signals.request_forbidden)
@@ -100,14 +105,45 @@ class Telemetry:
         if report is not None:
             report.forbidden(origin, request.url, decision)
         if log:
-            logger.debug(
-                "Forbidden by robots.txt: %(request)s (line %(line)d: %(rule)r, "
-                "user agent %(token)r)",
-                {"request": request, "line": decision.line, "rule": decision.rule, "token": token},
-                extra=self._extra(),
-            )
+            self._log_verdict("Forbidden by robots.txt", request, decision)
         if listeners:
             self._send(signals.request_forbidden, request=request, decision=decision)
+
+    def would_forbid(
+        self, request: Request, origin: str, decision: Decision, token: Tokens
+    ) -> None:
+        """Observe mode: a request robots.txt forbids, let through."""
+        self.stats.inc_value(S.WOULD_FORBID)
+        if self.report is not None:
+            self.report.forbidden(origin, request.url, decision)
+        if self.debug and logger.isEnabledFor(logging.DEBUG):
+            self._log_verdict("Would be forbidden by robots.txt", request, decision)
+
+    def would_stop(self, request: Request, origin: str) -> None:
+        """Observe mode: a request of an origin Googlebot would not crawl now (server error)."""
+        self.stats.inc_value(S.WOULD_STOP)
+        if self.report is not None:
+            self.report.allowed(origin)
+        if self.debug:
+            logger.debug(
+                "Would be stopped (robots.txt of %(origin)s in server error): %(request)s",
+                {"origin": origin, "request": request},
+                extra=self._extra(),
+            )
+
+    def _log_verdict(self, what: str, request: Request, decision: Decision) -> None:
+        group = f"the group of {decision.token!r}" if decision.token else "no group"
+        logger.debug(
+            "%(what)s: %(request)s (line %(line)d: %(rule)r, %(group)s)",
+            {
+                "what": what,
+                "request": request,
+                "line": decision.line,
+                "rule": decision.rule,
+                "group": group,
+            },
+            extra=self._extra(),
+        )
 
     def deferred(self, request: Request, origin: str, reason: ParkReason) -> None:
         self.stats.inc_value(S.DEFERRED)
@@ -212,7 +248,7 @@ class Telemetry:
         state: OriginState,
         previous: OriginState | None,
         *,
-        token: str,
+        token: Tokens,
         trigger: Callable[[], Request],
         source: str = "fetch",
     ) -> None:
@@ -279,6 +315,18 @@ class Telemetry:
         if previous is None or previous.kind is not state.kind or previous.reason != state.reason:
             self._send(signals.origin_state_changed, origin=origin, state=state.kind.value)
 
+    def crawl_delay(self, origin: str, asked: float, applied: float) -> None:
+        """An origin's ``crawl-delay`` became its slot's floor (``GBOT_ROBOTS_CRAWL_DELAY``)."""
+        if self.report is not None:
+            self.report.crawl_delay(origin, asked, applied)
+        if applied < asked:
+            logger.info(
+                "Crawl-delay of %(origin)s is %(asked)g s: capped at %(applied)g s "
+                "(GBOT_ROBOTS_CRAWL_DELAY_MAX)",
+                {"origin": origin, "asked": asked, "applied": applied},
+                extra=self._extra(),
+            )
+
     # -- housekeeping -----------------------------------------------------------------------
     def pruned(self, count: int, keep: float) -> None:
         if not count:
@@ -325,7 +373,7 @@ class Telemetry:
             )
 
     # -- lifecycle --------------------------------------------------------------------------
-    def opened(self, token: str, source: str, fetches: int) -> None:
+    def opened(self, token: Tokens, source: str, fetches: int) -> None:
         logger.info(
             "Obeying robots.txt as user agent %(token)r (from %(source)s), the way Googlebot "
             "does (scrapy_gbot_robots.GoogleRobotsTxtMiddleware); at most %(fetches)d "
@@ -379,7 +427,7 @@ class Telemetry:
         spider: Spider,
         reason: str,
         *,
-        user_agent: str,
+        user_agent: Tokens,
         settings: dict[str, Any],
         paths: Sequence[str],
     ) -> None:
@@ -390,7 +438,7 @@ class Telemetry:
         crawl = {
             "spider": spider.name,
             "finish_reason": reason,
-            "user_agent": user_agent,
+            "user_agent": user_agent if isinstance(user_agent, str) else ", ".join(user_agent),
             "start_time": str(stats.get("start_time", "")),
             "stats": {k: v for k, v in stats.items() if k.startswith(S.PREFIX)},
             "settings": settings,

@@ -26,11 +26,13 @@ from ..stores.memory import MemoryStore
 from ..stores.sqlite import SqliteError, SqliteStore
 from ..stores.tiered import TieredStore
 from .admission import Admission
+from .crawl_delay import CrawlDelay
 from .fetcher import EngineDownloader, Fetcher
 from .gate import Actions, Gate
 from .housekeeping import Housekeeping
 from .keys import RequestKeys
 from .telemetry import Telemetry
+from .verdicts import Verdicts
 
 if TYPE_CHECKING:
     from scrapy import Spider
@@ -52,6 +54,8 @@ class Parts:
     gate: Gate[Any]
     fetcher: Fetcher
     admission: Admission
+    verdicts: Verdicts
+    crawl_delay: CrawlDelay | None  # GBOT_ROBOTS_CRAWL_DELAY: held here, it listens to signals
     codec: RequestCodec
     housekeeping: Housekeeping
 
@@ -111,6 +115,7 @@ def build(crawler: Crawler, config: Config, actions: Actions[Any]) -> Parts:
         actions,
         park_timeout=config.park_timeout,
         max_fetches=max(1, max_fetches),
+        observe=config.observe,
     )
     fetcher = Fetcher(
         config,
@@ -128,14 +133,19 @@ def build(crawler: Crawler, config: Config, actions: Actions[Any]) -> Parts:
 
         wake_engine(crawler.engine)
 
+    keys = RequestKeys(token, fixed=source == "ROBOTSTXT_USER_AGENT")
     return Parts(
-        keys=RequestKeys(token, fixed=source == "ROBOTSTXT_USER_AGENT"),
+        keys=keys,
         token_source=source,
         store=store,
         telemetry=telemetry,
         gate=gate,
         fetcher=fetcher,
         admission=Admission(crawler),
+        verdicts=Verdicts(config, keys, telemetry),
+        crawl_delay=(
+            CrawlDelay(crawler, config, keys, store, telemetry) if config.crawl_delay else None
+        ),
         codec=codec,
         housekeeping=Housekeeping(config, gate, store, telemetry, wake),
     )

@@ -104,6 +104,7 @@ class _Origin:
 
     __slots__ = (
         "allowed",
+        "crawl_delay",
         "deferred",
         "drop_reasons",
         "dropped",
@@ -126,6 +127,7 @@ class _Origin:
         self.drop_reasons: dict[str, int] | None = None
         self.fetch: _Fetch | None = None
         self.lint: dict[str, Any] | None = None
+        self.crawl_delay: tuple[float, float] | None = None  # (asked, applied) seconds
 
     def add(self, src: _Origin, sign: int = 1) -> None:
         """Add (``sign`` 1) or take back (-1) another entry's counters."""
@@ -244,6 +246,11 @@ class ReportCollector:
             url = short(url, EXAMPLE_CHARS)
             if url not in examples:
                 examples.append(url)
+
+    def crawl_delay(self, origin: str, asked: float, applied: float) -> None:
+        """The origin's ``crawl-delay`` (``GBOT_ROBOTS_CRAWL_DELAY``): asked, and applied."""
+        entry = self._origins.get(origin) or self._add(origin)
+        entry.crawl_delay = (asked, applied)
 
     def deferred(self, origin: str) -> None:
         """A request of ``origin`` was parked."""
@@ -494,4 +501,6 @@ def _origin_json(origin: str, entry: _Origin, error_stop: float) -> dict[str, An
         "dropped": entry.dropped,
     }
     out["drop_reasons"] = dict(entry.drop_reasons or {})
+    delay = entry.crawl_delay
+    out["crawl_delay"] = None if delay is None else {"asked": delay[0], "applied": delay[1]}
     return out

@@ -222,6 +222,7 @@ def test_every_setting_works_in_custom_settings() -> None:
         "REPORT_MAX_ORIGINS": config.report_max_origins,
         "REPORT_MAX_RULES": config.report_max_rules,
         "REPORT_EXAMPLES": config.report_examples,
+        "CRAWL_DELAY_MAX": config.crawl_delay_max,
     }
     assert set(values) == set(NUMERIC)
     for name, value in values.items():

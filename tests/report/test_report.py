@@ -404,6 +404,7 @@ def test_json_schema_fields() -> None:
         "lint",
         "requests",
         "drop_reasons",
+        "crawl_delay",
     }
     assert [set(o) for o in data["origins"]] == [fields, fields]
     unknown = data["origins"][1]

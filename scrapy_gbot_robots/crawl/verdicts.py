@@ -1,0 +1,135 @@
+"""What the check of one request decides, once its origin's rules in force are known.
+
+- **Enforce** (the default): a disallowed URL raises ``IgnoreRequest``; with
+  ``GBOT_ROBOTS_USAGE``, so does a URL whose content-usage signals say "no" to one of the
+  crawl's uses. The usual case (one token, no usage, no report) is one ``allowed()`` call.
+- **Observe** (``GBOT_ROBOTS_MODE = "observe"``): nothing is forbidden or dropped because of
+  robots.txt; each request carries what Googlebot would have done in
+  ``request.meta["gbot_robots_verdict"]`` (see docs/meta.md), and telemetry counts what
+  would have been forbidden or stopped.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
+
+from scrapy.exceptions import IgnoreRequest
+
+from .._meta import USAGE_META, VERDICT_META
+from ..engine.rules import Decision
+from ..policy.states import Kind
+
+if TYPE_CHECKING:
+    from scrapy.http import Request
+
+    from .._settings import Config
+    from ..engine.rules import RobotsTxt
+    from ..engine.usage import UsagePreference
+    from ..policy.states import InForce, OriginState
+    from .keys import RequestKeys
+    from .telemetry import Telemetry
+
+FORBIDDEN = "Forbidden by robots.txt"
+FORBIDDEN_BY_USAGE = "Forbidden by a robots.txt content-usage signal"
+
+
+class Verdicts:
+    """The check's outcome for a request of a decided origin; see the module docstring."""
+
+    __slots__ = ("_plain", "global_group", "keys", "observe", "telemetry", "usage_meta", "uses")
+
+    def __init__(self, config: Config, keys: RequestKeys, telemetry: Telemetry) -> None:
+        self.keys = keys
+        self.telemetry = telemetry
+        self.observe = config.observe
+        self.global_group = config.global_group
+        self.uses = config.usage
+        self.usage_meta = config.usage_meta
+        # Nothing but the rules, with "*" as Google has it: the hot path.
+        self._plain = not (self.observe or self.uses or self.usage_meta) and self.global_group
+
+    def check(self, request: Request, origin: str, force: InForce, state: OriginState) -> None:
+        """Let ``request`` through, or raise ``IgnoreRequest`` (never in observe mode)."""
+        telemetry = self.telemetry
+        robots = force.robots
+        if robots is None:
+            telemetry.allowed(origin)
+            if self.observe:
+                request.meta[VERDICT_META] = _verdict(True, state.kind.value)
+            return
+        token = self.keys.token_of(request)
+        if self._plain:
+            if telemetry.report is None:
+                if robots.allowed(request.url, token):
+                    return
+                telemetry.forbidden(request, robots, token, origin)
+                raise IgnoreRequest(FORBIDDEN)
+            # With the report on, one decide() is the check: it costs what allowed() costs
+            # and names the deciding rule, so a forbidden request needs no second pass.
+            decision = robots.decide(request.url, token)
+            if decision.allowed:
+                telemetry.allowed(origin)
+                return
+            telemetry.forbidden(request, robots, token, origin, decision)
+            raise IgnoreRequest(FORBIDDEN)
+        self._judge(request, origin, robots, token)
+
+    def _judge(self, request: Request, origin: str, robots: RobotsTxt, token: Any) -> None:
+        """Every option: the global group, usage signals, their meta, observe mode."""
+        url, group, telemetry = request.url, self.global_group, self.telemetry
+        decision = robots.decide(url, token, group)
+        refused: UsagePreference | None = None
+        if decision.allowed and self.uses:
+            refused = robots.refuses(url, token, self.uses, group)
+        if self.usage_meta:
+            request.meta[USAGE_META] = robots.usage(url, token, group).as_json()
+        deciding = decision if refused is None else _usage_decision(refused, decision)
+        if self.observe:
+            request.meta[VERDICT_META] = _verdict(
+                deciding.allowed, Kind.RULES.value, deciding, refused
+            )
+            if deciding.allowed:
+                telemetry.allowed(origin)
+            else:
+                telemetry.would_forbid(request, origin, deciding, token)
+            return
+        if refused is not None:
+            telemetry.forbidden(request, robots, token, origin, deciding, by_usage=True)
+            raise IgnoreRequest(f"{FORBIDDEN_BY_USAGE} (line {refused.line}: {refused.text})")
+        if not decision.allowed:
+            telemetry.forbidden(request, robots, token, origin, decision)
+            raise IgnoreRequest(FORBIDDEN)
+        telemetry.allowed(origin)
+
+    def stopped(self, request: Request, origin: str) -> bool:
+        """An origin stopped by server errors: undecided (False), or, observing, let through."""
+        if not self.observe:
+            return False
+        request.meta[VERDICT_META] = _verdict(False, Kind.SERVER_ERROR.value)
+        self.telemetry.would_stop(request, origin)
+        return True
+
+
+def _usage_decision(refused: UsagePreference, rules: Decision) -> Decision:
+    """The usage line that refused, shaped as a ``Decision`` for the report and the signal."""
+    key, _, value = refused.text.partition(":")
+    return Decision(
+        False, refused.line, key.strip(), value.strip(), refused.path, rules.group, rules.token
+    )
+
+
+def _verdict(
+    allowed: bool,
+    state: str,
+    decision: Decision | None = None,
+    refused: UsagePreference | None = None,
+) -> dict[str, Any]:
+    """The ``gbot_robots_verdict`` meta value (documented in docs/meta.md)."""
+    return {
+        "allowed": allowed,
+        "state": state,
+        "line": decision.line if decision else 0,
+        "rule": decision.rule if decision else "",
+        "group": decision.token if decision else "",
+        "by": "usage" if refused is not None else ("rules" if decision else "state"),
+    }
