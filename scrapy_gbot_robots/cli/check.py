@@ -13,6 +13,7 @@ import argparse
 import json
 from collections.abc import Sequence
 
+from .._safetext import quoted
 from ..engine import lint as _lint
 from ..engine.lines import Kind, LineReport, report
 from ..engine.match import path_params_query
@@ -293,17 +294,17 @@ def url_remarks(
         at = f"{t.where}: " if t.where else ""
         if not t.utf8:
             not_utf8(
-                f"warning: {at}not valid UTF-8: {t.given!r} is checked as {url}, its invalid "
+                f"warning: {at}not valid UTF-8: {quoted(t.given)} is checked as {url}, its invalid "
                 "bytes %-encoded"
             )
         if not _lint.is_absolute_url(t.given):
             relative(
-                f"warning: {at}not an absolute URL: {t.given!r} (give scheme and host, e.g. "
+                f"warning: {at}not an absolute URL: {quoted(t.given)} (give scheme and host, e.g. "
                 f"https://example.com/page); checked anyway: Google's parser reads its path "
-                f"as {path_params_query(url)!r}"
+                f"as {quoted(path_params_query(url))}"
             )
         elif encoded_notes and t.utf8 and url != t.given:
-            encoded(f"note: {at}{t.given!r} is checked as {url}, the form a crawler requests")
+            encoded(f"note: {at}{quoted(t.given)} is checked as {url}, the form a crawler requests")
     for capped in (not_utf8, relative, encoded):
         capped.close()
 
