@@ -16,7 +16,7 @@ from typing import TYPE_CHECKING, Any
 from .._safetext import printable, quoted
 from ..engine import lint as _lint
 from ..engine.lines import report
-from ..engine.url import crawler_url
+from ..engine.url import sendable_url
 from ..report.labels import duration
 from ._args import (
     EXIT_FINDINGS,
@@ -293,7 +293,7 @@ def run(ns: argparse.Namespace, io: IOStreams) -> int:
         raise UsageError(f"--timeout must be a positive number of seconds, got {ns.timeout:g}")
     for text in later:
         io.note(text)
-    checked = crawler_url(url)
+    checked = sendable_url(url)  # the URL check would check: one answer for both commands
     if checked != url and not ns.json:
         io.note(f"note: {quoted(url)} is checked as {checked}, the form a crawler requests")
     fetched = run_fetch(url, token, ns.timeout, ns.verbose)
