@@ -7,7 +7,6 @@ tests skip with the reason when it is absent.
 
 from __future__ import annotations
 
-import argparse
 import io
 import json
 from collections.abc import Iterator
@@ -16,8 +15,8 @@ from typing import Any
 
 import pytest
 
-from scrapy_gbot_robots.cli import check
-from scrapy_gbot_robots.cli._args import IOStreams
+from scrapy_gbot_robots.cli import check, commands
+from scrapy_gbot_robots.cli._args import IOStreams, build_parser
 from scrapy_gbot_robots.engine.url import sendable_url
 
 CORPUS = Path(__file__).resolve().parents[2].parent / "shared" / "corpus"
@@ -26,6 +25,10 @@ needs_corpus = pytest.mark.skipif(
     not (CORPUS / "verdicts.jsonl").is_file(),
     reason=f"reference corpus verdicts not found at {CORPUS}",
 )
+
+
+def robots_of(domain: str) -> str:
+    return str(CORPUS / "robots" / f"{domain}.txt")
 
 
 def _corpus_rows() -> Iterator[dict[str, Any]]:
@@ -43,6 +46,8 @@ def test_check_url_handling_agrees_with_the_reference_on_the_corpus() -> None:
     verdict and line: ``check.run`` in process, each domain's URLs read from "stdin" as
     ``--urls -`` reads them, one run per domain and user agent.
     """
+    _, subs = build_parser(commands())
+    parser = subs["check"]  # the options exactly as the command line gives them
     by_run: dict[tuple[str, str], list[dict[str, Any]]] = {}
     for row in _corpus_rows():
         by_run.setdefault((row["domain"], row["ua"]), []).append(row)
@@ -52,14 +57,7 @@ def test_check_url_handling_agrees_with_the_reference_on_the_corpus() -> None:
     for (domain, ua), rows in by_run.items():
         out = io.StringIO()
         urls = "\n".join(row["url"] for row in rows).encode("utf-8")
-        ns = argparse.Namespace(
-            robots=str(CORPUS / "robots" / f"{domain}.txt"),
-            url=[],
-            user_agent=ua,
-            urls="-",
-            json=True,
-            color="never",
-        )
+        ns = parser.parse_args([robots_of(domain), "-u", ua, "--json", "--urls", "-"])
         check.run(ns, IOStreams(out=out, err=io.StringIO(), stdin=io.BytesIO(urls)))
         got = [json.loads(line) for line in out.getvalue().splitlines()]
         assert len(got) == len(rows), (domain, ua)
