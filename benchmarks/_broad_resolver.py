@@ -3,7 +3,7 @@
 Each benchmark origin must be its own host name, so that Scrapy gives it its own download slot
 and its own connection pool entry, as thousands of real sites would get; but nothing may leave
 the machine. Scrapy lets a crawl replace its resolver (``TWISTED_DNS_RESOLVER``, called
-``DNS_RESOLVER`` before Scrapy 2.19): this class has the shape of Scrapy's own
+``DNS_RESOLVER`` before Scrapy 2.15): this class has the shape of Scrapy's own
 ``scrapy.resolver.CachingThreadedResolver`` (``from_crawler(crawler, reactor)`` and
 ``install_on_reactor()``), implements Twisted's ``IResolverSimple``, answers ``*.broad.test`` at
 once without a thread or a cache, and fails every other name with ``DNSLookupError``, so a stray
@@ -41,7 +41,7 @@ class BroadResolver:
 
     @classmethod
     def from_crawler(cls, crawler: Any, reactor: Any) -> BroadResolver:
-        # Scrapy passes the CrawlerProcess (2.19) or the Crawler (older) here; we need neither.
+        # Scrapy passes the CrawlerProcess here, not a Crawler (every version); we need neither.
         return cls(reactor)
 
     def install_on_reactor(self) -> None:
@@ -58,7 +58,7 @@ class BroadResolver:
 def resolver_setting() -> dict[str, str]:
     """The crawl setting that installs this resolver, under the name this Scrapy reads.
 
-    Scrapy 2.19 renamed ``DNS_RESOLVER`` to ``TWISTED_DNS_RESOLVER`` and deprecates the old name.
+    Scrapy 2.15 renamed ``DNS_RESOLVER`` to ``TWISTED_DNS_RESOLVER`` and deprecates the old name.
     """
     from scrapy.settings import default_settings
 

@@ -12,7 +12,7 @@ two middlewares organise differently.
   Scrapy's download slots and connection pool are keyed by host, so each origin gets its own
   slot, as a real site would; thousands of loopback addresses (``bench_crawl.py``'s way) would
   not scale to 20,000. The crawler resolves them with ``_broad_resolver.BroadResolver``
-  (Scrapy's ``TWISTED_DNS_RESOLVER``, ``DNS_RESOLVER`` before 2.19): ``*.broad.test`` is
+  (Scrapy's ``TWISTED_DNS_RESOLVER``, ``DNS_RESOLVER`` before 2.15): ``*.broad.test`` is
   127.0.0.1 and every other name fails, so nothing leaves the machine.
 * The server is one asyncio process on 127.0.0.1 (so serving does not share the crawler's
   CPU), virtual hosts by the ``Host`` header, HTTP/1.1 keep-alive (idle connections closed

@@ -25,7 +25,7 @@ if TYPE_CHECKING:
 #: Deferred (and 2.14+ deprecates it).
 ENGINE_HAS_DOWNLOAD_ASYNC: bool = hasattr(ExecutionEngine, "download_async")
 
-#: Scrapy 2.12 added the ``robots_parsed`` signal; before it there is nothing to send.
+#: Scrapy 2.18 added the ``robots_parsed`` signal; before it there is nothing to send.
 ROBOTS_PARSED_SIGNAL: object | None = getattr(_scrapy_signals, "robots_parsed", None)
 
 #: Scrapy 2.14 added ``engine.close_spider_async()``; before it, ``close_spider(spider, reason)``.
@@ -140,8 +140,9 @@ def close_spider(engine: Any, spider: Any, reason: str) -> None:
 def fail_bootstrap(crawler: Any) -> None:
     """Make ``scrapy crawl`` exit non-zero for a crawl that cannot start, on any Scrapy.
 
-    Scrapy 2.19 counts a crawl whose start-up raised as a failed bootstrap; older releases
-    (2.11) only count a crawler without a spider, and would exit 0 after a bad setting.
+    Scrapy 2.15 and later count a crawl whose start-up raised as a failed bootstrap; older
+    releases (2.11 to 2.14) only count a crawler without a spider, and would exit 0 after a
+    bad setting.
     """
     crawler.spider = None
 

@@ -10,6 +10,14 @@ encoded, but the ``RobotParser`` interface promises an answer for any absolute U
 own parser tests ask about ``https://site.local/wiki/Käyttäjä:``), so ``allowed()`` first
 encodes the URL as Scrapy encodes ``request.url`` (``crawler_url``; a no-op for an encoded URL).
 
+``gbot-robots check`` uses another rule, ``sendable_url``: a URL is checked as written unless
+a crawler could not send it so (``http://example.com/?`` stays ``/?``, where Scrapy's encoding
+drops the empty query). Both rules give the same path for every ``request.url`` Scrapy passes
+(``tests/engine/test_url.py`` checks it against w3lib), so in a crawl the choice changes
+nothing. They differ only for a raw URL given to ``allowed()`` by hand, and there a Scrapy
+parser is asked about the request Scrapy would make for it, ``Request(url).url``: Scrapy's
+encoding is the answer to that question, as it is for the Käyttäjä URL of Scrapy's own tests.
+
 Scrapy passes one user agent; a list or tuple of tokens, most specific first
 (``["Googlebot-Image", "Googlebot"]``), is accepted too, each element reduced as one would be.
 """

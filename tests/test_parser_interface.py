@@ -124,7 +124,7 @@ def test_unicode_url_as_bytes(parser_cls: type[RobotParser]) -> None:
 
 
 def _needs_crawl_delay(parser_cls: type[RobotParser]) -> None:
-    if not hasattr(parser_cls, "crawl_delay"):  # Scrapy < 2.13's wrappers lack it
+    if not hasattr(parser_cls, "crawl_delay"):  # Scrapy < 2.18's wrappers lack it
         pytest.skip(f"{parser_cls.__name__} has no crawl_delay() in this Scrapy")
 
 

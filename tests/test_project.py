@@ -109,6 +109,7 @@ PURE = [
     "_settings.py",
     "_stats.py",
     "_meta.py",
+    "_safetext.py",
 ]
 
 

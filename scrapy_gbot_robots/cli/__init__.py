@@ -18,6 +18,7 @@ import pkgutil
 import sys
 from collections.abc import Sequence
 
+from .._safetext import printable
 from ._args import EXIT_FINDINGS, EXIT_USAGE, Command, IOStreams, UsageError, build_parser
 
 __all__ = ["main"]
@@ -57,7 +58,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         return by_name[args[0]].run(ns, io)
     except UsageError as exc:
         parser.print_usage(sys.stderr)
-        sys.stderr.write(f"{parser.prog}: error: {exc}\n")
+        sys.stderr.write(f"{parser.prog}: error: {printable(str(exc))}\n")
         return EXIT_USAGE
     except BrokenPipeError:
         # The reader went away (e.g. '| head'): stop quietly, as Unix tools do.

@@ -13,6 +13,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import IO, NoReturn
 
+from .._safetext import printable, quoted
 from ..engine.agent import is_valid_token, product_token
 from ..engine.crawlers import GOOGLE_CRAWLERS, crawler
 
@@ -38,8 +39,12 @@ class IOStreams:
     stdin: IO[bytes]
 
     def note(self, text: str) -> None:
-        """One line on stderr: notes and warnings never mix with the results on stdout."""
-        self.err.write(text + "\n")
+        """One line on stderr: notes and warnings never mix with the results on stdout.
+
+        Escaped (:func:`printable`): a note quotes URLs, file names and header values, and a
+        control character in one must neither drive the terminal nor start a second line.
+        """
+        self.err.write(printable(text) + "\n")
 
 
 @dataclass(frozen=True, slots=True)
@@ -63,7 +68,8 @@ class _Parser(argparse.ArgumentParser):
 
     def error(self, message: str) -> NoReturn:
         self.print_usage(sys.stderr)
-        self.exit(EXIT_USAGE, f"{self.prog}: error: {message}\n")
+        # argparse quotes the offending argument in the message: escape it like any outside text.
+        self.exit(EXIT_USAGE, f"{self.prog}: error: {printable(message)}\n")
 
 
 FORMATTER = argparse.RawDescriptionHelpFormatter
@@ -136,11 +142,11 @@ def read_input(path: str, stdin: IO[bytes], what: str) -> bytes:
         with open(path, "rb") as fh:
             return fh.read()
     except FileNotFoundError:
-        raise UsageError(f"{what} not found: {path!r}") from None
+        raise UsageError(f"{what} not found: {quoted(path)}") from None
     except IsADirectoryError:
-        raise UsageError(f"{path!r} is a directory, not a {what}") from None
+        raise UsageError(f"{quoted(path)} is a directory, not a {what}") from None
     except OSError as exc:
-        raise UsageError(f"cannot read {path!r}: {exc.strerror or exc}") from None
+        raise UsageError(f"cannot read {quoted(path)}: {exc.strerror or exc}") from None
 
 
 def read_robots(path: str, stdin: IO[bytes]) -> bytes:
@@ -195,8 +201,8 @@ def resolve_token(value: str, note: Callable[[str], None]) -> str:
     token = product_token(value)
     if not is_valid_token(token):
         msg = (
-            f"invalid user-agent token {value!r}: a token is the crawler's product name, made "
-            "of letters, '-' and '_' only (e.g. Googlebot, Googlebot-Image, AdsBot-Google)"
+            f"invalid user-agent token {quoted(value)}: a token is the crawler's product name, "
+            "made of letters, '-' and '_' only (e.g. Googlebot, Googlebot-Image, AdsBot-Google)"
         )
         if value.strip() == "*":
             msg += (
@@ -205,7 +211,7 @@ def resolve_token(value: str, note: Callable[[str], None]) -> str:
             )
         raise UsageError(msg)
     note(
-        f"warning: {value!r} is not a valid robots.txt product token ([A-Za-z_-]+); "
+        f"warning: {quoted(value)} is not a valid robots.txt product token ([A-Za-z_-]+); "
         f"checking as {token!r} instead"
     )
     return token
@@ -266,7 +272,7 @@ def split_tokens(value: str) -> list[str]:
     parts = [part.strip() for part in value.split(",")]
     if not all(parts):
         raise UsageError(
-            f"empty token in {value!r}: give the tokens comma-separated, e.g. "
+            f"empty token in {quoted(value)}: give the tokens comma-separated, e.g. "
             "Googlebot-Image,Googlebot"
         )
     return parts
@@ -283,7 +289,7 @@ def resolve_agents(
         known = crawler(ns.as_crawler)
         if known is None:
             names = ", ".join(GOOGLE_CRAWLERS)
-            raise UsageError(f"unknown crawler {ns.as_crawler!r} for --as; known: {names}")
+            raise UsageError(f"unknown crawler {quoted(ns.as_crawler)} for --as; known: {names}")
         return Agents(known.tokens, known.global_group and not ns.no_global)
     value = ns.user_agent if ns.user_agent is not None else default
     if value is None:

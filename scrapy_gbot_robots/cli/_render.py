@@ -1,7 +1,10 @@
 """Terminal output shared by every command: colour, aligned tables, safe text.
 
 Kept apart from the commands so that a new one (``report``) renders the same way, and so that
-colour is decided in one place (``--color`` and ``NO_COLOR``).
+colour is decided in one place (``--color`` and ``NO_COLOR``). Every table cell goes through
+:func:`~.._safetext.printable` here, so text from outside that reaches a table cannot drive
+the terminal even where a command forgot to escape it; lines written outside tables escape
+their outside text themselves, with the same function.
 """
 
 from __future__ import annotations
@@ -11,9 +14,9 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import IO
 
-from ..engine import lint as _lint
+from .._safetext import display, printable
+from .._safetext import short as short  # re-exported for the commands
 from ..engine.lines import LineReport
-from ..engine.lint import short as short  # re-exported for the commands
 
 _STYLES = {
     "allowed": "32",
@@ -55,9 +58,13 @@ Cell = tuple[str, str | None]  # (plain text, style)
 def render_table(
     rows: Sequence[Sequence[Cell]], paint: Painter, right: frozenset[int] = frozenset()
 ) -> list[str]:
-    """Align columns on the plain text, then paint, so escape codes never skew the widths."""
+    """Align columns on the plain text, then paint, so escape codes never skew the widths.
+
+    Cell text is escaped first (:func:`printable`): the widths are those of what is shown.
+    """
     if not rows:
         return []
+    rows = [[(printable(text), style) for text, style in r] for r in rows]
     ncols = max(len(r) for r in rows)
     widths = [0] * ncols
     for r in rows:
@@ -84,4 +91,4 @@ def line_text(reports: Sequence[LineReport], number: int) -> str:
     """The physical line ``number`` as written, without surrounding whitespace."""
     if not 1 <= number <= len(reports):
         return ""
-    return _lint.display(reports[number - 1].text.strip(b" \t\n\v\f\r"))
+    return display(reports[number - 1].text.strip(b" \t\n\v\f\r"))

@@ -1,10 +1,10 @@
 """``gbot-robots check``: which URLs may a crawler fetch, and which line decides.
 
-Every verdict is ``parse(body).decide(crawler_url(url), tokens, global_group)``: the engine
-the middleware obeys, asked about the URL in the form a crawler requests it; the usage column
-is ``parse(body).usage(...)``, with the same group selection. This module adds no verdict of
-its own, only warnings (a file that is not robots.txt, a line that is not an absolute URL)
-and notes (the encoded form that was checked).
+Every verdict is ``parse(body).decide(sendable_url(url), tokens, global_group)``: the engine
+the middleware obeys, asked about the URL as written, %-encoded only where a crawler could not
+send it so; the usage column is ``parse(body).usage(...)``, with the same group selection. This
+module adds no verdict of its own, only warnings (a file that is not robots.txt, a line that is
+not an absolute URL) and notes (the encoded form that was checked).
 """
 
 from __future__ import annotations
@@ -13,11 +13,12 @@ import argparse
 import json
 from collections.abc import Sequence
 
+from .._safetext import quoted
 from ..engine import lint as _lint
 from ..engine.lines import Kind, LineReport, report
 from ..engine.match import path_params_query
 from ..engine.rules import Decision, RobotsTxt, parse
-from ..engine.url import crawler_url
+from ..engine.url import sendable_url
 from ..engine.usage import Usage
 from ._args import (
     EXIT_FINDINGS,
@@ -48,7 +49,8 @@ A token is the crawler's product name: letters, '-' and '_' only (Googlebot, Ads
 a User-Agent string is reduced to its token (Googlebot/2.1 -> Googlebot), with a warning.
 With several tokens the first one that a group names decides; * applies only when none does
 (and never with --no-global). --as NAME takes a crawler's tokens from Google's documentation.
-URLs are checked %-encoded, the form a crawler requests (/café as /caf%C3%A9), with a note.
+A URL is checked as written; only what a crawler cannot send as written (spaces, controls,
+non-ASCII) is %-encoded, the form a crawler requests (/café as /caf%C3%A9), with a note.
 A URL that is not absolute (example.com/page, /page) is still checked, with a warning: Google's
 parser takes the path from whatever it is given. Warnings and notes go to stderr.
 """
@@ -89,7 +91,7 @@ def run(ns: argparse.Namespace, io: IOStreams) -> int:
     warning = not_robots_txt("<stdin>" if ns.robots == "-" else ns.robots, body, reports)
     if warning:
         io.note(warning)
-    checked = [crawler_url(t.raw) for t in targets]
+    checked = [sendable_url(t.raw) for t in targets]
     url_remarks(targets, checked, io, encoded_notes=not ns.json)
     if rt.truncated:
         io.note(
@@ -293,17 +295,17 @@ def url_remarks(
         at = f"{t.where}: " if t.where else ""
         if not t.utf8:
             not_utf8(
-                f"warning: {at}not valid UTF-8: {t.given!r} is checked as {url}, its invalid "
+                f"warning: {at}not valid UTF-8: {quoted(t.given)} is checked as {url}, its invalid "
                 "bytes %-encoded"
             )
         if not _lint.is_absolute_url(t.given):
             relative(
-                f"warning: {at}not an absolute URL: {t.given!r} (give scheme and host, e.g. "
+                f"warning: {at}not an absolute URL: {quoted(t.given)} (give scheme and host, e.g. "
                 f"https://example.com/page); checked anyway: Google's parser reads its path "
-                f"as {path_params_query(url)!r}"
+                f"as {quoted(path_params_query(url))}"
             )
         elif encoded_notes and t.utf8 and url != t.given:
-            encoded(f"note: {at}{t.given!r} is checked as {url}, the form a crawler requests")
+            encoded(f"note: {at}{quoted(t.given)} is checked as {url}, the form a crawler requests")
     for capped in (not_utf8, relative, encoded):
         capped.close()
 

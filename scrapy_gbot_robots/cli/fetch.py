@@ -13,9 +13,10 @@ import json
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
+from .._safetext import printable, quoted
 from ..engine import lint as _lint
 from ..engine.lines import report
-from ..engine.url import crawler_url
+from ..engine.url import sendable_url
 from ..report.labels import duration
 from ._args import (
     EXIT_FINDINGS,
@@ -75,7 +76,7 @@ def absolute_url(url: str) -> str:
     """``url`` when it has a scheme and a host; a usage error otherwise (nothing to fetch)."""
     if not _lint.is_absolute_url(url):
         raise UsageError(
-            f"not an absolute URL: {url!r} (give scheme and host, e.g. https://example.com/page)"
+            f"not an absolute URL: {quoted(url)} (give scheme and host, e.g. https://example.com/page)"
         )
     return url
 
@@ -287,14 +288,14 @@ def run(ns: argparse.Namespace, io: IOStreams) -> int:
     url = absolute_url(ns.url)
     origin = origin_of(url)
     if origin is None:
-        raise UsageError(f"{url!r} has no robots.txt to fetch: only http and https URLs do")
+        raise UsageError(f"{quoted(url)} has no robots.txt to fetch: only http and https URLs do")
     if ns.timeout is not None and not ns.timeout > 0:
         raise UsageError(f"--timeout must be a positive number of seconds, got {ns.timeout:g}")
     for text in later:
         io.note(text)
-    checked = crawler_url(url)
+    checked = sendable_url(url)  # the URL check would check: one answer for both commands
     if checked != url and not ns.json:
-        io.note(f"note: {url!r} is checked as {checked}, the form a crawler requests")
+        io.note(f"note: {quoted(url)} is checked as {checked}, the form a crawler requests")
     fetched = run_fetch(url, token, ns.timeout, ns.verbose)
     state, cfg = fetched.state, fetched.policy
     if state is None or cfg is None:
@@ -366,7 +367,7 @@ def run(ns: argparse.Namespace, io: IOStreams) -> int:
     w = io.out.write
     w(
         paint(
-            f"robots.txt of {origin} for {agents.label}"
+            f"robots.txt of {printable(origin)} for {agents.label}"
             + ("" if agents.global_group else " (ignoring *)")
             + f" (fetched through Scrapy {fetched.scrapy_version})",
             "bold",

@@ -11,6 +11,7 @@ import json
 from collections.abc import Sequence
 from typing import IO
 
+from .._safetext import display, printable, quoted
 from ..engine import lint as _lint
 from ._args import EXIT_FINDINGS, EXIT_OK, FAIL_ON, Command, IOStreams, UsageError, read_robots
 from ._render import Cell, Painter, colour_wanted, render_table, short
@@ -91,7 +92,8 @@ def parse_ignore(values: Sequence[str]) -> set[str]:
             check = _lint.CHECKS_BY_CODE.get(item.upper()) or _lint.CHECKS_BY_NAME.get(item.lower())
             if check is None:
                 raise UsageError(
-                    f"unknown check {item!r} in --ignore; see 'gbot-robots lint --list-checks'"
+                    f"unknown check {quoted(item)} in --ignore; "
+                    "see 'gbot-robots lint --list-checks'"
                 )
             codes.add(check.code)
     return codes
@@ -136,7 +138,8 @@ def finding_cells(f: _lint.Finding) -> list[Cell]:
 
 def finding_text(f: _lint.Finding, paint: Painter) -> str:
     label = f.severity.label
-    return f"{paint(label, label)}{' ' * (7 - len(label))}  {paint(f.code, 'code')}  {f.message}"
+    message = printable(f.message)  # built from display()ed text; escaping twice changes nothing
+    return f"{paint(label, label)}{' ' * (7 - len(label))}  {paint(f.code, 'code')}  {message}"
 
 
 def write_lint_report(
@@ -154,8 +157,9 @@ def write_lint_report(
     size = f"{result.size:,} bytes"
     if result.truncated:
         size += f", of which Google reads the first {result.parsed_size:,}"
+    n_lines = result.line_count
     head = (
-        f"{name}: {size}: {result.line_count:,} line{'s' if result.line_count != 1 else ''}, "
+        f"{printable(name)}: {size}: {n_lines:,} line{'s' if n_lines != 1 else ''}, "
         f"{n_groups} group{'s' if n_groups != 1 else ''}, "
         f"{len(result.sitemaps)} sitemap{'s' if len(result.sitemaps) != 1 else ''}"
     )
@@ -194,7 +198,7 @@ def write_lint_report(
             elif v.read_as == "ignored":
                 shown = v.text.strip()
             elif v.pattern is not None and v.normalised:
-                shown = f"{v.value}  (matched as {_lint.printable(v.pattern)})"
+                shown = f"{v.value}  (matched as {printable(v.pattern)})"
             style = "dim" if v.read_as in ("comment", "ignored", "unknown") else None
             table.append(
                 [
@@ -219,7 +223,7 @@ def write_lint_report(
             w("\n" + paint("groups", "bold") + "\n")
             grows: list[list[Cell]] = []
             for g in result.groups:
-                agents = ", ".join(_lint.display(a.value) for a in g.agent_lines)
+                agents = ", ".join(display(a.value) for a in g.agent_lines)
                 nrules = sum(1 for r in g.rule_lines if r.pattern)
                 grows.append(
                     [

@@ -11,7 +11,7 @@ import argparse
 import json
 from typing import IO, Any
 
-from ..engine import lint as _lint
+from .._safetext import printable, quoted
 from ..report.labels import SCHEMA, STATE_LABELS  # the one schema version this command reads
 from ._args import EXIT_OK, Command, IOStreams, UsageError, read_input
 from ._render import Cell, Painter, colour_wanted, plural, render_table, short
@@ -51,19 +51,20 @@ def load_report(path: str, stdin: IO[bytes]) -> dict[str, Any]:
         data = json.loads(raw)
     except ValueError:
         hint = " (an .html report? give the .json one)" if raw.lstrip()[:1] == b"<" else ""
-        raise UsageError(f"{path!r} is not JSON{hint}") from None
+        raise UsageError(f"{quoted(path)} is not JSON{hint}") from None
     schema = data.get("schema") if isinstance(data, dict) else None
     if not isinstance(schema, str) or not schema.startswith("gbot-robots-report/"):
-        raise UsageError(f"{path!r} is not a gbot-robots report (no 'schema' field)")
+        raise UsageError(f"{quoted(path)} is not a gbot-robots report (no 'schema' field)")
     if schema != SCHEMA:
         raise UsageError(
-            f"{path!r} has schema {schema!r}; this version of gbot-robots reads {SCHEMA!r}"
+            f"{quoted(path)} has schema {quoted(schema)}; "
+            f"this version of gbot-robots reads {SCHEMA!r}"
         )
     for key, kind in (("totals", dict), ("origins_by_state", dict), ("rules", list)):
         if not isinstance(data.get(key), kind):
-            raise UsageError(f"{path!r} is not a complete report: {key!r} is missing")
+            raise UsageError(f"{quoted(path)} is not a complete report: {key!r} is missing")
     if not isinstance(data.get("origins"), list):
-        raise UsageError(f"{path!r} is not a complete report: 'origins' is missing")
+        raise UsageError(f"{quoted(path)} is not a complete report: 'origins' is missing")
     report: dict[str, Any] = data
     return report
 
@@ -86,7 +87,7 @@ def run(ns: argparse.Namespace, io: IOStreams) -> int:
 
 def _text(value: Any) -> str:
     """A string from the report (URLs, robots.txt lines), safe for a terminal."""
-    return _lint.printable("" if value is None else str(value))
+    return printable("" if value is None else str(value))
 
 
 def _int(value: Any) -> int:

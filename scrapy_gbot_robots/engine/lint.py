@@ -16,6 +16,7 @@ from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 from urllib.parse import urlsplit
 
+from .._safetext import display, printable, quoted, short
 from .agent import is_valid_token, names_everyone, token_prefix
 from .lines import MAX_BODY_BYTES, MAX_LINE_BYTES, Kind, LineReport, bom_length, report
 from .rules import parse
@@ -246,27 +247,6 @@ class LintReport:
 
 # ----------------------------------------------------------------------------- helpers
 
-_CONTROL = {c: f"\\x{c:02x}" for c in [*range(0x20), 0x7F] if c != 0x09}
-
-
-def display(raw: bytes) -> str:
-    """Bytes as text a terminal can show safely: UTF-8, other bytes and controls escaped."""
-    return raw.decode("utf-8", "backslashreplace").translate(_CONTROL)
-
-
-def quoted(text: str) -> str:
-    """Text already made safe by :func:`display` / :func:`printable`, in quotes.
-
-    ``repr()`` would escape the backslashes of those escapes a second time (``'\\x7f'``).
-    """
-    return f"'{text}'"
-
-
-def printable(text: str) -> str:
-    """A pattern (ASCII, but possibly with control bytes) made safe for a terminal."""
-    return text.translate(_CONTROL)
-
-
 _ASCII_WS = b" \t\n\v\f\r"
 
 
@@ -315,11 +295,6 @@ _DISPLAY_KEY = {
 _CRAWL_DELAY = re.compile(rb"crawl[-_ ]?delay", re.IGNORECASE)
 _RULES = (Kind.ALLOW, Kind.DISALLOW)
 _HTML_NOISE = frozenset({"GR203", "GR204", "GR206"})
-
-
-def short(text: str, limit: int = 60) -> str:
-    """``text`` cut to ``limit`` characters, the cut marked with an ellipsis."""
-    return text if len(text) <= limit else text[: limit - 1] + "…"
 
 
 def _lines_list(numbers: Iterable[int]) -> str:
@@ -627,7 +602,7 @@ def _line_findings(r: LineReport, text: bytes, emit: _Emit) -> None:
     elif r.kind is Kind.SITEMAP:
         value = display(r.value)
         if not is_absolute_url(value):
-            shown = repr(short(value)) if value else "empty"
+            shown = quoted(short(value)) if value else "empty"
             emit(
                 "GR501",
                 n,

@@ -1,5 +1,10 @@
 """The form of a URL that a crawler requests, which is what robots.txt rules are matched against.
 
+Two forms, for two questions. :func:`sendable_url` answers "what does Google say about this
+URL?" (``gbot-robots check`` and ``fetch``): the URL as written, changed only where no crawler
+can send it as written. :func:`crawler_url` answers "what does Google say about the request
+Scrapy makes for this URL?" (``GoogleRobotParser``): Scrapy's own encoding of ``request.url``.
+
 Google's matcher compares the URL literally and expects it percent-encoded (RFC 3986), the way
 a crawler sends it: ``Disallow: /wiki/Käyttäjä:`` is stored as ``/wiki/K%C3%A4ytt%C3%A4j%C3%A4:``
 and matches that request, not the raw string ``/wiki/Käyttäjä:``. Scrapy encodes every
@@ -7,8 +12,9 @@ and matches that request, not the raw string ``/wiki/Käyttäjä:``. Scrapy enco
 encoding, so a raw URL gets the verdict of the URL that is actually requested.
 
 The engine (``parse(...).allowed``/``decide``) stays literal, exactly Google's library; the
-Scrapy parser and ``gbot-robots check`` call :func:`crawler_url` first. Pure Python: w3lib (a
-Scrapy dependency, not Scrapy itself) is imported only when a URL needs encoding.
+Scrapy parser calls :func:`crawler_url` first, ``gbot-robots`` calls :func:`sendable_url`.
+Pure Python: w3lib (a Scrapy dependency, not Scrapy itself) is imported only when
+:func:`crawler_url` has a URL to encode.
 """
 
 from __future__ import annotations
@@ -80,3 +86,53 @@ def _encoded(url: str | bytes) -> str:
         if isinstance(url, bytes):
             return url.decode("utf-8", "backslashreplace")
         return url
+
+
+# ----------------------------------------------------------------------------- as written
+
+#: Removed from a URL before anything else, as every URL parser does (WHATWG URL standard):
+#: C0 controls and spaces at either end, and tabs and newlines anywhere.
+_ENDS = "".join(chr(c) for c in range(0x21))
+_TAB_NEWLINE = {ord("\t"): None, ord("\n"): None, ord("\r"): None}
+
+
+def sendable_url(url: str | bytes) -> str:
+    """``url`` as a crawler sends it, changed only where it cannot be sent as written.
+
+    A URL made of printable ASCII (U+0021 to U+007E) comes back unchanged: a crawler can send
+    every one of those characters, so Google's matcher sees it literally (``/?`` stays ``/?``,
+    ``%7E`` and ``~`` stay apart, ``|`` stays ``|``). Otherwise, as every URL parser does,
+    controls and spaces at either end and tabs and newlines anywhere are removed; then every
+    character outside printable ASCII (a space, a control, DEL, non-ASCII) is %-encoded as
+    UTF-8, and a byte that is not UTF-8 as itself, in the path, query and fragment. The host
+    of an ``http(s)://`` URL is left as written: no rule sees it.
+    """
+    if isinstance(url, str) and url.isascii() and url.isprintable() and " " not in url:
+        return url  # one C loop each: the common case costs no Python loop
+    text = url.decode("utf-8", "surrogateescape") if isinstance(url, bytes) else url
+    text = text.strip(_ENDS).translate(_TAB_NEWLINE)
+    host_end = _host_end(text)
+    return _percent(text[:host_end], host=True) + _percent(text[host_end:], host=False)
+
+
+def _host_end(text: str) -> int:
+    """Where the authority of an ``http(s)://`` URL ends (0 for any other string)."""
+    for scheme in _HTTP:
+        if text.startswith(scheme):
+            ends = [i for i in (text.find(c, len(scheme)) for c in "/?;#") if i >= 0]
+            return min(ends, default=len(text))
+    return 0
+
+
+def _percent(text: str, host: bool) -> str:
+    """%-encode what cannot be sent; in the host, printable non-ASCII characters are kept."""
+    out = []
+    for ch in text:
+        cp = ord(ch)
+        if 0xDC80 <= cp <= 0xDCFF:  # a byte that is not UTF-8, as surrogateescape carries it
+            out.append(f"%{cp - 0xDC00:02X}")
+        elif 0x21 <= cp <= 0x7E or (host and cp > 0x9F and ch.isprintable()):
+            out.append(ch)
+        else:
+            out.append("".join(f"%{b:02X}" for b in ch.encode("utf-8", "surrogatepass")))
+    return "".join(out)

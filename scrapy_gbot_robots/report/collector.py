@@ -26,7 +26,7 @@ from collections.abc import Sequence
 from datetime import datetime, timezone
 from typing import Any
 
-from ..engine.lint import short
+from .._safetext import short
 from ..engine.rules import Decision
 from ..policy.states import Kind, OriginState
 from .labels import _STATES, SCHEMA, iso, state_summary

@@ -2,7 +2,8 @@
 
 Pure: a function of the JSON report (``_report.ReportCollector.to_json``), so the page can
 never say something the JSON does not. Everything that comes from the crawl (URLs, robots.txt
-lines, reasons, spider names) is untrusted and goes through :func:`html.escape`; nothing links
+lines, reasons, spider names) is untrusted and goes through :func:`esc` (control characters
+shown escaped, then :func:`html.escape`); nothing links
 out, so opening the page fetches nothing.
 """
 
@@ -12,7 +13,7 @@ import html
 from collections.abc import Iterable, Sequence
 from typing import Any
 
-from ..engine.lint import short
+from .._safetext import printable, short
 from .labels import STATE_LABELS
 
 #: Rows per table in the page; the JSON report has them all.
@@ -77,8 +78,13 @@ footer { margin-top: 40px; color: var(--muted); font-size: 12px; }
 
 
 def esc(value: Any) -> str:
-    """Text from the crawl, made inert: every ``<``, ``>``, ``&`` and quote escaped."""
-    return html.escape("" if value is None else str(value), quote=True)
+    """Text from the crawl, made inert: every ``<``, ``>``, ``&`` and quote escaped.
+
+    Control, bidi and other invisible characters are shown escaped first, as the terminal
+    shows them (:func:`printable`): a browser does not obey ESC, but a RIGHT-TO-LEFT OVERRIDE
+    in a URL would reorder what its cell shows, and a C0 control is not allowed in HTML.
+    """
+    return html.escape(printable("" if value is None else str(value)), quote=True)
 
 
 def _n(value: Any) -> str:

@@ -321,3 +321,14 @@ def test_token_lists_as_and_no_global_decide_the_fetched_file(site: Site) -> Non
     status, data = fetch_json(f"{site.base}/x", "-u", "Bingbot")
     assert [p["category"] for p in data["verdict"]["usage"]["preferences"]] == ["ai-train"]
     assert "ai-train=no (12)" in fetch(f"{site.base}/x", "-u", "Bingbot").stdout
+
+
+def test_fetch_checks_the_url_as_written_like_check(site: Site) -> None:
+    """Issue 17, item 11: ``/?`` is what Googlebot requests, so ``Disallow: /*?`` forbids it."""
+    site.routes["/robots.txt"] = Answer(200, b"User-agent: *\nDisallow: /*?\n")
+    code, data = fetch_json(f"{site.base}/?")
+    assert code == 1
+    assert data["verdict"]["checked_url"] == f"{site.base}/?"
+    assert (data["verdict"]["allowed"], data["verdict"]["line"]) == (False, 2)
+    code, data = fetch_json(f"{site.base}/")
+    assert code == 0 and data["verdict"]["allowed"] is True

@@ -181,6 +181,60 @@ def test_json_carries_the_url_as_given_and_as_checked(tmp_path: Path) -> None:
     assert proc.stderr == ""  # in JSON mode, the rows say it
 
 
+# ----------------------------------------------------------------------------- issue 17, item 11
+
+LITERAL = b"""\
+User-agent: *
+Disallow: /*?
+Disallow: /%7Ejoe
+Disallow: /a|b
+Disallow: /x?a'b
+Disallow: /a%20b
+Disallow: /caf%C3%A9
+Disallow: /frag$
+"""
+
+
+@pytest.mark.parametrize(
+    ("url", "allowed", "line", "checked"),
+    [
+        # Googlebot requests "/?" as written; Scrapy's encoding would drop the empty query.
+        ("http://example.com/?", False, 2, None),
+        ("http://example.com/page?", False, 2, None),
+        ("http://example.com/page?#top", False, 2, None),
+        ("http://example.com/page#a?b", True, 0, None),  # after '#': the fragment, not sent
+        ("http://example.com/frag#x", False, 8, None),
+        ("http://example.com/%7Ejoe", False, 3, None),
+        ("http://example.com/~joe", True, 0, None),  # '~' is not '%7E' to Google's matcher
+        ("http://example.com/%7ejoe", True, 0, None),  # nor is '%7e': the URL is not normalised
+        ("http://example.com/a|b", False, 4, None),  # w3lib would send '%7C'
+        ("http://example.com/x?a'b", False, 5, None),  # w3lib would send '%27'
+        # What a crawler cannot send as written is still encoded, with the note.
+        ("http://example.com/a b", False, 6, "http://example.com/a%20b"),
+        ("http://example.com/café", False, 7, "http://example.com/caf%C3%A9"),
+        ("http://example.com/é?", False, 2, "http://example.com/%C3%A9?"),  # '?' kept
+    ],
+)
+def test_check_asks_about_the_url_as_written(
+    tmp_path: Path, url: str, allowed: bool, line: int, checked: str | None
+) -> None:
+    robots = tmp_path / "robots.txt"
+    robots.write_bytes(LITERAL)
+    proc = run("check", str(robots), "-u", "Googlebot", "--json", url)
+    (row,) = [json.loads(r) for r in proc.stdout.splitlines()]
+    assert (row["allowed"], row["line"]) == (allowed, line), row
+    assert row["url"] == url and row["checked_url"] == (checked or url)
+    assert proc.returncode == (0 if allowed else 1)
+
+    proc = run("check", str(robots), "-u", "Googlebot", url)
+    verdict = proc.stdout.splitlines()[2].split()[0]
+    assert verdict == ("allowed" if allowed else "disallowed")
+    note = f"note: '{url}' is checked as {checked}, the form a crawler requests"
+    assert (note in proc.stderr) is (checked is not None), proc.stderr
+    if checked is None:
+        assert proc.stderr == ""
+
+
 # ----------------------------------------------------------------------------- GR203
 
 

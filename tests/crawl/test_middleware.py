@@ -421,7 +421,7 @@ async def test_robots_parsed_signal_and_sitemap_recipe(server: Server) -> None:
     from scrapy_gbot_robots._compat import ROBOTS_PARSED_SIGNAL
 
     if ROBOTS_PARSED_SIGNAL is None:
-        pytest.skip("Scrapy < 2.12 has no robots_parsed signal")
+        pytest.skip("Scrapy < 2.18 has no robots_parsed signal")
     from scrapy.spiders import SitemapSpider
 
     sitemap = server.url("/sitemap.xml")

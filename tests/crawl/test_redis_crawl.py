@@ -262,7 +262,7 @@ async def test_redis_killed_mid_crawl_loses_nothing_and_is_used_again(
     finally:
         if crawler.crawling:
             spider.hold = False
-            stop = getattr(crawler, "stop_async", None) or crawler.stop  # Scrapy < 2.13
+            stop = getattr(crawler, "stop_async", None) or crawler.stop  # Scrapy < 2.14
             await stop()
 
     stats = crawler.stats.get_stats()

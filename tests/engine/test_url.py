@@ -1,5 +1,8 @@
 """``crawler_url``: the form of a URL a crawler requests, checked against w3lib itself.
 
+And ``sendable_url``, the form ``gbot-robots check`` asks about: the URL as written, changed only
+where a crawler cannot send it as written (issue 17, item 11).
+
 ``GoogleRobotParser.allowed()`` and ``gbot-robots check`` match ``crawler_url(url)``, which is
 ``w3lib.url.safe_url_string(url)`` (what Scrapy does to ``request.url``) with a fast path for
 URLs that encoding cannot change. These tests pin both halves: the fast path never changes a
@@ -10,6 +13,7 @@ from __future__ import annotations
 
 import subprocess
 import sys
+from urllib.parse import urlsplit
 
 from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
@@ -17,7 +21,7 @@ from w3lib.url import safe_url_string
 
 from scrapy_gbot_robots import GoogleRobotParser, parse, product_token
 from scrapy_gbot_robots.engine.match import path_params_query
-from scrapy_gbot_robots.engine.url import crawler_url, is_crawler_form
+from scrapy_gbot_robots.engine.url import crawler_url, is_crawler_form, sendable_url
 
 SETTINGS = settings(max_examples=500, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 
@@ -170,3 +174,75 @@ def test_fast_path_does_not_import_w3lib() -> None:
         [sys.executable, "-c", code], capture_output=True, text=True, check=True, timeout=60
     ).stdout
     assert out.strip() == "False"
+
+
+# ----------------------------------------------------------------------------- sendable_url
+
+
+def test_sendable_url_keeps_every_printable_ascii_url_as_written() -> None:
+    """Issue 17, item 11: an ASCII URL that needs no encoding is checked literally."""
+    for url in [
+        "http://example.com/?",  # Scrapy's encoding drops the empty query; Googlebot sends it
+        "https://h/a?#top",
+        "https://h/%7Ejoe/~joe/%7ejoe",
+        "https://h/a|b?x='y'&t[]=1",
+        "https://h/a\\b",
+        "https://H;X/a",
+        "//a://b/c",
+        "/relative?",
+    ]:
+        assert sendable_url(url) == url
+        assert sendable_url(url.encode()) == url
+
+
+def test_sendable_url_encodes_only_what_cannot_be_sent() -> None:
+    cases: dict[str | bytes, str] = {
+        "https://h/a b": "https://h/a%20b",
+        "https://h/café?q=é#é": "https://h/caf%C3%A9?q=%C3%A9#%C3%A9",
+        "https://h/café?": "https://h/caf%C3%A9?",  # the '?' stays: only 'é' had to change
+        "https://h/Käyttäjä:|x": "https://h/K%C3%A4ytt%C3%A4j%C3%A4:|x",
+        " https://h/a\tb\n ": "https://h/ab",  # as every URL parser: ends stripped, tabs removed
+        "https://h/\x7f\x00\x1b\x9b": "https://h/%7F%00%1B%C2%9B",
+        "https://bücher.example/straße": "https://bücher.example/stra%C3%9Fe",  # host as written
+        "https://h\x1b/x": "https://h%1B/x",  # a control is not kept, even in the host
+        "example.com/päge": "example.com/p%C3%A4ge",
+        b"https://h/caf\xe9": "https://h/caf%E9",  # not UTF-8: the byte itself
+        b"https://h\xff/x": "https://h%FF/x",
+    }
+    for raw, expected in cases.items():
+        assert sendable_url(raw) == expected, raw
+
+
+@SETTINGS
+@given(url=raw_urls)
+@example(url="https://h/a?")
+@example(url="https://h/a b?")
+def test_sendable_url_output_can_be_sent_and_is_stable(url: str) -> None:
+    got = sendable_url(url)
+    if url.isascii() and url.isprintable() and " " not in url:
+        assert got == url
+    path = path_params_query(got)
+    assert path.isascii() and path.isprintable() and " " not in path
+    assert sendable_url(got) == got
+
+
+@SETTINGS
+@given(url=raw_urls)
+@example(url="https://h/a?")
+@example(url="https://h/a|b")
+def test_both_rules_agree_on_every_url_scrapy_sends(url: str) -> None:
+    """Scrapy hands a parser ``request.url``, already w3lib's output: there the literal rule of
+    ``gbot-robots check`` and Scrapy's encoding of ``GoogleRobotParser`` give the same path, so
+    the parser keeping ``crawler_url`` changes no verdict in a crawl."""
+    try:
+        sent = safe_url_string(url)
+    except ValueError:
+        return
+    netloc = urlsplit(sent).netloc
+    if not (netloc.isascii() and netloc.isprintable() and " " not in netloc):
+        # w3lib leaves a host it cannot encode as it is ("https://h;x\x7f", "https://.é"):
+        # no crawler can resolve it, so Scrapy never sends such a request.
+        return
+    assert sent.isascii() and sent.isprintable() and " " not in sent
+    assert sendable_url(sent) == sent
+    assert path_params_query(crawler_url(sent)) == path_params_query(sent)

@@ -19,8 +19,11 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from _hostile import HOSTILE as TERMINAL_HOSTILE
+from _hostile import assert_safe
 
 from scrapy_gbot_robots import parse
+from scrapy_gbot_robots._safetext import printable
 from scrapy_gbot_robots.policy.fetch import FetchResult, evaluate
 from scrapy_gbot_robots.policy.states import OriginState, PolicyConfig
 from scrapy_gbot_robots.report import collector as _report
@@ -486,6 +489,22 @@ def test_html_is_well_formed_self_contained_and_escaped() -> None:
     flat = " ".join(" ".join(page.text).split())
     assert "1,236 forbidden" in flat and "1,234 allowed" in flat and "1 dropped" in flat
     assert {"svg", "style", "table"} <= set(page.tags)
+
+
+def test_html_shows_control_and_bidi_characters_escaped() -> None:
+    """Issue 17, item 10: a browser ignores ESC, but a RIGHT-TO-LEFT OVERRIDE in a URL would
+    reorder what its cell shows; the page shows such text as the terminal does, escaped."""
+    c = ReportCollector()
+    origin = "https://a.example"
+    url = f"{origin}/private/{TERMINAL_HOSTILE}"
+    c.forbidden(origin, url, parse(BODY).decide(url, TOKEN))
+    c.dropped("https://b.example", f"reason {TERMINAL_HOSTILE}")
+    page = render(c.to_json({"spider": f"spider{TERMINAL_HOSTILE}", "user_agent": TOKEN}))
+    assert_safe(page)
+    assert "spider\\x1b]0;pwned\\x07\\x1b[2J\\x9b2J" in page
+    assert "\\u202eevil\\u202c" in page  # shown, not obeyed: the cell keeps its order
+    assert "reason \\x1b]0;pwned" in page
+    assert f"/private/{printable(TERMINAL_HOSTILE)}" in page  # the forbidden URL's example
 
 
 def test_html_chart_bars_are_proportional() -> None:
