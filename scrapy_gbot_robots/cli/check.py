@@ -15,7 +15,7 @@ from collections.abc import Sequence
 
 from .._safetext import quoted
 from ..engine import lint as _lint
-from ..engine.lines import Kind, LineReport, report
+from ..engine.lines import LineKind, LineReport, report
 from ..engine.match import path_params_query
 from ..engine.rules import Decision, RobotsTxt, parse
 from ..engine.url import sendable_url
@@ -222,7 +222,7 @@ def follows(rt: RobotsTxt, reports: Sequence[LineReport], agents: Agents) -> str
 
 # ----------------------------------------------------------------------------- warnings
 
-_DIRECTIVES = (Kind.USER_AGENT, Kind.ALLOW, Kind.DISALLOW, Kind.SITEMAP)
+_DIRECTIVES = (LineKind.USER_AGENT, LineKind.ALLOW, LineKind.DISALLOW, LineKind.SITEMAP)
 # Bytes that do not occur in text: C0 controls other than whitespace and ESC, and DEL.
 _BINARY_BYTES = bytes(b for b in [*range(0x20), 0x7F] if b not in b"\t\n\v\f\r\x1b")
 
@@ -243,7 +243,7 @@ def not_robots_txt(name: str, body: bytes, reports: Sequence[LineReport]) -> str
     page served as robots.txt (a soft 404), a binary file or an empty file gets "allowed"
     everywhere; the verdicts stay Google's, the warning says why they may surprise.
     """
-    rules = sum(1 for r in reports if r.kind in (Kind.ALLOW, Kind.DISALLOW) and r.pattern)
+    rules = sum(1 for r in reports if r.kind in (LineKind.ALLOW, LineKind.DISALLOW) and r.pattern)
     if rules:
         anyway = f"Google reads it anyway and obeys the {plural(rules, 'rule')} it finds in it"
     else:

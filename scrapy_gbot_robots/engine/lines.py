@@ -20,7 +20,7 @@ _BOM = b"\xef\xbb\xbf"
 _SPACE_TAB = b" \t"
 
 
-class Kind(enum.IntEnum):
+class LineKind(enum.IntEnum):
     """What a directive line is, after key recognition."""
 
     USER_AGENT = 1
@@ -35,12 +35,11 @@ _ALLOW_KEYS = (b"allow",)
 _DISALLOW_KEYS = (b"disallow", b"dissallow", b"dissalow", b"disalow", b"diasllow", b"disallaw")
 _SITEMAP_KEYS = (b"sitemap", b"site-map")
 _CANONICAL = {
-    Kind.USER_AGENT: b"user-agent",
-    Kind.ALLOW: b"allow",
-    Kind.DISALLOW: b"disallow",
-    Kind.SITEMAP: b"sitemap",
+    LineKind.USER_AGENT: b"user-agent",
+    LineKind.ALLOW: b"allow",
+    LineKind.DISALLOW: b"disallow",
+    LineKind.SITEMAP: b"sitemap",
 }
-
 
 
 def bom_length(body: bytes) -> int:
@@ -61,26 +60,26 @@ def physical_lines(body: bytes) -> list[bytes]:
     return body.split(b"\n")
 
 
-_classified: dict[bytes, tuple[Kind, bool]] = {}
+_classified: dict[bytes, tuple[LineKind, bool]] = {}
 _CLASSIFIED_MAX = 4096  # real files use a handful of spellings; hostile ones can't grow this
 
 
-def classify(key: bytes) -> tuple[Kind, bool]:
+def classify(key: bytes) -> tuple[LineKind, bool]:
     """Recognise a key by ASCII case-insensitive prefix; the flag says a typo was accepted."""
     known = _classified.get(key)
     if known is not None:
         return known
     lowered = key.lower()
     if lowered.startswith(_USER_AGENT_KEYS):
-        result = Kind.USER_AGENT, not lowered.startswith(b"user-agent")
+        result = LineKind.USER_AGENT, not lowered.startswith(b"user-agent")
     elif lowered.startswith(_ALLOW_KEYS):
-        result = Kind.ALLOW, False
+        result = LineKind.ALLOW, False
     elif lowered.startswith(_DISALLOW_KEYS):
-        result = Kind.DISALLOW, not lowered.startswith(b"disallow")
+        result = LineKind.DISALLOW, not lowered.startswith(b"disallow")
     elif lowered.startswith(_SITEMAP_KEYS):
-        result = Kind.SITEMAP, not lowered.startswith(b"sitemap")
+        result = LineKind.SITEMAP, not lowered.startswith(b"sitemap")
     else:
-        result = Kind.UNKNOWN, False
+        result = LineKind.UNKNOWN, False
     if len(_classified) < _CLASSIFIED_MAX:
         _classified[key] = result
     return result
@@ -143,7 +142,7 @@ def split_line(content: bytes) -> Split:
 _COLON_LINE = re.compile(rb"([^:#]*):([^#]*)")
 
 
-def directives(body: bytes) -> list[tuple[int, Kind, bytes, bytes]]:
+def directives(body: bytes) -> list[tuple[int, LineKind, bytes, bytes]]:
     """``(line number, kind, key, value)`` for every line that yields a key and value.
 
     The value is as written; allow/disallow callers normalise it with :func:`escape_pattern`.
@@ -152,7 +151,7 @@ def directives(body: bytes) -> list[tuple[int, Kind, bytes, bytes]]:
     if b"\0" in body or len(body) > MAX_LINE_BYTES:
         lines = [_cut(line) for line in lines]
     colon_line = _COLON_LINE.match
-    out: list[tuple[int, Kind, bytes, bytes]] = []
+    out: list[tuple[int, LineKind, bytes, bytes]] = []
     append = out.append
     number = 0
     for line in lines:
@@ -191,13 +190,17 @@ _MATCHER_LINE = re.compile(
     r"((?i:disallow|dissallow|dissalow|disalow|diasllow|disallaw)))([^:#\n]*)(:?)([^#\n]*)"
 )
 _LONG_LINE = re.compile(rb"(?m)^[^\n]{%d}" % (MAX_LINE_BYTES + 1))  # tried at line starts only
-_MATCHER_KINDS = (Kind.USER_AGENT, Kind.ALLOW, Kind.DISALLOW)
+_MATCHER_KINDS = (LineKind.USER_AGENT, LineKind.ALLOW, LineKind.DISALLOW)
 WS = " \t\n\v\f\r"  # what C's isspace() accepts; str.strip() alone would strip more
 
 # One user-agent, allow or disallow line as the fast path finds it: (user-agent spelling,
 # allow spelling, disallow spelling (two of the three empty), rest of the key, ":", value).
 FastLine = tuple[str, str, str, str, str, str]
-_AS_FAST = {Kind.USER_AGENT: ("u", "", ""), Kind.ALLOW: ("", "a", ""), Kind.DISALLOW: ("", "", "d")}
+_AS_FAST = {
+    LineKind.USER_AGENT: ("u", "", ""),
+    LineKind.ALLOW: ("", "a", ""),
+    LineKind.DISALLOW: ("", "", "d"),
+}
 
 
 def fast_matcher_lines(body: bytes) -> list[FastLine] | None:
@@ -238,7 +241,7 @@ def colonless_line(entry: FastLine) -> FastLine | None:
     return ua, allow, disallow, "", ":", parts[1].decode("ascii")
 
 
-def matcher_directives(body: bytes) -> list[tuple[int, Kind, bytes, bytes]]:
+def matcher_directives(body: bytes) -> list[tuple[int, LineKind, bytes, bytes]]:
     """The user-agent, allow and disallow entries of :func:`directives`."""
     return [entry for entry in directives(body) if entry[1] in _MATCHER_KINDS]
 
@@ -249,7 +252,7 @@ class LineReport:
 
     number: int
     text: bytes
-    kind: Kind | None
+    kind: LineKind | None
     key: bytes
     value: bytes
     pattern: str | None
@@ -277,7 +280,7 @@ def report(body: bytes) -> list[LineReport]:
         if hash_at >= 0:
             line = line[:hash_at]
         parts = split_line(line)
-        kind: Kind | None = None
+        kind: LineKind | None = None
         key = value = b""
         pattern: str | None = None
         colon = typo = exact = False
@@ -288,7 +291,7 @@ def report(body: bytes) -> list[LineReport]:
             key, value, colon = parts
             kind, typo = classify(key)
             exact = _CANONICAL.get(kind) == key.lower()
-            if kind in (Kind.ALLOW, Kind.DISALLOW):
+            if kind in (LineKind.ALLOW, LineKind.DISALLOW):
                 pattern = escape_pattern(value)
         out.append(
             LineReport(

@@ -18,7 +18,7 @@ from urllib.parse import urlsplit
 
 from .._safetext import display, printable, quoted, short
 from .agent import is_valid_token, names_everyone, token_prefix
-from .lines import MAX_BODY_BYTES, MAX_LINE_BYTES, Kind, LineReport, bom_length, report
+from .lines import MAX_BODY_BYTES, MAX_LINE_BYTES, LineKind, LineReport, bom_length, report
 from .rules import parse
 from .usage import (
     CONTENT_SIGNAL,
@@ -280,20 +280,20 @@ def is_absolute_url(text: str) -> bool:
 
 
 _CANONICAL = {
-    Kind.USER_AGENT: "user-agent",
-    Kind.ALLOW: "allow",
-    Kind.DISALLOW: "disallow",
-    Kind.SITEMAP: "sitemap",
-    Kind.UNKNOWN: "unknown",
+    LineKind.USER_AGENT: "user-agent",
+    LineKind.ALLOW: "allow",
+    LineKind.DISALLOW: "disallow",
+    LineKind.SITEMAP: "sitemap",
+    LineKind.UNKNOWN: "unknown",
 }
 _DISPLAY_KEY = {
-    Kind.USER_AGENT: "User-agent",
-    Kind.ALLOW: "Allow",
-    Kind.DISALLOW: "Disallow",
-    Kind.SITEMAP: "Sitemap",
+    LineKind.USER_AGENT: "User-agent",
+    LineKind.ALLOW: "Allow",
+    LineKind.DISALLOW: "Disallow",
+    LineKind.SITEMAP: "Sitemap",
 }
 _CRAWL_DELAY = re.compile(rb"crawl[-_ ]?delay", re.IGNORECASE)
-_RULES = (Kind.ALLOW, Kind.DISALLOW)
+_RULES = (LineKind.ALLOW, LineKind.DISALLOW)
 _HTML_NOISE = frozenset({"GR203", "GR204", "GR206"})
 
 
@@ -318,7 +318,7 @@ def group_lines(reports: Sequence[LineReport]) -> tuple[list[Group], list[LineRe
     orphans: list[LineReport] = []
     current: Group | None = None
     for r in reports:
-        if r.kind is Kind.USER_AGENT:
+        if r.kind is LineKind.USER_AGENT:
             if current is None or current.rule_lines:
                 current = Group(index=len(groups) + 1)
                 groups.append(current)
@@ -393,7 +393,7 @@ def lint(body: bytes) -> LintReport:
         mechanism = _usage_mechanism(r)
         if mechanism is not None and not html:
             _usage_findings(r, mechanism, current, emit)
-        if r.kind is Kind.SITEMAP:
+        if r.kind is LineKind.SITEMAP:
             sitemaps.append(display(r.value))
 
     for r in orphans:
@@ -460,7 +460,7 @@ def _looks_like_html(reports: Sequence[LineReport]) -> bool:
 
 def _usage_mechanism(r: LineReport) -> Mechanism | None:
     """The content-usage mechanism of an unknown line, by its exact key; else None."""
-    return USAGE_KEYS.get(r.key.lower()) if r.kind is Kind.UNKNOWN else None
+    return USAGE_KEYS.get(r.key.lower()) if r.kind is LineKind.UNKNOWN else None
 
 
 def _read_as(r: LineReport, text: bytes) -> str:
@@ -476,7 +476,8 @@ def _read_as(r: LineReport, text: bytes) -> str:
 
 def _view(r: LineReport, text: bytes, group: int) -> LineView:
     read_as = _read_as(r, text)
-    in_group = r.kind in (Kind.USER_AGENT, *_RULES) or read_as in (CONTENT_USAGE, CONTENT_SIGNAL)
+    usage = read_as in (CONTENT_USAGE, CONTENT_SIGNAL)
+    in_group = r.kind in (LineKind.USER_AGENT, *_RULES) or usage
     value = display(r.value)
     if read_as == "comment":
         value = display(text.strip(_ASCII_WS))
@@ -545,7 +546,7 @@ def _line_findings(r: LineReport, text: bytes, emit: _Emit) -> None:
 
     if r.kind is None:
         return
-    if r.kind is Kind.UNKNOWN:
+    if r.kind is LineKind.UNKNOWN:
         if _usage_mechanism(r) is not None:
             pass  # _usage_findings() reads it
         elif _CRAWL_DELAY.fullmatch(r.key):
@@ -597,9 +598,9 @@ def _line_findings(r: LineReport, text: bytes, emit: _Emit) -> None:
 
     if r.kind in _RULES:
         _pattern_findings(r, emit)
-    elif r.kind is Kind.USER_AGENT:
+    elif r.kind is LineKind.USER_AGENT:
         _agent_findings(r, emit)
-    elif r.kind is Kind.SITEMAP:
+    elif r.kind is LineKind.SITEMAP:
         value = display(r.value)
         if not is_absolute_url(value):
             shown = quoted(short(value)) if value else "empty"
@@ -712,9 +713,10 @@ def _pattern_findings(r: LineReport, emit: _Emit) -> None:
     n = r.number
     pattern = printable(r.pattern or "")
     value = display(r.value)
-    what = "Disallow" if r.kind is Kind.DISALLOW else "Allow"
+    what = "Disallow" if r.kind is LineKind.DISALLOW else "Allow"
     if not pattern:
-        effect = "it disallows nothing" if r.kind is Kind.DISALLOW else "it allows nothing extra"
+        disallow = r.kind is LineKind.DISALLOW
+        effect = "it disallows nothing" if disallow else "it allows nothing extra"
         emit("GR212", n, f"{what} without a path is ignored by Google: {effect}")
         return
     if not pattern.startswith(("/", "*")):
@@ -821,12 +823,12 @@ def _group_findings(parsed: bytes, groups: Sequence[Group], emit: _Emit) -> None
         sets.append(("*", [r for g in groups if g.is_global for r in g.rule_lines]))
     reported: dict[tuple[str, int, int], list[str]] = {}
     for agent, rules in sets:
-        first_seen: dict[tuple[Kind | None, str], LineReport] = {}
+        first_seen: dict[tuple[LineKind | None, str], LineReport] = {}
         for r in sorted(rules, key=lambda x: x.number):
             if not r.pattern:
                 continue
             same = first_seen.get((r.kind, r.pattern))
-            other_kind = Kind.ALLOW if r.kind is Kind.DISALLOW else Kind.DISALLOW
+            other_kind = LineKind.ALLOW if r.kind is LineKind.DISALLOW else LineKind.DISALLOW
             other = first_seen.get((other_kind, r.pattern))
             if same is not None:
                 reported.setdefault(("GR404", r.number, same.number), []).append(agent)

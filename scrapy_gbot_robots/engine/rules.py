@@ -23,7 +23,7 @@ from .lines import (
     MAX_BODY_BYTES,
     WS,
     FastLine,
-    Kind,
+    LineKind,
     colonless_line,
     directives,
     escape_pattern,
@@ -94,7 +94,7 @@ def _index_htm_fallback(pattern: str) -> str | None:
 
 
 def _walk_groups(
-    entries: list[tuple[int, Kind, bytes, bytes]],
+    entries: list[tuple[int, LineKind, bytes, bytes]],
     agent: str | None,
 ) -> tuple[bool, list[_Rule], list[_Rule], list[_Unknown]]:
     """Google's group logic for one agent, the only place it lives.
@@ -121,7 +121,7 @@ def _walk_groups(
     boundary = True
     seen_global = seen_specific = seen_separator = ever_specific = False
     token_of = TOKEN_PREFIX_RE.match
-    user_agent, allow, disallow = Kind.USER_AGENT, Kind.ALLOW, Kind.DISALLOW
+    user_agent, allow, disallow = LineKind.USER_AGENT, LineKind.ALLOW, LineKind.DISALLOW
     for line, kind, key, value in entries:
         if kind is user_agent:
             if seen_separator:
@@ -144,7 +144,7 @@ def _walk_groups(
             seen_separator = True
             rule = (line, kind is allow, escape_pattern(value), key, value)
             (specific_rules if seen_specific else global_rules).append(rule)
-        elif kind is Kind.UNKNOWN:
+        elif kind is LineKind.UNKNOWN:
             pending.append((len(group_kinds) - 1, line, key, value))
     unknown = [(*group_kinds[group], line, key, value) for group, line, key, value in pending]
     return ever_specific, specific_rules, global_rules, unknown
@@ -607,7 +607,7 @@ def _memo_key(user_agent: Agents, global_group: bool) -> object:
 
 
 def _group_in_force(
-    entries: list[tuple[int, Kind, bytes, bytes]], user_agent: Agents, global_group: bool
+    entries: list[tuple[int, LineKind, bytes, bytes]], user_agent: Agents, global_group: bool
 ) -> _InForce:
     """Google's group selection for a token list, the one place it lives.
 
@@ -628,7 +628,7 @@ def _group_in_force(
         walked = _walk_groups(entries, None)
     _, _, global_rules, unknown = walked
     star = any(
-        kind is Kind.USER_AGENT and names_everyone(value.decode("latin-1"))
+        kind is LineKind.USER_AGENT and names_everyone(value.decode("latin-1"))
         for _, kind, _, value in entries
     )
     theirs = [(line, key, value) for _, global_, line, key, value in unknown if global_]
@@ -637,7 +637,7 @@ def _group_in_force(
 
 def _select(
     lines: list[FastLine] | None,
-    entries: list[tuple[int, Kind, bytes, bytes]] | None,
+    entries: list[tuple[int, LineKind, bytes, bytes]] | None,
     agent: str | None,
 ) -> tuple[bool, list[str], list[str]]:
     """One agent's allow and disallow patterns: the fast path when the body allows."""
@@ -797,7 +797,7 @@ class RobotsTxt:
             self._sitemaps = tuple(
                 value.decode("utf-8", "backslashreplace")
                 for _, kind, _, value in directives(self.body)
-                if kind is Kind.SITEMAP and value
+                if kind is LineKind.SITEMAP and value
             )
         return self._sitemaps
 
