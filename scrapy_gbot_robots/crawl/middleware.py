@@ -32,7 +32,7 @@ from .._compat import engine_accepts_requests, engine_scheduler, fail_bootstrap
 from .._meta import BOUNCED, DONT_OBEY, FETCH_META, SCHEDULED, SEEN
 from .._settings import Config, ConfigError
 from ..parking.codec import Unreadable
-from ..policy.states import Mode, OriginState, note_page_ok, rules_in_force
+from ..policy.states import OriginState, note_page_ok, rules_in_force
 from . import wiring
 from .gate import ParkReason
 from .keys import Tokens
@@ -126,16 +126,17 @@ class GoogleRobotsTxtMiddleware:
         meta = request.meta
         if meta.get(DONT_OBEY):
             return None
-        origin = self.keys.origin(request.url)
+        url = request.url
+        origin = self.keys.origin(url)
         if not origin:
             return None
-        if request.url.endswith(ROBOTS_PATH):  # the spider reads robots.txt itself
+        if url.endswith(ROBOTS_PATH):  # the spider reads robots.txt itself
             answer = own_copy(request, origin, self.store.get(origin))
             if answer is not None:
                 meta.pop(SCHEDULED, None)
                 self.telemetry.served_own_copy()
                 return answer
-        if not self._obeyed(request, origin):
+        if not self.verdicts.obeyed(request, origin, url):
             return self._undecided(request, origin)
         # The marker has served its purpose: it must not travel with a copied meta.
         meta.pop(SCHEDULED, None)
@@ -153,21 +154,6 @@ class GoogleRobotsTxtMiddleware:
                 if updated is not None:
                     self.store.put(origin, updated)
         return response
-
-    def _obeyed(self, request: Request, origin: str) -> bool:
-        """True when the rules in force let ``request`` through; False when undecided.
-
-        Raises ``IgnoreRequest`` when they forbid it (see :mod:`.verdicts`).
-        """
-        state = self.store.get(origin)
-        if state is None:
-            return False
-        force = rules_in_force(state, self.config.clock(), self.config.policy)
-        if force.mode is Mode.STOPPED:
-            return self.verdicts.stopped(request, origin)
-        self.telemetry.hits += 1
-        self.verdicts.check(request, origin, force, state)
-        return True
 
     def _undecided(self, request: Request, origin: str) -> Any:
         """A request reached the downloader without a usable decision for its origin.
@@ -188,7 +174,7 @@ class GoogleRobotsTxtMiddleware:
     async def _wait_then_check(self, request: Request, origin: str) -> None:
         """Wait in place until the origin is decided, then obey (or raise when dropped)."""
         for _ in range(1000):  # each round waits for a decision: a bound, never reached
-            if self._obeyed(request, origin):
+            if self.verdicts.obeyed(request, origin, request.url):
                 return
             waiter = _Waiter(request)
             reason = self.gate.schedule(origin, waiter, self.config.clock())

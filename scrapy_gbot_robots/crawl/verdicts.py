@@ -17,7 +17,7 @@ from scrapy.exceptions import IgnoreRequest
 
 from .._meta import USAGE_META, VERDICT_META
 from ..engine.rules import Decision
-from ..policy.states import Kind
+from ..policy.states import Kind, Mode, rules_in_force
 
 if TYPE_CHECKING:
     from scrapy.http import Request
@@ -25,7 +25,7 @@ if TYPE_CHECKING:
     from .._settings import Config
     from ..engine.rules import RobotsTxt
     from ..engine.usage import UsagePreference
-    from ..policy.states import InForce, OriginState
+    from ..stores.tiered import TieredStore
     from .keys import RequestKeys
     from .telemetry import Telemetry
 
@@ -36,43 +36,74 @@ FORBIDDEN_BY_USAGE = "Forbidden by a robots.txt content-usage signal"
 class Verdicts:
     """The check's outcome for a request of a decided origin; see the module docstring."""
 
-    __slots__ = ("_plain", "global_group", "keys", "observe", "telemetry", "usage_meta", "uses")
+    __slots__ = (
+        "_allowed_only",
+        "_plain",
+        "clock",
+        "global_group",
+        "keys",
+        "observe",
+        "policy",
+        "store",
+        "telemetry",
+        "usage_meta",
+        "uses",
+    )
 
-    def __init__(self, config: Config, keys: RequestKeys, telemetry: Telemetry) -> None:
+    def __init__(
+        self, config: Config, keys: RequestKeys, store: TieredStore, telemetry: Telemetry
+    ) -> None:
         self.keys = keys
+        self.store = store
         self.telemetry = telemetry
+        self.clock = config.clock
+        self.policy = config.policy
         self.observe = config.observe
         self.global_group = config.global_group
         self.uses = config.usage
         self.usage_meta = config.usage_meta
         # Nothing but the rules, with "*" as Google has it: the hot path.
         self._plain = not (self.observe or self.uses or self.usage_meta) and self.global_group
+        # ...and no report: an allowed() call is the whole check.
+        self._allowed_only = self._plain and telemetry.report is None
 
-    def check(self, request: Request, origin: str, force: InForce, state: OriginState) -> None:
-        """Let ``request`` through, or raise ``IgnoreRequest`` (never in observe mode)."""
+    def obeyed(self, request: Request, origin: str, url: str) -> bool:
+        """True when the rules in force let ``request`` through; False while undecided.
+
+        Raises ``IgnoreRequest`` when they forbid it (never in observe mode).
+        """
+        state = self.store.get(origin)
+        if state is None:
+            return False
+        # state.fixed: rules_in_force's own answer for states the clock cannot change.
+        force = state.fixed or rules_in_force(state, self.clock(), self.policy)
+        if force.mode is Mode.STOPPED:
+            return self._stopped(request, origin)
         telemetry = self.telemetry
+        telemetry.hits += 1
         robots = force.robots
         if robots is None:
             telemetry.allowed(origin)
             if self.observe:
                 request.meta[VERDICT_META] = _verdict(True, state.kind.value)
-            return
+            return True
         token = self.keys.token_of(request)
+        if self._allowed_only:  # the usual case: one allowed() is the whole check
+            if robots.allowed(url, token):
+                return True
+            telemetry.forbidden(request, robots, token, origin)
+            raise IgnoreRequest(FORBIDDEN)
         if self._plain:
-            if telemetry.report is None:
-                if robots.allowed(request.url, token):
-                    return
-                telemetry.forbidden(request, robots, token, origin)
-                raise IgnoreRequest(FORBIDDEN)
             # With the report on, one decide() is the check: it costs what allowed() costs
             # and names the deciding rule, so a forbidden request needs no second pass.
-            decision = robots.decide(request.url, token)
+            decision = robots.decide(url, token)
             if decision.allowed:
                 telemetry.allowed(origin)
-                return
+                return True
             telemetry.forbidden(request, robots, token, origin, decision)
             raise IgnoreRequest(FORBIDDEN)
         self._judge(request, origin, robots, token)
+        return True
 
     def _judge(self, request: Request, origin: str, robots: RobotsTxt, token: Any) -> None:
         """Every option: the global group, usage signals, their meta, observe mode."""
@@ -101,7 +132,7 @@ class Verdicts:
             raise IgnoreRequest(FORBIDDEN)
         telemetry.allowed(origin)
 
-    def stopped(self, request: Request, origin: str) -> bool:
+    def _stopped(self, request: Request, origin: str) -> bool:
         """An origin stopped by server errors: undecided (False), or, observing, let through."""
         if not self.observe:
             return False

@@ -142,7 +142,7 @@ def build(crawler: Crawler, config: Config, actions: Actions[Any]) -> Parts:
         gate=gate,
         fetcher=fetcher,
         admission=Admission(crawler),
-        verdicts=Verdicts(config, keys, telemetry),
+        verdicts=Verdicts(config, keys, store, telemetry),
         crawl_delay=(
             CrawlDelay(crawler, config, keys, store, telemetry) if config.crawl_delay else None
         ),

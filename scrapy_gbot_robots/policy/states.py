@@ -119,6 +119,10 @@ def rules_in_force(state: OriginState, now: float, cfg: PolicyConfig) -> InForce
     last good copy is obeyed (no copy: no restrictions); after that, no restrictions if
     other pages of the origin answered (``page_ok_at``: "site generally available"), else
     still stopped.
+
+    For rules and "no restrictions" the answer does not depend on ``now``: it is computed
+    once, with the state, and kept in ``state.fixed``, which a per-request caller may read
+    first to save the clock.
     """
     fixed = state.fixed
     if fixed is not None:
