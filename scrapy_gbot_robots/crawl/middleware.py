@@ -199,7 +199,7 @@ class GoogleRobotsTxtMiddleware:
             if self._obeyed(request, origin):
                 return
             waiter = _Waiter(request)
-            reason = self.gate.schedule(origin, waiter, self.config.clock())
+            reason = self.gate.wait(origin, waiter, self.config.clock())
             if reason is not None:
                 self.telemetry.deferred(request, origin, reason)
                 await maybe_deferred_to_future(waiter.deferred)  # IgnoreRequest when dropped
