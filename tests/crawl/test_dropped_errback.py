@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import logging
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -49,16 +50,21 @@ def _spider(failing: list[str], plain: str, follow_up: str) -> type:
     return ErrbackSpider
 
 
+@pytest.mark.parametrize("jobdir", [False, True], ids=["memory", "jobdir"])
 @pytest_twisted.ensureDeferred
 async def test_request_dropped_at_the_deadline_reaches_its_errback(
-    server: Server, caplog: pytest.LogCaptureFixture
+    server: Server, caplog: pytest.LogCaptureFixture, tmp_path: Path, jobdir: bool
 ) -> None:
+    """With JOBDIR the request is parked in SQLite and goes back through the disk queue."""
     server.route("/robots.txt", host="down.test", status=503)
     failing = [server.url(f"/p{i}", "down.test") for i in range(2)]
     plain = server.url("/plain", "down.test")
     follow_up = server.url("/next", "up.test")
     caplog.set_level(logging.DEBUG)
-    crawler = await crawl(_spider(failing, plain, follow_up), {"GBOT_ROBOTS_PARK_TIMEOUT": 0.5})
+    settings: dict[str, Any] = {"GBOT_ROBOTS_PARK_TIMEOUT": 0.5}
+    if jobdir:
+        settings["JOBDIR"] = str(tmp_path / "job")
+    crawler = await crawl(_spider(failing, plain, follow_up), settings)
     spider = crawler.spider
     # Each request with an errback reached it once, with IgnoreRequest naming the reason.
     assert sorted(url for url, _, _ in spider.errors) == sorted(failing)
@@ -79,3 +85,5 @@ async def test_request_dropped_at_the_deadline_reaches_its_errback(
     assert server.count("/plain", "down.test") == 0
     assert [r.getMessage() for r in caplog.records if r.levelno >= logging.ERROR] == []
     assert crawler.stats.get_value("finish_reason") == "finished"
+    if jobdir:
+        assert crawler.stats.get_value("scheduler/enqueued/disk") >= 3
