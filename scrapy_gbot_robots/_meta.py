@@ -30,3 +30,8 @@ BOUNCED = "_gbot_robots_bounced"
 #: Internal: the dupefilter saw the request when it was parked; it passes the filter once
 #: when released.
 SEEN = "_gbot_robots_seen"
+
+#: Internal: a parked request given up while the crawl runs, sent through the downloader so
+#: that it reaches its errback; the value is the reason. The download check raises
+#: ``IgnoreRequest`` for it.
+DROPPED = "_gbot_robots_dropped"

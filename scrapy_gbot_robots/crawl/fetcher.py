@@ -44,6 +44,8 @@ logger = logging.getLogger("scrapy_gbot_robots.middleware")
 LOCK_POLL = 1.0
 #: Above the spider's pages in the downloader's queues.
 PRIORITY = 1000
+#: Seconds a robots.txt download started near the end of a close may still take.
+MIN_CLOSING_TIMEOUT = 1.0
 
 
 class Downloader(Protocol):
@@ -249,7 +251,7 @@ class Fetcher:
         """Download robots.txt, retrying a server error at once up to the retry budget."""
         result = await self._get_once(origin)
         for _ in range(self.config.retry_times):
-            if not is_server_error(result) or self.closing:
+            if not is_server_error(result) or self.closing or self._gate_closing():
                 break
             self.telemetry.retried_at_once()
             result = await self._get_once(origin)
@@ -297,6 +299,17 @@ class Fetcher:
                 truncated=TRUNCATED_FLAG in response.flags,
             )
 
+    def _gate_closing(self) -> bool:
+        return self.gate is not None and self.gate.closing
+
+    def _timeout(self) -> float:
+        """The download timeout; while the crawl closes, no later than the close's deadline."""
+        timeout = self.config.download_timeout
+        deadline = self.gate.close_deadline if self.gate is not None else None
+        if deadline is not None:
+            timeout = min(timeout, max(deadline - self.clock(), MIN_CLOSING_TIMEOUT))
+        return timeout
+
     def request(self, url: str, origin: str) -> Request:
         """A robots.txt request of ``origin``: the meta keys are documented in docs/meta.md."""
         return Request(
@@ -305,7 +318,7 @@ class Fetcher:
             meta={
                 DONT_OBEY: True,
                 "dont_redirect": True,
-                "download_timeout": self.config.download_timeout,
+                "download_timeout": self._timeout(),
                 # Immediate retries are ours (see _get): a 5xx here is a state we handle,
                 # not an error for RetryMiddleware to log.
                 "dont_retry": True,

@@ -21,6 +21,14 @@ The rules:
 - When a fetch ends, the origin is looked at again: a usable decision releases its parked
   requests (in batches, oldest first); a server error keeps them parked until the retry that
   the policy schedules (backoff, ``Retry-After``) succeeds or their time is up.
+- Items that wait in place (:meth:`Gate.wait`: a download already under way, which the
+  spider's close waits for) are *held* in memory beside the lot, never persisted.
+- Closing: from the first time :meth:`Actions.accepting` answers False the crawl is closing,
+  for good. Parked (lot) items are then neither released nor dropped at their deadline: the
+  close keeps them (``JOBDIR``) or drops them. Held items still get their origin decided
+  and are released: their origins' fetches go first in the queue, and their park clock runs
+  from the start of the close at the latest, queued or not, so a close lasts at most
+  ``park_timeout`` (plus a fetch already under way).
 """
 
 from __future__ import annotations
@@ -32,6 +40,7 @@ from collections.abc import Callable, Sequence
 from typing import Generic, Protocol, TypeVar
 
 from ..parking.base import Lot
+from ..parking.memory import MemoryLot
 from ..policy.states import Kind, Mode, PolicyConfig, rules_in_force
 from ..stores.base import OriginStore
 
@@ -67,7 +76,8 @@ class Actions(Protocol[T_contra]):
         """These parked items are given up (``reason``: "deadline" or the close reason)."""
 
     def accepting(self) -> bool:
-        """Whether released items can be sent on now (False while the crawl closes)."""
+        """Whether parked items can be sent on now. The first False means the crawl closes:
+        the gate then never asks again (see the closing rule in the module doc)."""
 
 
 _QUEUED = 1
@@ -82,6 +92,7 @@ class _Origin:
         "blocking",
         "failing",
         "fetch",
+        "held",
         "parked",
         "releasing",
         "wake_at",
@@ -90,6 +101,7 @@ class _Origin:
 
     def __init__(self) -> None:
         self.parked = 0  # items of this origin in the lot
+        self.held = 0  # items of this origin waiting in place (see Gate.wait)
         self.fetch = 0  # 0, _QUEUED or _RUNNING
         self.blocking = False  # whether parked requests wait for the fetch under way
         self.why = ""
@@ -128,6 +140,10 @@ class Gate(Generic[T]):
         self._observe = observe
         self._recs: dict[str, _Origin] = {}
         self._queue: deque[str] = deque()  # origins waiting for a fetch slot, FIFO
+        # Items waiting in place, in memory whatever the lot: see wait().
+        self._held: MemoryLot[T] = MemoryLot()
+        self._closing_at: float | None = None  # when the gate learnt that the crawl closes
+        self._urgent: deque[str] = deque()  # while closing: queued origins with held items
         self._wakeups: list[tuple[float, str]] = []  # heap of (when, origin)
         self._closed = False
         self.running = 0  # fetches in flight
@@ -161,13 +177,25 @@ class Gate(Generic[T]):
         """Origins waiting for a fetch slot (entries cancelled meanwhile included)."""
         return len(self._queue)
 
+    @property
+    def closing(self) -> bool:
+        """Whether the gate has learnt that the crawl closes (see the module doc)."""
+        return self._closing_at is not None
+
+    @property
+    def close_deadline(self) -> float | None:
+        """While closing: ``park_timeout`` after the close began, when every held item that
+        waited since then is given up (one that came later waits its own ``park_timeout``)."""
+        return None if self._closing_at is None else self._closing_at + self._timeout
+
     def parked_for(self, origin: str) -> int:
         rec = self._recs.get(origin)
-        return rec.parked if rec is not None else 0
+        return rec.parked + rec.held if rec is not None else 0
 
     def peek(self, origin: str) -> T | None:
         """The oldest item parked for ``origin`` (the one that made its fetch wanted)."""
-        return self._lot.peek(origin)
+        item = self._lot.peek(origin)
+        return self._held.peek(origin) if item is None else item
 
     @property
     def lot(self) -> Lot[T]:
@@ -191,11 +219,34 @@ class Gate(Generic[T]):
         ``admit(item)`` is asked just before parking; False lets the item pass instead (the
         scheduler's dupefilter then drops a duplicate as usual) and wants no fetch for it.
         """
+        return self._arrive(origin, item, now, admit, held=False)
+
+    def wait(self, origin: str, item: T, now: float) -> ParkReason | None:
+        """As :meth:`schedule`, for an item that waits in place (a download under way).
+
+        It is held in memory, never in the lot nor persisted, and it is released even while
+        the crawl closes (whose end waits for it); see the closing rule in the module doc.
+        """
+        return self._arrive(origin, item, now, None, held=True)
+
+    def _arrive(
+        self,
+        origin: str,
+        item: T,
+        now: float,
+        admit: Callable[[T], bool] | None,
+        *,
+        held: bool,
+    ) -> ParkReason | None:
         rec = self._recs.get(origin)
         want = ""
         failing = False
         wake = 0.0
-        if rec is not None and not rec.releasing and (rec.parked or (rec.fetch and rec.blocking)):
+        if (
+            rec is not None
+            and not rec.releasing
+            and (rec.parked or rec.held or (rec.fetch and rec.blocking))
+        ):
             reason = ParkReason.WAITING
         else:
             state = self._store.get(origin)
@@ -219,11 +270,14 @@ class Gate(Generic[T]):
                     reason, wake = ParkReason.STOPPED, min(state.refresh_at, force.until)
         if admit is not None and not admit(item):
             return None
-        rec = self._park(origin, rec, item, now, failing=failing)
+        rec = self._park(origin, rec, item, now, failing=failing, held=held)
         if want:
             self._want(origin, rec, now, blocking=True, why=want)
         elif wake:
             self._wake(origin, rec, wake)
+        if held and rec.fetch == _QUEUED and not self._open(now):
+            self._urgent.append(origin)  # maybe there already: a started origin is skipped
+            self._start_queued(now)
         return reason
 
     def bounce(self, origin: str, item: T, now: float) -> None:
@@ -250,7 +304,7 @@ class Gate(Generic[T]):
             return
         self._start_queued(now)
         if recheck_at is not None:
-            if rec.parked:
+            if rec.parked or rec.held:
                 if rec.active_since is None:
                     rec.active_since = now
                 rec.why = "recheck"
@@ -264,6 +318,8 @@ class Gate(Generic[T]):
     def tick(self, now: float) -> None:
         """Periodic: make parking durable, then handle every origin whose time has come."""
         self._lot.flush()
+        if not self._closed:
+            self._open(now)  # the tick is where a close is learnt when nothing else asks
         heap = self._wakeups
         due: list[str] = []
         while heap and heap[0][0] <= now:
@@ -295,7 +351,7 @@ class Gate(Generic[T]):
         fleet lock keeps it to one process), then its waiting items are released by whoever
         decides. Returns how many origins were adopted.
         """
-        if not self._shared or self._closed:
+        if not self._shared or self._closed or self._closing_at is not None:
             return 0
         adopted: list[str] = []
         for origin, count in self._lot.waiting()[:limit]:
@@ -326,7 +382,7 @@ class Gate(Generic[T]):
     def close(self, persist: bool, reason: str) -> int:
         """The crawl ends: keep what the lot can persist, drop the rest; return how many kept."""
         self._closed = True
-        left = self._lot.close(persist)
+        left = self._held.close(persist=False) + self._lot.close(persist)
         kept = self.parked_now - len(left)
         by_origin: dict[str, list[T]] = {}
         for origin, item in left:
@@ -336,6 +392,7 @@ class Gate(Generic[T]):
         self.parked_now = 0
         self._recs.clear()
         self._queue.clear()
+        self._urgent.clear()
         self._wakeups.clear()
         for origin, items in by_origin.items():
             self._actions.drop(origin, items, reason)
@@ -349,25 +406,39 @@ class Gate(Generic[T]):
         return rec
 
     def _forget(self, origin: str, rec: _Origin) -> None:
-        if not rec.parked and not rec.fetch and not rec.releasing:
+        if not rec.parked and not rec.held and not rec.fetch and not rec.releasing:
             self._recs.pop(origin, None)
 
     def _park(
-        self, origin: str, rec: _Origin | None, item: T, now: float, *, failing: bool = False
+        self,
+        origin: str,
+        rec: _Origin | None,
+        item: T,
+        now: float,
+        *,
+        failing: bool = False,
+        held: bool = False,
     ) -> _Origin:
         if rec is None:
             rec = self._rec(origin)
-        self._lot.push(origin, item, now)
-        rec.parked += 1
+        if held:
+            self._held.push(origin, item, now)
+            rec.held += 1
+        else:
+            self._lot.push(origin, item, now)
+            rec.parked += 1
         self.parked_now += 1
         self.parked_total += 1
         if self.parked_now > self.parked_peak:
             self.parked_peak = self.parked_now
         if failing:
             rec.failing = True
-        if rec.active_since is None and (rec.fetch == _RUNNING or rec.failing):
+        closing = self._closing_at is not None
+        runs = rec.fetch == _RUNNING or rec.failing or (held and closing)
+        if rec.active_since is None and runs:
             rec.active_since = now
-            self._wake(origin, rec, now + self._timeout)
+        if rec.active_since is not None and (held or not closing):  # its clock runs
+            self._wake(origin, rec, max(now, rec.active_since) + self._timeout)
         return rec
 
     def _want(self, origin: str, rec: _Origin, now: float, *, blocking: bool, why: str) -> None:
@@ -376,34 +447,38 @@ class Gate(Generic[T]):
             return
         rec.blocking = blocking
         rec.why = why
-        if self.running < self._max_fetches and self._actions.accepting():
+        accepting = self._open(now)
+        if self.running < self._max_fetches and (accepting or rec.held):
             self._start(origin, rec, now)
         else:
             rec.fetch = _QUEUED
             self._queue.append(origin)
+            if not accepting and rec.held:
+                self._urgent.append(origin)
             if len(self._queue) > self.queued_peak:
                 self.queued_peak = len(self._queue)
+        self._wake_deadline(origin, rec)  # a clock that runs on: the next item's time
 
     def _start(self, origin: str, rec: _Origin, now: float) -> None:
         rec.fetch = _RUNNING
         self.running += 1
         if self.running > self.running_peak:
             self.running_peak = self.running
-        if rec.parked and rec.active_since is None:
+        if (rec.parked or rec.held) and rec.active_since is None:
             rec.active_since = now
             self._wake_deadline(origin, rec)
         self._actions.fetch(origin, rec.why)
 
     def _start_queued(self, now: float) -> None:
-        queue = self._queue
-        if not self._actions.accepting():
-            return  # the crawl is closing: no new downloads to wait for
+        # While closing, only origins whose items wait in place (the close waits for them).
+        closing = not self._open(now)
+        queue = self._urgent if closing else self._queue
         while queue and self.running < self._max_fetches:
             origin = queue.popleft()
             rec = self._recs.get(origin)
-            if rec is None or rec.fetch != _QUEUED:
+            if rec is None or rec.fetch != _QUEUED or (closing and not rec.held):
                 continue
-            if rec.blocking and not rec.parked:  # everyone waiting for it is gone
+            if rec.blocking and not rec.parked and not rec.held:  # all waiting for it are gone
                 rec.fetch = 0
                 self._forget(origin, rec)
                 continue
@@ -415,17 +490,32 @@ class Gate(Generic[T]):
             heapq.heappush(self._wakeups, (when, origin))
 
     def _wake_deadline(self, origin: str, rec: _Origin) -> None:
-        if rec.active_since is None or not rec.parked:
+        # While closing, only held items age: the close keeps or drops the lot's.
+        aging = rec.parked and self._closing_at is None
+        if rec.active_since is None or not (aging or rec.held):
             return
-        oldest = self._lot.oldest(origin)
+        oldest = self._held.oldest(origin) if rec.held else None
+        if aging:
+            in_lot = self._lot.oldest(origin)
+            oldest = in_lot if oldest is None or in_lot is None else min(oldest, in_lot)
         start = rec.active_since if oldest is None else max(oldest, rec.active_since)
         self._wake(origin, rec, start + self._timeout)
 
     def _expire(self, origin: str, rec: _Origin, now: float) -> None:
-        if rec.active_since is None or not rec.parked:
+        aging = rec.parked and self._closing_at is None
+        if rec.active_since is None or not (aging or rec.held):
             return
         cutoff = now - self._timeout
         if rec.active_since > cutoff:
+            return
+        if rec.held:
+            held = self._held.take_parked_before(origin, cutoff)
+            if held:
+                rec.held -= len(held)
+                self.parked_now -= len(held)
+                self.dropped_total += len(held)
+                self._actions.drop(origin, held, "deadline")
+        if not aging:
             return
         items = self._lot.take_parked_before(origin, cutoff)
         if items:
@@ -448,7 +538,7 @@ class Gate(Generic[T]):
         if rec.fetch:
             self._wake_deadline(origin, rec)
             return
-        if not rec.parked:
+        if not rec.parked and not rec.held:
             self._forget(origin, rec)
             return
         state = self._store.get(origin)
@@ -459,11 +549,11 @@ class Gate(Generic[T]):
             if state.refresh_at <= now:
                 self._want(origin, rec, now, blocking=True, why="expired")
             else:
-                self._release(origin, rec)
+                self._release(origin, rec, now)
             return
         force = rules_in_force(state, now, self._policy)
         if force.mode is not Mode.STOPPED or self._observe:
-            self._release(origin, rec)
+            self._release(origin, rec, now)
             if state.refresh_at <= now and self._recs.get(origin) is None:
                 self._want(origin, self._rec(origin), now, blocking=False, why="refresh")
             return
@@ -476,13 +566,22 @@ class Gate(Generic[T]):
         self._wake(origin, rec, min(state.refresh_at, force.until))
         self._wake_deadline(origin, rec)
 
-    def _release(self, origin: str, rec: _Origin) -> None:
-        if not self._actions.accepting():
-            return  # the crawl is closing: close() keeps or drops them
+    def _release(self, origin: str, rec: _Origin, now: float) -> None:
+        accepting = self._open(now)  # while closing, held items only: close() has the lot's
+        if not accepting and not rec.held:
+            return
         shared = self._shared
         rec.releasing = True
         try:
-            while rec.parked > 0 or shared:
+            while rec.held > 0:  # first: they hold download slots, and the close waits for them
+                held = self._held.take(origin, self._batch)
+                if not held:
+                    break
+                rec.held -= len(held)
+                self.parked_now -= len(held)
+                self.released_total += len(held)
+                self._actions.release(origin, held)
+            while accepting and (rec.parked > 0 or shared):
                 items = self._lot.take(origin, self._batch)
                 if not items:
                     break
@@ -492,10 +591,30 @@ class Gate(Generic[T]):
                 self._actions.release(origin, items)
         finally:
             rec.releasing = False
-            if shared and rec.parked:  # another process released them from the shared lot
+            if shared and accepting and rec.parked:  # another process took them from the lot
                 self.taken_elsewhere += rec.parked
                 self._uncount(rec, rec.parked)
             self._forget(origin, rec)
+
+    def _open(self, now: float) -> bool:
+        """Whether the crawl still accepts released items; the first False starts closing."""
+        if self._closing_at is not None:
+            return False
+        if self._actions.accepting():
+            return True
+        self._closing_at = now
+        # Held items age from now at the latest, and their origins' fetches go first.
+        for origin in self._queue:
+            rec = self._recs.get(origin)
+            if rec is not None and rec.held and rec.fetch == _QUEUED:
+                self._urgent.append(origin)
+        for origin, rec in self._recs.items():
+            if rec.held:
+                if rec.active_since is None:
+                    rec.active_since = now
+                self._wake_deadline(origin, rec)
+        self._start_queued(now)
+        return False
 
     def _uncount(self, rec: _Origin, n: int) -> None:
         """Forget ``n`` items of ``rec``; in a shared lot they may be other processes' items."""

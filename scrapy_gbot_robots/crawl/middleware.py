@@ -12,9 +12,11 @@ per-origin state machine in :mod:`.gate`):
    the engine's downloader.
 3. **Decision**: the gate releases parked requests through ``engine.crawl()``, or keeps them
    parked while the origin is stopped for server errors, until ``GBOT_ROBOTS_PARK_TIMEOUT``.
+   A request given up then goes through ``engine.crawl()`` too, marked ``DROPPED``, to
+   reach its errback.
 4. **Download** (:meth:`process_request`, the final check): forbidden requests raise
-   ``IgnoreRequest``; a request whose origin became undecided meanwhile is sent back to
-   step 1 instead of waiting in a download slot.
+   ``IgnoreRequest``, and so do dropped ones; a request whose origin became undecided
+   meanwhile is sent back to step 1 instead of waiting in a download slot.
 """
 
 from __future__ import annotations
@@ -29,7 +31,7 @@ from twisted.internet.defer import Deferred
 
 from .. import _userlog
 from .._compat import engine_accepts_requests, engine_scheduler, fail_bootstrap
-from .._meta import BOUNCED, DONT_OBEY, FETCH_META, SCHEDULED, SEEN
+from .._meta import BOUNCED, DONT_OBEY, DROPPED, FETCH_META, SCHEDULED, SEEN
 from .._settings import Config, ConfigError
 from ..parking.codec import Unreadable
 from ..policy.states import OriginState, note_page_ok, rules_in_force
@@ -58,6 +60,10 @@ def _soon(call: Callable[[], object]) -> None:
 
     clock: Any = reactor
     clock.callLater(0, call)
+
+
+def _undecided_message(reason: str) -> str:
+    return f"robots.txt undecided ({reason})"
 
 
 class _Waiter:
@@ -126,6 +132,8 @@ class GoogleRobotsTxtMiddleware:
         meta = request.meta
         if meta.get(DONT_OBEY):
             return None
+        if DROPPED in meta:  # given up while parked: on to its errback (counted already)
+            raise IgnoreRequest(_undecided_message(meta.pop(DROPPED)))
         url = request.url
         origin = self.keys.origin(url)
         if not origin:
@@ -177,7 +185,7 @@ class GoogleRobotsTxtMiddleware:
             if self.verdicts.obeyed(request, origin, request.url):
                 return
             waiter = _Waiter(request)
-            reason = self.gate.schedule(origin, waiter, self.config.clock())
+            reason = self.gate.wait(origin, waiter, self.config.clock())
             if reason is not None:
                 self.telemetry.deferred(request, origin, reason)
                 await maybe_deferred_to_future(waiter.deferred)  # IgnoreRequest when dropped
@@ -191,7 +199,7 @@ class GoogleRobotsTxtMiddleware:
         if request is self._releasing:
             meta[SCHEDULED] = True
             return
-        if meta.get(DONT_OBEY):
+        if meta.get(DONT_OBEY) or DROPPED in meta:
             return
         origin = self.keys.origin(request.url)
         if not origin:
@@ -246,14 +254,34 @@ class GoogleRobotsTxtMiddleware:
             self.telemetry.undeferred()
 
     def drop(self, origin: str, items: Sequence[Any], reason: str) -> None:
+        """Give these up: each reaches its errback while the crawl runs; at its end (the
+        close's drops), only the signal and the stat, as Scrapy's own queues do."""
+        running = self.accepting()
         for item in items:
             if isinstance(item, Unreadable):
                 self.telemetry.unreadable(origin, item.error, self.gate.lot.where)
             elif isinstance(item, _Waiter):
                 self.telemetry.dropped(item.request, origin, reason)
-                item.deferred.errback(IgnoreRequest(f"robots.txt undecided ({reason})"))
+                item.deferred.errback(IgnoreRequest(_undecided_message(reason)))
             else:
                 self.telemetry.dropped(item, origin, reason)
+                if running:
+                    self._to_errback(item, reason)
+
+    def _to_errback(self, request: Request, reason: str) -> None:
+        """Send a dropped request through the engine: the download check raises for it."""
+        meta = request.meta
+        meta.pop(BOUNCED, None)
+        meta.pop(SEEN, None)
+        meta[DROPPED] = reason
+        dont_filter = request.dont_filter
+        request.dont_filter = True  # the dupefilter may have seen it when it was parked
+        try:
+            self.crawler.engine.crawl(request)
+        except Exception:  # signalled and counted already: it ends there, as before
+            meta.pop(DROPPED, None)
+        finally:
+            request.dont_filter = dont_filter
 
     # -- spider lifecycle -----------------------------------------------------------------
     def _opened(self, spider: Spider) -> None:

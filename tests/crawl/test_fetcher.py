@@ -72,6 +72,8 @@ class Done:
 
     def __init__(self) -> None:
         self.ended: list[tuple[str, float | None]] = []
+        self.closing = False  # Gate.closing: the crawl closes
+        self.close_deadline: float | None = None
 
     def fetch_done(self, origin: str, now: float, *, recheck_at: float | None = None) -> None:
         self.ended.append((origin, recheck_at))
@@ -126,6 +128,20 @@ def test_the_robots_request_opts_out_of_what_would_change_its_meaning() -> None:
     assert meta["dont_retry"] and meta["handle_httpstatus_all"]
     assert meta["download_timeout"] == 7 and meta["download_maxsize"] == 0
     assert downloader.asked[0].dont_filter
+
+
+def test_while_the_crawl_closes_no_retry_at_once_and_no_download_past_the_deadline() -> None:
+    """A close lasts at most the park timeout: a fetch started then ends by its deadline."""
+    downloader = Scripted({ROBOTS: [ok(status=503, body=b""), ok()]})
+    fetcher, stats, done = fetcher_for(downloader, GBOT_ROBOTS_DOWNLOAD_TIMEOUT=30)
+    done.closing, done.close_deadline = True, NOW + 4.0
+    run(fetcher.fetch(ORIGIN))
+    assert [r.meta["download_timeout"] for r in downloader.asked] == [4.0]
+    assert stats.get_value("robotstxt/fetch_retry") is None
+    state = fetcher.store.get(ORIGIN)
+    assert state is not None and state.kind is Kind.SERVER_ERROR
+    done.close_deadline = NOW - 10.0  # past: one more second, never none or negative
+    assert fetcher.request(ROBOTS, ORIGIN).meta["download_timeout"] == 1.0
 
 
 def test_a_server_error_is_retried_at_once_within_the_budget() -> None:

@@ -13,7 +13,7 @@ from pathlib import Path
 import pytest
 from hypothesis import settings
 from hypothesis import strategies as st
-from hypothesis.stateful import RuleBasedStateMachine, invariant, rule
+from hypothesis.stateful import RuleBasedStateMachine, invariant, precondition, rule
 
 from scrapy_gbot_robots.crawl.gate import Gate, ParkReason
 from scrapy_gbot_robots.parking.memory import MemoryLot
@@ -33,6 +33,7 @@ class Recorder:
         self.fetches: list[tuple[str, str]] = []
         self.released: list[tuple[str, str]] = []
         self.dropped: list[tuple[str, str, str]] = []
+        self.released_closed: list[str] = []  # released once the crawl was closing
         self.open = True
 
     def fetch(self, origin: str, why: str) -> None:
@@ -40,6 +41,8 @@ class Recorder:
 
     def release(self, origin: str, items: Sequence[str]) -> None:
         self.released.extend((origin, item) for item in items)
+        if not self.open:
+            self.released_closed.extend(items)
 
     def drop(self, origin: str, items: Sequence[str], reason: str) -> None:
         self.dropped.extend((origin, item, reason) for item in items)
@@ -197,6 +200,71 @@ def test_nothing_is_released_while_the_crawl_closes_and_close_drops_the_rest() -
     assert accounted(gate)
 
 
+def test_while_closing_what_waits_in_place_is_released_and_the_parked_kept() -> None:
+    gate, actions, store = make_gate()
+    gate.schedule("http://a", "a1", 0.0)
+    assert gate.wait("http://a", "held-a2", 0.5) is ParkReason.WAITING
+    assert gate.parked_for("http://a") == 2 and len(gate.lot) == 1  # held beside the lot
+    actions.open = False
+    finish(gate, store, "http://a", 1.0)
+    assert actions.released == [("http://a", "held-a2")]
+    assert gate.closing and gate.parked_for("http://a") == 1
+    assert gate.close(persist=False, reason="spider closed (shutdown)") == 0
+    assert actions.dropped == [("http://a", "a1", "spider closed (shutdown)")]
+    assert accounted(gate)
+
+
+def test_closing_starts_the_fetches_that_held_items_wait_for_first() -> None:
+    gate, actions, store = make_gate(max_fetches=1)
+    gate.schedule("http://busy", "b", 0.0)  # holds the only slot
+    gate.schedule("http://parked", "p", 0.0)  # queued
+    gate.wait("http://media", "held-m", 0.0)  # queued behind it
+    actions.open = False
+    gate.tick(1.0)
+    finish(gate, store, "http://busy", 2.0)
+    assert [o for o, _ in actions.fetches] == ["http://busy", "http://media"]
+    finish(gate, store, "http://media", 3.0)
+    assert actions.released == [("http://media", "held-m")]
+    assert [o for o, _ in actions.fetches] == ["http://busy", "http://media"]  # no other
+
+
+def test_while_closing_held_items_age_from_the_close_even_queued_for_the_budget() -> None:
+    gate, actions, _ = make_gate(max_fetches=1, timeout=10.0)
+    gate.schedule("http://busy", "b", 0.0)
+    gate.wait("http://media", "held-m", 0.0)
+    gate.tick(100.0)  # queued for the budget: it does not age (but "b" does)
+    assert ("http://media", "held-m", "deadline") not in actions.dropped
+    actions.open = False
+    gate.tick(105.0)  # the close starts: the clock runs from here
+    gate.tick(114.9)
+    assert ("http://media", "held-m", "deadline") not in actions.dropped
+    gate.tick(115.0)
+    assert ("http://media", "held-m", "deadline") in actions.dropped
+    assert gate.close_deadline == 115.0 and accounted(gate)
+
+
+def test_parked_items_do_not_expire_while_closing_the_close_keeps_or_drops_them() -> None:
+    gate, actions, _ = make_gate(timeout=10.0)
+    gate.schedule("http://a", "a1", 0.0)  # its fetch runs: its clock runs
+    actions.open = False
+    gate.tick(1.0)
+    gate.tick(50.0)
+    assert actions.dropped == []
+    gate.close(persist=False, reason="spider closed (finished)")
+    assert actions.dropped == [("http://a", "a1", "spider closed (finished)")]
+
+
+def test_held_items_are_never_persisted(tmp_path: Path) -> None:
+    dumps, loads = _codec()
+    lot: SqliteLot[str] = SqliteLot(str(tmp_path / "p.db"), dumps, loads)  # type: ignore[arg-type]
+    gate, actions, _ = make_gate(lot=lot)
+    gate.schedule("http://a", "a1", 0.0)
+    gate.wait("http://a", "held-a2", 0.0)
+    assert gate.close(persist=True, reason="spider closed (shutdown)") == 1
+    assert actions.dropped == [("http://a", "held-a2", "spider closed (shutdown)")]
+    assert accounted(gate)
+
+
 def test_recheck_waits_without_backoff_when_another_process_fetches() -> None:
     gate, actions, store = make_gate(timeout=1000.0)
     gate.schedule("http://a", "a1", 0.0)
@@ -338,7 +406,11 @@ def test_max_fetches_must_be_positive() -> None:
 
 
 class GateMachine(RuleBasedStateMachine):
-    """Random interleavings of requests, fetch outcomes and ticks: nothing is ever lost."""
+    """Random interleavings of requests (scheduled or waiting in place), fetch outcomes, ticks
+    and the crawl's close: nothing is ever lost, nothing parked is released into a closing
+    crawl, and nothing waiting in place outlives the park timeout counted from the close."""
+
+    ORIGINS = ("http://a", "http://b", "http://c", "http://d")
 
     def __init__(self) -> None:
         super().__init__()
@@ -346,12 +418,30 @@ class GateMachine(RuleBasedStateMachine):
         self.now = 0.0
         self.sent = 0
         self.passed = 0
+        self.closed_at: float | None = None
+        self.held: dict[str, float] = {}  # held items not handed out yet: when they came
 
-    @rule(origin=st.sampled_from(["http://a", "http://b", "http://c", "http://d"]))
+    @rule(origin=st.sampled_from(ORIGINS))
     def request(self, origin: str) -> None:
         self.sent += 1
         if self.gate.schedule(origin, f"{origin}#{self.sent}", self.now) is None:
             self.passed += 1
+
+    @rule(origin=st.sampled_from(ORIGINS))
+    def download_waits(self, origin: str) -> None:
+        self.sent += 1
+        item = f"held:{origin}#{self.sent}"
+        if self.gate.wait(origin, item, self.now) is None:
+            self.passed += 1
+        else:
+            self.held[item] = self.now
+
+    @precondition(lambda self: self.closed_at is None)
+    @rule()
+    def crawl_closes(self) -> None:
+        self.actions.open = False
+        self.closed_at = self.now
+        self.gate.tick(self.now)  # the housekeeping tick notices
 
     @rule(status=st.sampled_from([200, 404, 503]), data=st.data())
     def fetch_ends(self, status: int, data: st.DataObject) -> None:
@@ -373,6 +463,24 @@ class GateMachine(RuleBasedStateMachine):
         handed = len(self.actions.released) + len(self.actions.dropped)
         assert handed + gate.parked_now == gate.parked_total
         assert gate.running <= 2
+
+    @invariant()
+    def closing_releases_only_what_waits_in_place(self) -> None:
+        assert not [item for item in self.actions.released_closed if not item.startswith("held")]
+
+    @invariant()
+    def what_waits_in_place_is_bounded_by_the_close(self) -> None:
+        handed = {i for _, i in self.actions.released} | {i for _, i, _ in self.actions.dropped}
+        for item in [item for item in self.held if item in handed]:
+            del self.held[item]
+        if self.closed_at is None:
+            return
+        gate = self.gate
+        for item, came in self.held.items():  # the tick that just ran dropped the overdue
+            assert max(came, self.closed_at) + 50.0 > self.now, item
+        if gate.running < 2:  # a free slot goes to an origin that a held item waits for
+            queued = [o for o, rec in gate._recs.items() if rec.held and rec.fetch == 1]
+            assert queued == []
 
     def teardown(self) -> None:
         self.gate.close(persist=False, reason="end")

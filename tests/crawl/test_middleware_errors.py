@@ -234,6 +234,7 @@ async def test_spider_closing_drops_parked_requests_with_signal(server: Server) 
     dropped = [reason for _, reason in crawler.spider.dropped]
     assert len(dropped) == 2 and all(r.startswith("spider closed") for r in dropped)
     assert crawler.stats.get_value("robotstxt/dropped") == 2
+    assert crawler.spider.failed == []  # the crawl stopped: no errback, as Scrapy's queues
 
 
 @pytest_twisted.ensureDeferred
