@@ -827,6 +827,15 @@ class RobotsTxt:
             return Usage(index.token)
         return index.usage(self._path_of(url))
 
+    def usage_statements(self, user_agent: Agents, global_group: bool = True) -> Usage:
+        """Every content-usage statement of the group in force, whatever path it names.
+
+        :meth:`usage` answers for one URL; this is the group's whole say, in file order
+        (each preference's ``path`` is where it applies, ``""`` everywhere), for a view of a
+        site rather than of a page (the audit report's per-origin column).
+        """
+        return self._usage_index(user_agent, global_group).every()
+
     def refuses(
         self,
         url: str,

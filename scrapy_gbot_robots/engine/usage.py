@@ -578,6 +578,13 @@ class UsageIndex:
                     best[statement.mechanism] = score
         return [s for score, s in scored if score == best[s.mechanism]]
 
+    def every(self) -> Usage:
+        """Every statement of the group, whatever path it names (each preference says its
+        ``path``): what the group says as a whole, for a per-site view such as the report."""
+        prefs = [p for s in self._statements for p in s.preferences]
+        prefs.sort(key=lambda p: p.line)
+        return Usage(self.token, tuple(prefs))
+
     def usage(self, path: str) -> Usage:
         prefs = [p for s in self._for_path(path) for p in s.preferences]
         prefs.sort(key=lambda p: p.line)

@@ -342,3 +342,21 @@ def test_lint_usage_outside_any_group_and_the_other_vocabularys_hint() -> None:
     assert "'train-ai'" in finding.message
     clean = b"User-agent: *\nContent-Usage: /x train-ai=n, search=y\nContent-Signal: ai-input=no\n"
     assert [c for _, c in _codes(clean)] == ["GR601", "GR601"]
+
+
+def test_usage_statements_lists_the_whole_group_in_force_with_paths() -> None:
+    """The per-site view (the audit report's): every statement of the group, whatever path."""
+    robots = parse(ATTACH_EXAMPLE)
+    every = robots.usage_statements("OtherBot")
+    assert every.token == "*"
+    assert [(p.category, p.allowed, p.line, p.path) for p in every.preferences] == [
+        ("train-ai", False, 4, ""),
+        ("train-ai", True, 5, "/ai-ok/"),
+    ]
+    own = robots.usage_statements(["Other", "ExampleBot"])
+    assert (own.token, _prefs(own)) == ("ExampleBot", [("train-ai", True, 9)])
+    assert robots.usage_statements("OtherBot", global_group=False) == Usage("", ())
+    assert parse(b"User-agent: *\nDisallow: /\n").usage_statements("a") == Usage("*", ())
+    # Per URL, usage() picks among them; the whole list is their union.
+    for url in ("https://e.com/test", "https://e.com/ai-ok/x"):
+        assert set(robots.usage(url, "OtherBot").preferences) <= set(every.preferences)
