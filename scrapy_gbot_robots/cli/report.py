@@ -2,21 +2,32 @@
 
 Reads the JSON report a crawl wrote (``GBOT_ROBOTS_REPORT``, schema ``gbot-robots-report/1``)
 and prints the totals, origins by state, the rules that blocked the most requests and the
-origins with the most held-back requests. Nothing is recomputed: the numbers are the report's.
+origins with the most held-back requests (with their crawl-delay and content-usage signals
+when the report has them). A report of an observe-mode crawl says so first, and counts what
+robots.txt *would* have forbidden. Nothing is recomputed: the numbers are the report's.
 """
 
 from __future__ import annotations
 
 import argparse
 import json
+from collections.abc import Callable
 from typing import IO, Any
 
 from .._safetext import printable, quoted
-from ..report.labels import SCHEMA, STATE_LABELS  # the one schema version this command reads
+from ..report.labels import (  # SCHEMA: the one schema version this command reads
+    SCHEMA,
+    STATE_LABELS,
+    delay_text,
+    is_usage_directive,
+    observed,
+    usage_statements,
+)
 from ._args import EXIT_OK, Command, IOStreams, UsageError, read_input
 from ._render import Cell, Painter, colour_wanted, plural, render_table, short
 
 DEFAULT_TOP = 10
+_Write = Callable[[str], object]
 
 EXAMPLES = """\
 examples:
@@ -30,6 +41,15 @@ gbot-robots report, or a report of another schema version).
 """
 
 _GROUPS = {"agent": "own", "global": "*", "none": "-"}
+
+
+def _group(rule: dict[str, Any]) -> str:
+    """Whose group decided: the crawler's token (``own`` in reports without it), ``*``, ``-``."""
+    token = rule.get("token")
+    if token:  # "*", or the crawler's token (a usage line's group may say "none")
+        return _text(token)
+    group = str(rule.get("group"))
+    return _GROUPS.get(group, _text(group))
 
 
 def add_arguments(p: argparse.ArgumentParser) -> None:
@@ -105,13 +125,30 @@ def write_summary(out: IO[str], paint: Painter, name: str, data: dict[str, Any],
         f"{_text(crawl.get('user_agent'))}, finished ({_text(crawl.get('finish_reason'))})"
     )
     w(paint(head, "bold") + "\n")
+    observe = observed(data)
+    if observe:
+        w(
+            paint(
+                'OBSERVE MODE (GBOT_ROBOTS_MODE = "observe"): robots.txt forbade and dropped '
+                "nothing;",
+                "warning",
+            )
+            + "\n"
+            + paint("every count below is what Googlebot would have done", "warning")
+            + "\n"
+        )
     w(paint(f"{_text(name)}: generated {_text(data.get('generated_at'))}", "dim") + "\n\n")
 
     checked = _int(totals.get("checked"))
+    forbidden = "would be forbidden" if observe else "forbidden"
     parts = [
         paint(f"{_int(totals.get('allowed')):,} allowed", "allowed"),
-        paint(f"{_int(totals.get('forbidden')):,} forbidden", "disallowed"),
+        paint(f"{_int(totals.get('forbidden')):,} {forbidden}", "disallowed"),
     ]
+    if observe or "would_stop" in totals:
+        parts.append(
+            paint(f"{_int(totals.get('would_stop')):,} would be stopped (server error)", "warning")
+        )
     held = [paint(f"{_int(totals.get('dropped')):,} dropped", "warning")]
     held.append(f"{_int(totals.get('deferred')):,} deferred (parked first)")
     w(f"requests  {checked:,} checked: {', '.join(parts)}; {', '.join(held)}\n")
@@ -136,66 +173,137 @@ def write_summary(out: IO[str], paint: Painter, name: str, data: dict[str, Any],
             + "\n"
         )
 
+    _rules(w, paint, data, top, observe)
+    _origins(w, paint, data, top, observe)
+
+
+def _rules(w: _Write, paint: Painter, data: dict[str, Any], top: int, observe: bool) -> None:
+    """The rules that forbade (would have forbidden) the most requests."""
     rules: list[dict[str, Any]] = data["rules"][:top]
-    w("\n" + paint(f"top {_of(rules, data['rules'])} rules, by requests forbidden", "bold") + "\n")
+    by = "requests they would have forbidden" if observe else "requests forbidden"
+    w("\n" + paint(f"top {_of(rules, data['rules'])} rules, by {by}", "bold") + "\n")
     if not rules:
-        w("  no request was forbidden\n")
-    else:
-        rows: list[list[Cell]] = [
-            [
-                ("#", "bold"),
-                ("FORBIDDEN", "bold"),
-                ("RULE", "bold"),
-                ("LINE", "bold"),
-                ("GROUP", "bold"),
-                ("ORIGIN", "bold"),
-            ]
+        w(f"  no request {'would have been' if observe else 'was'} forbidden\n")
+        return
+    usage = any(_by_usage(r) for r in rules)
+    rows: list[list[Cell]] = [
+        [
+            ("#", "bold"),
+            ("WOULD FORBID" if observe else "FORBIDDEN", "bold"),
+            ("RULE", "bold"),
+            ("LINE", "bold"),
+            ("GROUP", "bold"),
+            *([("BY", "bold")] if usage else []),
+            ("ORIGIN", "bold"),
         ]
-        for r in rules:
-            rows.append(
-                [
-                    (str(_int(r.get("rank"))), None),
-                    (f"{_int(r.get('forbidden')):,}", "disallowed"),
-                    (short(_text(r.get("rule")) or "(no rule)", 60), None),
-                    (str(_int(r.get("line"))), None),
-                    (_GROUPS.get(str(r.get("group")), _text(r.get("group"))), None),
-                    (_text(r.get("origin")), None),
-                ]
+    ]
+    for r in rules:
+        rows.append(
+            [
+                (str(_int(r.get("rank"))), None),
+                (f"{_int(r.get('forbidden')):,}", "disallowed"),
+                (short(_text(r.get("rule")) or "(no rule)", 60), None),
+                (str(_int(r.get("line"))), None),
+                (_group(r), None),
+                *([("usage signal" if _by_usage(r) else "rule", None)] if usage else []),
+                (_text(r.get("origin")), None),
+            ]
+        )
+    for line in render_table(rows, paint, right=frozenset({0, 1, 3})):
+        w("  " + line + "\n")
+    if usage:
+        uses = ", ".join(_text(u) for u in (data.get("crawl") or {}).get("uses") or ())
+        named = f" (GBOT_ROBOTS_USAGE: {uses})" if uses else ""
+        w(
+            paint(
+                f"  usage signal: forbidden by a content-usage signal{named}, not by a rule",
+                "dim",
             )
-        for line in render_table(rows, paint, right=frozenset({0, 1, 3})):
-            w("  " + line + "\n")
+            + "\n"
+        )
+
+
+def _by_usage(rule: dict[str, Any]) -> bool:
+    return rule.get("by") == "usage" or is_usage_directive(rule.get("directive"))
+
+
+def _origins(w: _Write, paint: Painter, data: dict[str, Any], top: int, observe: bool) -> None:
+    """The origins with the most held-back requests, then their content-usage signals."""
 
     origins: list[dict[str, Any]] = data["origins"][:top]
-    title = f"top {_of(origins, data['origins'])} origins, by requests held back"
+    held = "requests that would have been held back" if observe else "requests held back"
+    title = f"top {_of(origins, data['origins'])} origins, by {held}"
     w("\n" + paint(title, "bold") + "\n")
     if not origins:
         w("  no origin was seen\n")
         return
-    orows: list[list[Cell]] = [
-        [
-            ("ORIGIN", "bold"),
-            ("STATE", "bold"),
-            ("ALLOWED", "bold"),
-            ("FORBIDDEN", "bold"),
-            ("DEFERRED", "bold"),
-            ("DROPPED", "bold"),
-            ("LINT", "bold"),
-        ]
+    stops = observe or "would_stop" in data["totals"]
+    delays = any(delay_text(o.get("crawl_delay")) for o in origins)
+    header: list[Cell] = [
+        ("ORIGIN", "bold"),
+        ("STATE", "bold"),
+        ("ALLOWED", "bold"),
+        ("WOULD FORBID" if observe else "FORBIDDEN", "bold"),
     ]
+    if stops:
+        header.append(("WOULD STOP", "bold"))
+    header += [("DEFERRED", "bold"), ("DROPPED", "bold")]
+    if delays:
+        header.append(("CRAWL-DELAY", "bold"))
+    header.append(("LINT", "bold"))
+    orows: list[list[Cell]] = [header]
     for o in origins:
         req = o.get("requests") or {}
-        orows.append(
-            [
-                (_text(o.get("origin")), None),
-                (_state_text(o), "warning" if o.get("state") == "server_error" else None),
-                (f"{_int(req.get('allowed')):,}", None),
-                (f"{_int(req.get('forbidden')):,}", "disallowed" if req.get("forbidden") else None),
-                (f"{_int(req.get('deferred')):,}", None),
-                (f"{_int(req.get('dropped')):,}", "warning" if req.get("dropped") else None),
-                (_lint_text(o.get("lint")), "dim"),
-            ]
-        )
-    for line in render_table(orows, paint, right=frozenset({2, 3, 4, 5})):
+        row: list[Cell] = [
+            (_text(o.get("origin")), None),
+            (_state_text(o), "warning" if o.get("state") == "server_error" else None),
+            (f"{_int(req.get('allowed')):,}", None),
+            (f"{_int(req.get('forbidden')):,}", "disallowed" if req.get("forbidden") else None),
+        ]
+        if stops:
+            row.append(
+                (f"{_int(req.get('would_stop')):,}", "warning" if req.get("would_stop") else None)
+            )
+        row += [
+            (f"{_int(req.get('deferred')):,}", None),
+            (f"{_int(req.get('dropped')):,}", "warning" if req.get("dropped") else None),
+        ]
+        if delays:
+            row.append((delay_text(o.get("crawl_delay")) or "-", None))
+        row.append((_lint_text(o.get("lint")), "dim"))
+        orows.append(row)
+    right = frozenset(range(2, 7 if stops else 6))
+    for line in render_table(orows, paint, right=right):
+        w("  " + line + "\n")
+    _usage(w, paint, origins)
+
+
+def _usage(w: _Write, paint: Painter, origins: list[dict[str, Any]]) -> None:
+    """The content-usage lines of the group in force, for the origins shown that have any."""
+    rows: list[list[Cell]] = []
+    for o in origins:
+        statements = usage_statements(o.get("usage"))
+        group = (o.get("usage") or {}).get("group") or "(none)"
+        for i, (number, text, _) in enumerate(statements):
+            first = i == 0
+            rows.append(
+                [
+                    (_text(o.get("origin")) if first else "", None),
+                    (_text(group) if first else "", None),
+                    (str(number), None),
+                    (short(_text(text), 80), None),
+                ]
+            )
+    if not rows:
+        return
+    w("\n" + paint("content-usage signals of those origins (the group in force)", "bold") + "\n")
+    header: list[Cell] = [
+        ("ORIGIN", "bold"),
+        ("GROUP", "bold"),
+        ("LINE", "bold"),
+        ("STATEMENT", "bold"),
+    ]
+    for line in render_table([header, *rows], paint, right=frozenset({2})):
         w("  " + line + "\n")
 
 

@@ -123,7 +123,7 @@ class Telemetry:
         """Observe mode: a request of an origin Googlebot would not crawl now (server error)."""
         self.stats.inc_value(S.WOULD_STOP)
         if self.report is not None:
-            self.report.allowed(origin)
+            self.report.would_stop(origin)
         if self.debug:
             logger.debug(
                 "Would be stopped (robots.txt of %(origin)s in server error): %(request)s",

@@ -101,6 +101,10 @@ def build(crawler: Crawler, config: Config, actions: Actions[Any]) -> Parts:
             max_rules=config.report_max_rules,
             examples=config.report_examples,
             error_stop=config.policy.error_stop,
+            mode=config.mode,
+            tokens=token,
+            global_group=config.global_group,
+            uses=config.usage,
         )
     telemetry = Telemetry(crawler, report, debug=_debug_visible(crawler))
     codec = RequestCodec(lambda: crawler.spider, telemetry.unserializable)

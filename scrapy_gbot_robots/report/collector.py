@@ -14,22 +14,27 @@ Cost is bounded whatever the crawl's size, because a broad crawl may see a milli
   counters, so each event costs amortised O(log n) at most; the last ``max_origins``
   (``max_rules``) folded records are remembered, so one seen again is taken back out of
   "other" instead of being counted twice;
-* lint findings are computed once per distinct body (memoised by its SHA-256, ``LINT_MEMO``
-  bodies remembered).
+* lint findings, and the content-usage statements of the group in force for the crawl's
+  token(s), are computed once per distinct body (memoised by its SHA-256, ``LINT_MEMO``
+  bodies remembered); at most ``USAGE_PREFS`` preferences are kept per body.
+
+Observe mode (``GBOT_ROBOTS_MODE = "observe"``) feeds the same events: ``forbidden`` then
+counts requests robots.txt *would* have forbidden (they were let through), and
+``would_stop`` those let through to an origin whose robots.txt is in server error.
 """
 
 from __future__ import annotations
 
 import hashlib
 import heapq
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 from datetime import datetime, timezone
 from typing import Any
 
 from .._safetext import short
-from ..engine.rules import Decision
+from ..engine.rules import Decision, RobotsTxt
 from ..policy.states import Kind, OriginState
-from .labels import _STATES, SCHEMA, iso, state_summary
+from .labels import _STATES, OBSERVE, SCHEMA, is_usage_directive, iso, state_summary
 
 #: One step of a robots.txt fetch: (URL, HTTP status or None, error name or None).
 Hop = tuple[str, int | None, str | None]
@@ -40,6 +45,8 @@ _RuleKey = tuple[str, int, str, str]
 LINT_MEMO = 1024
 #: Lines listed per lint code of one body (the count is exact).
 LINT_LINES = 5
+#: Content-usage preferences listed per body (the count is exact); a real file has a handful.
+USAGE_PREFS = 32
 #: Example URLs and chain URLs are cut at this many characters (memory per entry is bounded).
 EXAMPLE_CHARS = 1000
 #: Distinct drop reasons kept per origin; more are counted under "other".
@@ -96,7 +103,16 @@ class _Fetch:
 
 
 #: The counters of an origin that add up into the totals and the "other" bucket.
-_COUNTERS = ("allowed", "forbidden", "deferred", "dropped", "fetches", "stored", "server_errors")
+_COUNTERS = (
+    "allowed",
+    "forbidden",
+    "would_stop",
+    "deferred",
+    "dropped",
+    "fetches",
+    "stored",
+    "server_errors",
+)
 
 
 class _Origin:
@@ -114,11 +130,14 @@ class _Origin:
         "lint",
         "server_errors",
         "stored",
+        "usage",
+        "would_stop",
     )
 
     def __init__(self) -> None:
         self.allowed = 0
-        self.forbidden = 0
+        self.forbidden = 0  # in observe mode: would have been forbidden (let through)
+        self.would_stop = 0  # observe mode: let through to an origin in server error
         self.deferred = 0
         self.dropped = 0
         self.fetches = 0  # states established by a download
@@ -127,6 +146,7 @@ class _Origin:
         self.drop_reasons: dict[str, int] | None = None
         self.fetch: _Fetch | None = None
         self.lint: dict[str, Any] | None = None
+        self.usage: dict[str, Any] | None = None  # the group's content-usage statements
         self.crawl_delay: tuple[float, float] | None = None  # (asked, applied) seconds
 
     def add(self, src: _Origin, sign: int = 1) -> None:
@@ -137,8 +157,8 @@ class _Origin:
     def interest(self) -> tuple[int, int]:
         """What compaction keeps first: requests held back, then requests at all."""
         return (
-            self.forbidden + self.dropped + self.deferred,
-            self.allowed + self.forbidden + self.dropped,
+            self.forbidden + self.would_stop + self.dropped + self.deferred,
+            self.allowed + self.forbidden + self.would_stop + self.dropped,
         )
 
 
@@ -153,6 +173,7 @@ class _Rule:
         "line",
         "origin",
         "pattern",
+        "token",
         "value",
     )
 
@@ -163,6 +184,7 @@ class _Rule:
         self.value = decision.value
         self.pattern = decision.pattern
         self.group = decision.group
+        self.token = decision.token  # whose group was in force (the first seen, if several)
         self.forbidden = 0
         self.examples: list[str] = []
 
@@ -177,8 +199,19 @@ class ReportCollector:
         max_rules: int = 1_000,
         examples: int = 5,
         error_stop: float = 43_200.0,
+        mode: str = "enforce",
+        tokens: str | Sequence[str] = "",
+        global_group: bool = True,
+        uses: Iterable[str] = (),
     ):
         self.error_stop = error_stop  # GBOT_ROBOTS_ERROR_STOP, for the server-error sentence
+        #: GBOT_ROBOTS_MODE: "observe" turns the report's "forbidden" into "would forbid".
+        self.mode = mode
+        #: The crawl's token(s) and GBOT_ROBOTS_GLOBAL_GROUP: whose group's content-usage
+        #: statements each origin shows ("" : none are looked up).
+        self.tokens: str | tuple[str, ...] = tokens if isinstance(tokens, str) else tuple(tokens)
+        self.global_group = global_group
+        self.uses = tuple(uses)  # GBOT_ROBOTS_USAGE, shown beside usage-forbidden rules
         self.max_origins = max(1, max_origins)
         self.max_rules = max(1, max_rules)
         self.examples = max(0, examples)
@@ -195,8 +228,11 @@ class ReportCollector:
         self._folded: dict[str, _Origin] = {}
         self._folded_rules: dict[_RuleKey, _Rule] = {}
         self._lint_memo: dict[str, dict[str, Any]] = {}
+        self._usage_memo: dict[str, dict[str, Any]] = {}
         #: How many times the linter ran (once per distinct body while it is remembered).
         self.lint_runs = 0
+        #: How many times a body's content-usage statements were read (the same memo rule).
+        self.usage_runs = 0
         #: How many times a table was compacted (for tests and the curious).
         self.compactions = 0
 
@@ -217,8 +253,10 @@ class ReportCollector:
         previous = entry.fetch
         if state.kind is Kind.RULES and robots is not None:
             entry.lint = self._lint(sha, robots.body)
+            entry.usage = self._usage(sha, robots)
         elif previous is None or previous.sha256 != sha or not sha:
             entry.lint = None  # no body, or another one than the one linted
+            entry.usage = None
         entry.fetch = _Fetch(robots_url, chain, state, source, sha)
         if source == "store":
             entry.stored += 1
@@ -234,8 +272,17 @@ class ReportCollector:
             entry = self._add(origin)
         entry.allowed += 1
 
+    def would_stop(self, origin: str) -> None:
+        """Observe mode: a request let through to an origin whose robots.txt is in server
+        error (Googlebot would not crawl it now); a counter, like ``allowed``."""
+        entry = self._origins.get(origin)
+        if entry is None:
+            entry = self._add(origin)
+        entry.would_stop += 1
+
     def forbidden(self, origin: str, url: str, decision: Decision) -> None:
-        """A request was forbidden by the rule ``decision`` names."""
+        """A request was forbidden by the rule ``decision`` names (a rule, or a content-usage
+        line); in observe mode, one it would have forbidden, let through."""
         entry = self._origins.get(origin) or self._add(origin)
         entry.forbidden += 1
         key = (origin, decision.line, decision.directive, decision.value)
@@ -372,6 +419,32 @@ class ReportCollector:
         memo[sha] = summary
         return summary
 
+    def _usage(self, sha: str, robots: RobotsTxt) -> dict[str, Any] | None:
+        """The content-usage statements of the group in force for the crawl's token(s), once
+        per distinct body while remembered (the lint memo's rule); None without a token."""
+        if not self.tokens:
+            return None
+        memo = self._usage_memo
+        summary = memo.get(sha)
+        if summary is not None:
+            return summary
+        self.usage_runs += 1
+        every = robots.usage_statements(self.tokens, self.global_group)
+        prefs = every.preferences
+        summary = {
+            "group": every.token,
+            "count": len(prefs),
+            "preferences": [p.as_json() for p in prefs[:USAGE_PREFS]],
+        }
+        if len(memo) >= LINT_MEMO:
+            del memo[next(iter(memo))]
+        memo[sha] = summary
+        return summary
+
+    @property
+    def observe(self) -> bool:
+        return self.mode == OBSERVE
+
     # -- output ---------------------------------------------------------------------------
     def to_json(self, crawl: dict[str, Any]) -> dict[str, Any]:
         """The report as a JSON-ready dict (versioned schema, see docs/report.md)."""
@@ -392,11 +465,14 @@ class ReportCollector:
         for _, entry in entries:
             total.add(entry)
         folded_origins = sum(self._other_states.values())
+        # would_stop only where it can happen: observe mode (enforce parks those requests).
+        stops = self.observe or total.would_stop > 0
         totals = {
             "origins": len(entries) + folded_origins,
             "checked": 0,
             "allowed": total.allowed,
             "forbidden": total.forbidden,
+            **({"would_stop": total.would_stop} if stops else {}),
             "deferred": total.deferred,
             "dropped": total.dropped,
             "fetches": total.fetches,
@@ -404,7 +480,13 @@ class ReportCollector:
             "server_errors": total.server_errors,
             "rules": len(rules) + self._other_rules,
         }
-        totals["checked"] = totals["allowed"] + totals["forbidden"]
+        totals["checked"] = total.allowed + total.forbidden + total.would_stop
+        crawl = {
+            **crawl,
+            "mode": self.mode,
+            "global_group": self.global_group,
+            "uses": list(self.uses),
+        }
         return {
             "schema": SCHEMA,
             "generated_at": iso(datetime.now(timezone.utc).timestamp()),
@@ -422,6 +504,7 @@ class ReportCollector:
                 "other_origins": {
                     "allowed": other.allowed,
                     "forbidden": other.forbidden,
+                    **({"would_stop": other.would_stop} if stops else {}),
                     "deferred": other.deferred,
                     "dropped": other.dropped,
                     "by_state": dict(self._other_states),
@@ -429,7 +512,10 @@ class ReportCollector:
                 "other_rules": {"forbidden": self._other_rule_forbidden},
             },
             "rules": [_rule_json(rank, rule) for rank, rule in enumerate(rules, 1)],
-            "origins": [_origin_json(name, entry, self.error_stop) for name, entry in entries],
+            "origins": [
+                _origin_json(name, entry, self.error_stop, stops, self.observe)
+                for name, entry in entries
+            ],
         }
 
 
@@ -443,12 +529,16 @@ def _rule_json(rank: int, rule: _Rule) -> dict[str, Any]:
         "value": rule.value,
         "pattern": rule.pattern,
         "group": rule.group,
+        "token": rule.token,
+        "by": "usage" if is_usage_directive(rule.directive) else "rules",
         "forbidden": rule.forbidden,
         "examples": list(rule.examples),
     }
 
 
-def _origin_json(origin: str, entry: _Origin, error_stop: float) -> dict[str, Any]:
+def _origin_json(
+    origin: str, entry: _Origin, error_stop: float, stops: bool, observe: bool
+) -> dict[str, Any]:
     fetch = entry.fetch
     out: dict[str, Any] = {"origin": origin}
     if fetch is None:
@@ -476,7 +566,9 @@ def _origin_json(origin: str, entry: _Origin, error_stop: float) -> dict[str, An
             robots_url=fetch.robots_url,
             state=fetch.kind,
             reason=fetch.reason,
-            summary=state_summary(fetch.kind, fetch.reason, fetch.bytes is not None, error_stop),
+            summary=state_summary(
+                fetch.kind, fetch.reason, fetch.bytes is not None, error_stop, observe
+            ),
             status=fetch.status,
             source=fetch.source,
             chain=[{"url": u, "status": s, "error": e} for u, s, e in fetch.chain],
@@ -494,9 +586,11 @@ def _origin_json(origin: str, entry: _Origin, error_stop: float) -> dict[str, An
     out["from_store"] = entry.stored
     out["server_errors"] = entry.server_errors
     out["lint"] = entry.lint
+    out["usage"] = entry.usage
     out["requests"] = {
         "allowed": entry.allowed,
         "forbidden": entry.forbidden,
+        **({"would_stop": entry.would_stop} if stops else {}),
         "deferred": entry.deferred,
         "dropped": entry.dropped,
     }

@@ -14,7 +14,14 @@ from collections.abc import Iterable, Sequence
 from typing import Any
 
 from .._safetext import printable, short
-from .labels import STATE_LABELS
+from .labels import (
+    STATE_LABELS,
+    delay_text,
+    group_label,
+    is_usage_directive,
+    observed,
+    usage_statements,
+)
 
 #: Rows per table in the page; the JSON report has them all.
 HTML_ROWS = 1000
@@ -24,11 +31,12 @@ CHART_BARS = 10
 
 _CSS = """
 :root { --fg:#1d2330; --muted:#5d6778; --bg:#ffffff; --panel:#f4f6f9; --line:#d9dee7;
-  --allowed:#2e8540; --forbidden:#c62828; --dropped:#e08a00; --deferred:#5a6fd6; --accent:#243b6b; }
+  --allowed:#2e8540; --forbidden:#c62828; --dropped:#e08a00; --deferred:#5a6fd6; --accent:#243b6b;
+  --stopped:#8e44ad; }
 @media (prefers-color-scheme: dark) {
   :root { --fg:#e6e9ef; --muted:#9aa3b2; --bg:#141821; --panel:#1d2230; --line:#30384a;
     --allowed:#5cb870; --forbidden:#ef5350; --dropped:#ffb74d; --deferred:#8c9eff;
-    --accent:#9fb6e8; }
+    --accent:#9fb6e8; --stopped:#ce93d8; }
 }
 * { box-sizing: border-box; }
 body { margin: 0 auto; max-width: 1440px; padding: 24px; font: 14px/1.45 system-ui, -apple-system,
@@ -47,6 +55,9 @@ code, .mono { font-family: ui-monospace, SFMono-Regular, Menlo, Consolas, monosp
 .card .l { color: var(--muted); font-size: 12px; text-transform: uppercase; letter-spacing: .04em; }
 .card.allowed .n { color: var(--allowed); } .card.forbidden .n { color: var(--forbidden); }
 .card.dropped .n { color: var(--dropped); } .card.deferred .n { color: var(--deferred); }
+.card.stopped .n { color: var(--stopped); }
+.banner { border: 2px solid var(--deferred); border-radius: 6px; padding: 10px 14px;
+  margin: 12px 0; background: var(--panel); }
 table { border-collapse: collapse; width: 100%; margin: 8px 0 16px; }
 caption { text-align: left; padding: 4px 0; }
 th, td { border-bottom: 1px solid var(--line); padding: 5px 8px; text-align: left;
@@ -69,7 +80,7 @@ ul.plain { margin: 0; padding-left: 16px; }
 svg { max-width: 100%; height: auto; display: block; margin: 8px 0 4px; }
 svg text { fill: var(--fg); font: 12px system-ui, sans-serif; }
 svg .bar-forbidden { fill: var(--forbidden); } svg .bar-allowed { fill: var(--allowed); }
-svg .bar-dropped { fill: var(--dropped); }
+svg .bar-dropped { fill: var(--dropped); } svg .bar-stopped { fill: var(--stopped); }
 .legend span { display: inline-block; margin-right: 14px; }
 .legend i { display: inline-block; width: 10px; height: 10px; margin-right: 4px; }
 details summary { cursor: pointer; }
@@ -88,6 +99,8 @@ def esc(value: Any) -> str:
 
 
 def _n(value: Any) -> str:
+    if isinstance(value, bool):
+        return "yes" if value else "no"
     return f"{value:,}" if isinstance(value, int) else esc(value)
 
 
@@ -167,14 +180,45 @@ def _legend(items: Sequence[tuple[str, str]]) -> str:
 # ----------------------------------------------------------------------------- sections
 
 
-def _summary(data: dict[str, Any]) -> str:
+class _Words:
+    """The page's words for what robots.txt did, or in observe mode would have done."""
+
+    def __init__(self, observe: bool) -> None:
+        self.observe = observe
+        #: "7 forbidden" / "7 would have been forbidden" (cards, tooltips, notes).
+        self.forbidden = "would have been forbidden" if observe else "forbidden"
+        #: A table column or a legend entry.
+        self.column = "would forbid" if observe else "forbidden"
+        self.forbade = "would have forbidden" if observe else "forbade"
+        self.held = "would have been held back" if observe else "held back"
+
+
+def _observe_banner(data: dict[str, Any]) -> str:
+    totals = data.get("totals", {})
+    return (
+        '<div class="banner" id="observe"><p><b>Observe mode</b> '
+        "(<code>GBOT_ROBOTS_MODE = &quot;observe&quot;</code>): robots.txt forbade and dropped "
+        "nothing in this crawl; every request it decided was let through and downloaded. "
+        "The counts below are what Googlebot would have done: "
+        f"<b>{_n(totals.get('forbidden', 0))} would have been forbidden</b> (by a rule, or by a "
+        "content-usage signal), and "
+        f"<b>{_n(totals.get('would_stop', 0))} would be stopped</b> (their origin's robots.txt "
+        "was in server error, so Googlebot would not crawl it now).</p></div>"
+    )
+
+
+def _summary(data: dict[str, Any], words: _Words) -> str:
     totals = data.get("totals", {})
     by_state = data.get("origins_by_state", {})
     cards = [
         ("origins", totals.get("origins", 0), ""),
         ("requests checked", totals.get("checked", 0), ""),
         ("allowed", totals.get("allowed", 0), "allowed"),
-        ("forbidden", totals.get("forbidden", 0), "forbidden"),
+        (words.forbidden, totals.get("forbidden", 0), "forbidden"),
+    ]
+    if words.observe or "would_stop" in totals:
+        cards.append(("would be stopped (server error)", totals.get("would_stop", 0), "stopped"))
+    cards += [
         ("dropped", totals.get("dropped", 0), "dropped"),
         ("deferred (parked first)", totals.get("deferred", 0), "deferred"),
         ("deciding rules", totals.get("rules", 0), ""),
@@ -192,30 +236,53 @@ def _summary(data: dict[str, Any]) -> str:
         if by_state.get(kind, 0) or kind != "unknown"
     ]
     out.append(_table([("origins by robots.txt state", ""), ("origins", "num")], rows))
-    out.append(
-        '<p class="muted">Every checked request was allowed or forbidden; a deferred request '
-        "was parked while its origin's robots.txt was undecided, then checked or dropped.</p>"
-    )
+    if words.observe:
+        out.append(
+            '<p class="muted">Every checked request was let through: Googlebot would have '
+            "allowed it, forbidden it, or not crawled its origin yet (server error); a deferred "
+            "request was parked while its origin's robots.txt was undecided, then checked or "
+            "dropped.</p>"
+        )
+    else:
+        out.append(
+            '<p class="muted">Every checked request was allowed or forbidden; a deferred request '
+            "was parked while its origin's robots.txt was undecided, then checked or dropped.</p>"
+        )
     out.append("</section>")
     return "".join(out)
 
 
-def _rules(data: dict[str, Any]) -> str:
+def _rule_cell(r: dict[str, Any], uses: Sequence[str]) -> str:
+    cell = f"<code>{esc(r['rule']) or '(no rule)'}</code>"
+    if r.get("by") == "usage" or is_usage_directive(r.get("directive")):
+        named = f" (GBOT_ROBOTS_USAGE: {esc(', '.join(uses))})" if uses else ""
+        cell += f'<div class="muted">forbidden by a content-usage signal{named}</div>'
+    return cell
+
+
+def _rules(data: dict[str, Any], words: _Words) -> str:
     rules: list[dict[str, Any]] = data.get("rules", [])
     folded = data.get("folded", {})
-    out = ['<section id="rules"><h2>The rules that blocked the most requests</h2>']
+    would = " would have" if words.observe else ""
+    out = [f'<section id="rules"><h2>The rules that{would} blocked the most requests</h2>']
     if not rules:
-        out.append("<p>No request was forbidden by robots.txt.</p></section>")
+        none = "would have been" if words.observe else "was"
+        out.append(f"<p>No request {none} forbidden by robots.txt.</p></section>")
         return "".join(out)
     bars = [
         (
             f"#{r['rank']} {r['rule']}  ({_host(r['origin'])} line {r['line']})",
             [(int(r["forbidden"]), "bar-forbidden")],
-            f"{r['origin']} line {r['line']}: {r['rule']}: {r['forbidden']:,} forbidden",
+            f"{r['origin']} line {r['line']}: {r['rule']}: {r['forbidden']:,} {words.forbidden}",
         )
         for r in rules[:CHART_BARS]
     ]
-    out.append(bar_chart(bars, f"Requests forbidden per rule (top {len(bars)})"))
+    if words.observe:
+        title = f"Requests that would have been forbidden, per rule (top {len(bars)})"
+    else:
+        title = f"Requests forbidden per rule (top {len(bars)})"
+    out.append(bar_chart(bars, title))
+    uses = [str(u) for u in (data.get("crawl", {}).get("uses") or ())]
     rows = []
     for r in rules[:HTML_ROWS]:
         examples = "".join(f"<li><code>{esc(u)}</code></li>" for u in r.get("examples", []))
@@ -223,21 +290,31 @@ def _rules(data: dict[str, Any]) -> str:
             [
                 _n(r["rank"]),
                 _n(r["forbidden"]),
-                f"<code>{esc(r['rule']) or '(no rule)'}</code>",
+                _rule_cell(r, uses),
                 f"<code>{esc(r['origin'])}</code>",
                 _n(r["line"]),
-                esc({"agent": "own group", "global": "* group"}.get(r["group"], r["group"])),
+                esc(group_label(r.get("group"), r.get("token"))),
                 f'<ul class="plain">{examples}</ul>' if examples else "",
             ]
         )
-    caption = "Ranked by requests forbidden. Group: the agent's own group, or the * group."
+    if words.observe:
+        caption = (
+            "Ranked by requests each rule would have forbidden (observe mode: they were let "
+            "through)."
+        )
+    else:
+        caption = "Ranked by requests forbidden."
+    caption += (
+        " Group: whose group was in force, the crawler's token (its own group, which hides *) "
+        "or the * group."
+    )
     if len(rules) > HTML_ROWS:
         caption += f" The first {HTML_ROWS:,} of {len(rules):,}; the JSON report has them all."
     out.append(
         _table(
             [
                 ("#", "num"),
-                ("forbidden", "num"),
+                (words.column, "num"),
                 ("rule", "rule"),
                 ("origin", "url"),
                 ("line", "num"),
@@ -252,8 +329,9 @@ def _rules(data: dict[str, Any]) -> str:
         other = folded.get("other_rules", {})
         out.append(
             f'<p class="muted">{_n(folded["rules"])} less frequent rules were folded into '
-            f"&ldquo;other&rdquo; (they forbade {_n(other.get('forbidden', 0))} requests): "
-            f"the report keeps at most {_n(data.get('limits', {}).get('max_rules'))}.</p>"
+            f"&ldquo;other&rdquo; (they {words.forbade} {_n(other.get('forbidden', 0))} "
+            f"requests): the report keeps at most "
+            f"{_n(data.get('limits', {}).get('max_rules'))}.</p>"
         )
     out.append("</section>")
     return "".join(out)
@@ -289,32 +367,61 @@ def _lint_cell(lint: dict[str, Any] | None) -> str:
     return f'{badges}<div class="muted">{codes}</div>'
 
 
-def _origins(data: dict[str, Any]) -> str:
+def _usage_cell(usage: Any) -> str:
+    """The content-usage statements of the group in force, one per line, with the group."""
+    statements = usage_statements(usage)
+    if not statements:
+        return '<span class="muted">&ndash;</span>'
+    items = "".join(
+        f"<li>line {_n(line)}: <code>{esc(text)}</code></li>" for line, text, _ in statements
+    )
+    group = usage.get("group") if isinstance(usage, dict) else ""
+    count = usage.get("count", 0) if isinstance(usage, dict) else 0
+    shown = sum(1 for _ in usage.get("preferences", ())) if isinstance(usage, dict) else 0
+    more = f'<div class="muted">{_n(count - shown)} more preferences</div>' if count > shown else ""
+    return (
+        f'<div class="muted">group {esc(group or "(none)")}</div>'
+        f'<ul class="plain">{items}</ul>{more}'
+    )
+
+
+def _origins(data: dict[str, Any], words: _Words) -> str:
     origins: list[dict[str, Any]] = data.get("origins", [])
     folded = data.get("folded", {})
     out = ['<section id="origins"><h2>Origins</h2>']
     if not origins:
         out.append("<p>No origin was seen.</p></section>")
         return "".join(out)
+    stops = words.observe or "would_stop" in data.get("totals", {})
     bars = []
     for o in origins[:CHART_BARS]:
         req = o.get("requests", {})
+        stopped = f"{req.get('would_stop', 0):,} would be stopped, " if stops else ""
         bars.append(
             (
                 _host(o["origin"]),
                 [
                     (int(req.get("forbidden", 0)), "bar-forbidden"),
+                    (int(req.get("would_stop", 0)), "bar-stopped"),
                     (int(req.get("dropped", 0)), "bar-dropped"),
                     (int(req.get("allowed", 0)), "bar-allowed"),
                 ],
                 f"{o['origin']}: {req.get('allowed', 0):,} allowed, "
-                f"{req.get('forbidden', 0):,} forbidden, {req.get('dropped', 0):,} dropped",
+                f"{req.get('forbidden', 0):,} {words.forbidden}, {stopped}"
+                f"{req.get('dropped', 0):,} dropped",
             )
         )
     out.append(bar_chart(bars, f"Requests per origin (top {len(bars)})"))
-    out.append(_legend([(kind, kind) for kind in ("forbidden", "dropped", "allowed")]))
+    legend = [(words.column, "forbidden")]
+    if stops:
+        legend.append(("would stop (server error)", "stopped"))
+    legend += [("dropped", "dropped"), ("allowed", "allowed")]
+    out.append(_legend(legend))
+    shown = origins[:HTML_ROWS]
+    delays = any(o.get("crawl_delay") for o in shown)
+    usages = any(usage_statements(o.get("usage")) for o in shown)
     rows = []
-    for o in origins[:HTML_ROWS]:
+    for o in shown:
         req = o.get("requests", {})
         size = "" if o.get("bytes") is None else f"{o['bytes']:,}&nbsp;B"
         if o.get("truncated"):
@@ -336,51 +443,68 @@ def _origins(data: dict[str, Any]) -> str:
                 + "<br>".join(f"{esc(k)}: {_n(v)}" for k, v in reasons.items())
                 + "</div>"
             )
-        rows.append(
-            [
-                f"<code>{esc(o['origin'])}</code>",
-                f"{_state(o.get('state', 'unknown'))}"
-                f'<div class="muted">{esc(o.get("summary"))}</div>',
-                _chain(o.get("chain", [])),
-                size,
-                when,
-                _lint_cell(o.get("lint")),
-                _n(req.get("allowed", 0)),
-                _n(req.get("forbidden", 0)),
-                _n(req.get("deferred", 0)),
-                dropped,
-            ]
-        )
+        row = [
+            f"<code>{esc(o['origin'])}</code>",
+            f"{_state(o.get('state', 'unknown'))}"
+            f'<div class="muted">{esc(o.get("summary"))}</div>',
+            _chain(o.get("chain", [])),
+            size,
+            when,
+            _lint_cell(o.get("lint")),
+        ]
+        if delays:
+            delay = esc(delay_text(o.get("crawl_delay")))
+            row.append(delay or '<span class="muted">&ndash;</span>')
+        if usages:
+            row.append(_usage_cell(o.get("usage")))
+        row += [_n(req.get("allowed", 0)), _n(req.get("forbidden", 0))]
+        if stops:
+            row.append(_n(req.get("would_stop", 0)))
+        row += [_n(req.get("deferred", 0)), dropped]
+        rows.append(row)
+    order = f"{words.column} + would stop" if stops else "forbidden"
+    order += " + dropped + deferred"
     caption = (
-        "Most held-back requests first (forbidden + dropped + deferred), then most requests. "
+        f"Ordered by requests {words.held} ({order}), then by requests. "
         "Times are UTC; &ldquo;until&rdquo; is when robots.txt is fetched again."
     )
+    if delays:
+        caption += (
+            " Crawl-delay (GBOT_ROBOTS_CRAWL_DELAY): what the group in force asks, and the "
+            "floor the origin's download slot got."
+        )
+    if usages:
+        caption += (
+            " Content usage: the Content-Signal and Content-Usage lines of the group in force "
+            "for the crawl's token(s) (not part of Google's semantics)."
+        )
     if len(origins) > HTML_ROWS:
         caption += f" The first {HTML_ROWS:,} of {len(origins):,}; the JSON report has them all."
-    out.append(
-        _table(
-            [
-                ("origin", "origin"),
-                ("state", ""),
-                ("robots.txt fetch (status chain)", "chain"),
-                ("size", "num"),
-                ("fetched", ""),
-                ("lint", ""),
-                ("allowed", "num"),
-                ("forbidden", "num"),
-                ("deferred", "num"),
-                ("dropped", "num"),
-            ],
-            rows,
-            caption,
-        )
-    )
+    headers = [
+        ("origin", "origin"),
+        ("state", ""),
+        ("robots.txt fetch (status chain)", "chain"),
+        ("size", "num"),
+        ("fetched", ""),
+        ("lint", ""),
+    ]
+    if delays:
+        headers.append(("crawl-delay", ""))
+    if usages:
+        headers.append(("content usage", "rule"))
+    headers += [("allowed", "num"), (words.column, "num")]
+    if stops:
+        headers.append(("would stop", "num"))
+    headers += [("deferred", "num"), ("dropped", "num")]
+    out.append(_table(headers, rows, caption))
     if folded.get("origins"):
         other = folded.get("other_origins", {})
+        stopped = f"{_n(other.get('would_stop', 0))} would be stopped, " if stops else ""
         out.append(
             f'<p class="muted">{_n(folded["origins"])} less eventful origins were folded into '
             f"&ldquo;other&rdquo; ({_n(other.get('allowed', 0))} allowed, "
-            f"{_n(other.get('forbidden', 0))} forbidden, {_n(other.get('deferred', 0))} deferred, "
+            f"{_n(other.get('forbidden', 0))} {words.forbidden}, {stopped}"
+            f"{_n(other.get('deferred', 0))} deferred, "
             f"{_n(other.get('dropped', 0))} dropped): the report keeps at most "
             f"{_n(data.get('limits', {}).get('max_origins'))}.</p>"
         )
@@ -394,10 +518,14 @@ def _crawl(data: dict[str, Any]) -> str:
     out = ['<section id="crawl"><h2>The crawl</h2>']
     facts = [
         ("spider", crawl.get("spider")),
-        ("user agent token obeyed", crawl.get("user_agent")),
+        ("mode", crawl.get("mode")),
+        ("user agent token(s) obeyed", crawl.get("user_agent")),
+        ("the * group applies", crawl.get("global_group")),
+        ("uses of content (GBOT_ROBOTS_USAGE)", ", ".join(map(str, crawl.get("uses") or ()))),
         ("started", crawl.get("start_time")),
         ("finish reason", crawl.get("finish_reason")),
     ]
+    facts = [(k, v) for k, v in facts if v not in (None, "") or k == "spider"]
     for key, value in sorted((crawl.get("settings") or {}).items()):
         facts.append((f"setting: {key}", value))
     for key, value in sorted((data.get("limits") or {}).items()):
@@ -419,28 +547,38 @@ def _crawl(data: dict[str, Any]) -> str:
 def render(data: dict[str, Any]) -> str:
     """The whole page, from the JSON report."""
     crawl = data.get("crawl", {})
+    words = _Words(observed(data))
     title = f"robots.txt report: {crawl.get('spider', '')}"
+    if words.observe:
+        title += " (observe mode)"
+    mode = " &middot; <b>observe mode</b>" if words.observe else ""
     meta = (
-        f"spider <b>{esc(crawl.get('spider'))}</b> &middot; user agent "
+        f"spider <b>{esc(crawl.get('spider'))}</b>{mode} &middot; user agent "
         f"<b>{esc(crawl.get('user_agent'))}</b> &middot; finished "
         f"<b>{esc(crawl.get('finish_reason'))}</b> &middot; report generated "
         f"{esc(data.get('generated_at'))} &middot; schema <code>{esc(data.get('schema'))}</code>"
+    )
+    heading = (
+        "What robots.txt would have done to the crawl"
+        if words.observe
+        else "What robots.txt did to the crawl"
     )
     parts = [
         "<!DOCTYPE html>",
         '<html lang="en"><head><meta charset="utf-8">',
         '<meta name="viewport" content="width=device-width, initial-scale=1">',
         f"<title>{esc(title)}</title><style>{_CSS}</style></head><body>",
-        "<header><h1>What robots.txt did to the crawl</h1>",
+        f"<header><h1>{heading}</h1>",
         f'<p class="meta">{meta}</p>',
+        _observe_banner(data) if words.observe else "",
         '<p class="meta"><a href="#rules">rules</a> &middot; <a href="#origins">origins</a> '
         '&middot; <a href="#crawl">crawl</a></p></header>',
-        _summary(data),
-        _rules(data),
-        _origins(data),
+        _summary(data, words),
+        _rules(data, words),
+        _origins(data, words),
         _crawl(data),
         "<footer>Written by scrapy-gbot-robots (GoogleRobotsTxtMiddleware, "
         "GBOT_ROBOTS_REPORT). Verdicts are Google's robots.txt matching; see docs/report.md."
         "</footer></body></html>",
     ]
-    return "\n".join(parts) + "\n"
+    return "\n".join(p for p in parts if p) + "\n"

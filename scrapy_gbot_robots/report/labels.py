@@ -6,10 +6,15 @@ Pure: imports nothing from Scrapy or Twisted, nor from the other report modules 
 from __future__ import annotations
 
 from datetime import datetime, timezone
+from typing import Any
 
 from ..policy.states import Kind
 
 SCHEMA = "gbot-robots-report/1"
+#: ``crawl.mode`` of a report made with ``GBOT_ROBOTS_MODE = "observe"``.
+OBSERVE = "observe"
+#: Keys of the content-usage lines a ``Decision`` may name (lower-cased).
+_USAGE_DIRECTIVES = frozenset({"content-signal", "content-usage"})
 
 STATE_LABELS = {
     Kind.RULES.value: "rules",
@@ -41,9 +46,14 @@ def duration(seconds: float) -> str:
     return f"{seconds:g} s"
 
 
-def state_summary(kind: str, reason: str, has_copy: bool, error_stop: float = 43_200.0) -> str:
-    """One sentence on what the state means for the crawl (the report's ``summary`` field)."""
+def state_summary(
+    kind: str, reason: str, has_copy: bool, error_stop: float = 43_200.0, observe: bool = False
+) -> str:
+    """One sentence on what the state means for the crawl (the report's ``summary`` field);
+    ``observe``: for an observe-mode crawl, which obeyed nothing and stopped nothing."""
     if kind == Kind.RULES.value:
+        if observe:
+            return f"robots.txt answered ({reason}): its rules are what Googlebot obeys"
         return f"robots.txt answered ({reason}): its rules are obeyed"
     if kind == Kind.ALLOW_ALL.value:
         if reason.isdigit():
@@ -51,8 +61,74 @@ def state_summary(kind: str, reason: str, has_copy: bool, error_stop: float = 43
         return f"{reason}: no restrictions"
     if kind == Kind.SERVER_ERROR.value:
         then = "then the last good copy" if has_copy else "then no restrictions"
+        if observe:
+            return (
+                f"server error ({reason}): Googlebot stops crawling for up to "
+                f"{duration(error_stop)} while robots.txt is retried, {then} (observe mode: "
+                "requests were let through)"
+            )
         return (
             f"server error ({reason}): crawling stopped for up to {duration(error_stop)} while "
             f"robots.txt is retried, {then}"
         )
     return "no robots.txt state recorded in this crawl (still being fetched, or decided earlier)"
+
+
+def observed(data: dict[str, Any]) -> bool:
+    """Whether a report comes from an observe-mode crawl (``crawl.mode``; older reports carry
+    it only in ``crawl.settings.mode``)."""
+    crawl = data.get("crawl")
+    if not isinstance(crawl, dict):
+        return False
+    settings = crawl.get("settings")
+    mode = crawl.get("mode") or (settings.get("mode") if isinstance(settings, dict) else None)
+    return mode == OBSERVE
+
+
+def is_usage_directive(directive: Any) -> bool:
+    """Whether a deciding line is a content-usage statement (``GBOT_ROBOTS_USAGE``)."""
+    return isinstance(directive, str) and directive.lower() in _USAGE_DIRECTIVES
+
+
+def group_label(group: Any, token: Any) -> str:
+    """Whose group decided, in words: ``Googlebot (own group)``, ``* group``, ``no group``.
+
+    The token says it when the report has one (a usage line's ``group`` is the rules'
+    verdict's, ``none`` when no rule matched its URL, while its token names the group)."""
+    if token == "*":
+        return "* group"
+    if token:
+        return f"{token} (own group)"
+    if group == "agent":
+        return "own group"
+    if group == "global":
+        return "* group"
+    return "no group" if group == "none" else str(group)
+
+
+def delay_text(delay: Any) -> str:
+    """An origin's ``crawl_delay`` in words: ``2 s, applied``, ``3600 s, capped at 30 s``;
+    empty when there is none."""
+    if not isinstance(delay, dict):
+        return ""
+    asked, applied = delay.get("asked"), delay.get("applied")
+    if not isinstance(asked, (int, float)) or not isinstance(applied, (int, float)):
+        return ""
+    if applied < asked:
+        return f"{asked:g} s, capped at {applied:g} s"
+    return f"{asked:g} s, applied"
+
+
+def usage_statements(usage: Any) -> list[tuple[int, str, str]]:
+    """An origin's ``usage`` field as its statements: (line, text as written, path), one per
+    line (a line's several preferences are one statement)."""
+    if not isinstance(usage, dict):
+        return []
+    seen: dict[int, tuple[int, str, str]] = {}
+    for pref in usage.get("preferences") or ():
+        if not isinstance(pref, dict):
+            continue
+        line = pref.get("line")
+        if isinstance(line, int) and line not in seen:
+            seen[line] = (line, str(pref.get("text", "")), str(pref.get("path", "")))
+    return list(seen.values())

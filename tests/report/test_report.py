@@ -368,7 +368,8 @@ def test_json_schema_fields() -> None:
         "origins",
     }
     assert re.fullmatch(r"\d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ", data["generated_at"])
-    assert data["crawl"] == crawl
+    # The collector adds what it knows of the crawl (mode, global group, uses).
+    assert data["crawl"] == {**crawl, "mode": "enforce", "global_group": True, "uses": []}
     assert data["limits"] == {"max_origins": 5, "max_rules": 7, "examples": 2}
     assert set(data["folded"]) == {"origins", "rules", "other_origins", "other_rules"}
     assert set(data["rules"][0]) == {
@@ -380,6 +381,8 @@ def test_json_schema_fields() -> None:
         "value",
         "pattern",
         "group",
+        "token",
+        "by",
         "forbidden",
         "examples",
     }
@@ -405,6 +408,7 @@ def test_json_schema_fields() -> None:
         "from_store",
         "server_errors",
         "lint",
+        "usage",
         "requests",
         "drop_reasons",
         "crawl_delay",
@@ -668,3 +672,279 @@ def test_report_command_does_not_import_scrapy(report_file: Path) -> None:
         [sys.executable, "-c", code], capture_output=True, text=True, timeout=60, check=False
     )
     assert proc.stdout.splitlines()[-1] == "LIGHT", proc.stderr
+
+
+# ----------------------------------------------------------------------------- issue 18
+# Observe mode, the token whose group decided, Crawl-delay and content-usage signals.
+
+USAGE_BODY = (
+    b"User-agent: *\nDisallow: /private/\nContent-Signal: search=yes, ai-train=no\n"
+    b"Content-Usage: /open/ train-ai=y\n\n"
+    b"User-agent: Googlebot\nDisallow: /g/\nContent-Signal: ai-train=yes\n"
+)
+
+
+def usage_decision(body: bytes, url: str, token: Any = TOKEN) -> Any:
+    """The Decision the download check builds for a URL refused by a usage signal."""
+    from scrapy_gbot_robots.crawl.verdicts import _usage_decision
+
+    robots = parse(body)
+    refused = robots.refuses(url, token, ("ai-train",))
+    assert refused is not None, url
+    return _usage_decision(refused, robots.decide(url, token))
+
+
+def _observe_report() -> dict[str, Any]:
+    """An observe-mode crawl: two rules would forbid, one usage line, one origin stopped."""
+    c = ReportCollector(mode="observe", tokens=TOKEN, uses=["ai-train"])
+    a, down, u = "https://a.example", "https://down.example", "https://u.example"
+    fetched(c, a, state(200))
+    for _ in range(3):
+        forbid(c, a, "/private/1")
+    forbid(c, a, "/x.pdf")
+    c.allowed(a)
+    fetched(c, down, state(503))
+    for _ in range(2):
+        c.would_stop(down)
+    fetched(c, u, state(200, body=USAGE_BODY))
+    url = u + "/page"
+    c.forbidden(u, url, usage_decision(USAGE_BODY, url))
+    c.crawl_delay(a, 3600.0, 30.0)
+    c.crawl_delay(u, 2.0, 2.0)
+    return c.to_json({"spider": "audit", "user_agent": TOKEN})
+
+
+def test_observe_mode_is_said_in_the_json_and_would_stop_is_counted_apart() -> None:
+    data = _observe_report()
+    assert data["crawl"]["mode"] == "observe" and data["crawl"]["uses"] == ["ai-train"]
+    totals = data["totals"]
+    assert (totals["allowed"], totals["forbidden"], totals["would_stop"]) == (1, 5, 2)
+    assert totals["checked"] == 1 + 5 + 2  # a stopped request was checked, not allowed
+    by_origin = {o["origin"]: o for o in data["origins"]}
+    assert by_origin["https://down.example"]["requests"] == {
+        "allowed": 0,
+        "forbidden": 0,
+        "would_stop": 2,
+        "deferred": 0,
+        "dropped": 0,
+    }
+    # Held back: a would-be-stopped origin ranks with the would-be-forbidden ones.
+    assert [o["origin"] for o in data["origins"]] == [
+        "https://a.example",
+        "https://down.example",
+        "https://u.example",
+    ]
+    assert data["folded"]["other_origins"]["would_stop"] == 0
+    # Each state's sentence is about Googlebot: the crawl itself obeyed and stopped nothing.
+    assert "Googlebot stops crawling for up to 12 h" in by_origin["https://down.example"]["summary"]
+    assert "its rules are what Googlebot obeys" in by_origin["https://a.example"]["summary"]
+
+
+def test_enforce_reports_have_no_would_stop_key() -> None:
+    c = ReportCollector()
+    c.allowed("https://a.example")
+    data = c.to_json({})
+    assert data["crawl"]["mode"] == "enforce"
+    assert "would_stop" not in data["totals"]
+    assert "would_stop" not in data["origins"][0]["requests"]
+    assert "would_stop" not in data["folded"]["other_origins"]
+
+
+def test_would_stop_folds_exactly() -> None:
+    c = ReportCollector(mode="observe", max_origins=1)
+    for i in range(10):
+        c.would_stop(f"https://o{i}.example")
+    c.would_stop("https://o9.example")
+    data = c.to_json({})
+    assert data["totals"]["would_stop"] == 11
+    assert data["origins"][0]["requests"]["would_stop"] == 2  # the most held back is kept
+    assert data["folded"]["other_origins"]["would_stop"] == 9
+
+
+def test_rules_name_the_token_whose_group_decided_and_usage_lines() -> None:
+    c = ReportCollector(tokens=("Googlebot-Image", "Googlebot"))
+    o = "https://a.example"
+    image = ["Googlebot-Image", "Googlebot"]
+    c.forbidden(o, o + "/g/1", parse(USAGE_BODY).decide(o + "/g/1", image))
+    c.forbidden(o, o + "/page", usage_decision(USAGE_BODY, o + "/page", "OtherBot"))
+    usage, own = sorted(c.to_json({})["rules"], key=lambda r: r["line"])
+    assert (own["rule"], own["group"], own["token"], own["by"]) == (
+        "Disallow: /g/",
+        "agent",
+        "Googlebot",
+        "rules",
+    )
+    assert (usage["line"], usage["directive"], usage["group"], usage["token"], usage["by"]) == (
+        3,
+        "Content-Signal",
+        "none",  # the rules' verdict: no rule matched /page
+        "*",  # but the * group was in force, and its usage line refused
+        "usage",
+    )
+    assert usage["rule"] == "Content-Signal: search=yes, ai-train=no"
+
+
+def test_usage_per_origin_is_the_group_in_force_once_per_body() -> None:
+    c = ReportCollector(tokens=TOKEN)
+    for i in range(20):
+        fetched(c, f"https://o{i}.example", state(200, body=USAGE_BODY))
+    fetched(c, "https://gone.example", state(404))
+    assert c.usage_runs == 1
+    by_origin = {o["origin"]: o for o in c.to_json({})["origins"]}
+    usage = by_origin["https://o0.example"]["usage"]
+    assert (usage["group"], usage["count"]) == ("*", 3)
+    assert [(p["category"], p["value"], p["line"], p["path"]) for p in usage["preferences"]] == [
+        ("search", "yes", 3, ""),
+        ("ai-train", "no", 3, ""),
+        ("train-ai", "y", 4, "/open/"),
+    ]
+    assert usage["preferences"][0]["text"] == "Content-Signal: search=yes, ai-train=no"
+    assert by_origin["https://gone.example"]["usage"] is None  # no rules, no statements
+    # A token list: the first token a group names (Googlebot), as the verdicts have it.
+    listed = ReportCollector(tokens=["Googlebot-Image", "Googlebot"])
+    fetched(listed, "https://a.example", state(200, body=USAGE_BODY))
+    (o,) = listed.to_json({})["origins"]
+    assert o["usage"]["group"] == "Googlebot"
+    assert [p["category"] for p in o["usage"]["preferences"]] == ["ai-train"]
+    # Without the global group, a file with only * says nothing to an unnamed token.
+    alone = ReportCollector(tokens="OtherBot", global_group=False)
+    fetched(alone, "https://a.example", state(200, body=USAGE_BODY))
+    assert alone.to_json({})["origins"][0]["usage"] == {"group": "", "count": 0, "preferences": []}
+    # A collector without the crawl's token looks nothing up.
+    bare = ReportCollector()
+    fetched(bare, "https://a.example", state(200, body=USAGE_BODY))
+    assert bare.to_json({})["origins"][0]["usage"] is None and bare.usage_runs == 0
+
+
+def test_usage_is_kept_through_a_server_error_and_bounded(monkeypatch: pytest.MonkeyPatch) -> None:
+    c = ReportCollector(tokens=TOKEN)
+    o = "https://a.example"
+    good = state(200, body=USAGE_BODY)
+    fetched(c, o, good)
+    fetched(c, o, evaluate(FetchResult(status=503), NOW + 10, good, PolicyConfig()))
+    (entry,) = c.to_json({})["origins"]
+    assert entry["state"] == "server_error" and entry["usage"]["count"] == 3  # copy in force
+    monkeypatch.setattr(_report, "USAGE_PREFS", 2)
+    many = b"User-agent: *\n" + b"".join(b"Content-Signal: ai-train=no\n" for _ in range(50))
+    small = ReportCollector(tokens=TOKEN)
+    fetched(small, o, state(200, body=many))
+    usage = small.to_json({})["origins"][0]["usage"]
+    assert usage["count"] == 50 and len(usage["preferences"]) == 2
+
+
+def test_new_json_fields_are_documented() -> None:
+    data = _observe_report()
+    doc = (Path(__file__).resolve().parents[2] / "docs" / "report.md").read_text("utf-8")
+    origin = data["origins"][0]
+    names = (
+        *data["crawl"],
+        *data["totals"],
+        *origin["requests"],
+        *origin["usage"],
+        *origin["crawl_delay"],
+        *data["rules"][0],
+        *data["folded"]["other_origins"],
+    )
+    for name in names:
+        assert f"`{name}`" in doc, name
+
+
+def _page_text(data: dict[str, Any]) -> tuple[str, str]:
+    """The page, checked well formed and inert, and its text with whitespace collapsed."""
+    page_html = render(data)
+    page = _Page()
+    page.feed(page_html)
+    page.close()
+    assert page.stack == [] and "script" not in page.tags
+    return page_html, " ".join(" ".join(page.text).split())
+
+
+def test_html_of_an_observe_crawl_says_would_everywhere() -> None:
+    page_html, text = _page_text(_observe_report())
+    assert text.index("Observe mode") < text.index("Summary")  # at the top
+    assert "What robots.txt would have done to the crawl" in text
+    assert "5 would have been forbidden" in text and "2 would be stopped" in text
+    assert "The rules that would have blocked the most requests" in text
+    assert "Requests that would have been forbidden, per rule" in page_html  # chart title
+    assert "Ranked by requests each rule would have forbidden" in text
+    assert "would forbid" in text and "would stop" in text
+    assert "forbidden by a content-usage signal (GBOT_ROBOTS_USAGE: ai-train)" in text
+    # The rules table: rank, count, rule; the group names whose group decided.
+    assert re.search(r"1 3 Disallow: /private/ https://a\.example 2 \* group", text)
+    # Origins: crawl-delay and content-usage columns, since some origins have them.
+    assert "3600 s, capped at 30 s" in text and "2 s, applied" in text
+    assert "line 3: Content-Signal: search=yes, ai-train=no" in text
+    assert "line 4: Content-Usage: /open/ train-ai=y" in text
+    assert '<rect class="bar-stopped"' in page_html
+
+
+def test_html_of_an_enforce_crawl_keeps_its_words_and_columns() -> None:
+    c = ReportCollector(tokens=("Googlebot-Image", "Googlebot"))
+    o = "https://a.example"
+    fetched(c, o, state(200))
+    image = ["Googlebot-Image", "Googlebot"]
+    c.forbidden(o, o + "/g/1", parse(USAGE_BODY).decide(o + "/g/1", image))
+    _, text = _page_text(c.to_json({"user_agent": "Googlebot-Image, Googlebot"}))
+    assert "would" not in text.lower() and "Observe mode" not in text
+    assert "The rules that blocked the most requests" in text
+    assert "Googlebot (own group)" in text  # the token whose group decided
+    assert "crawl-delay" not in text and "content usage" not in text  # no origin has any
+    assert "mode enforce" in text
+    assert "user agent token(s) obeyed Googlebot-Image, Googlebot" in text
+
+
+def _cli_summary(tmp_path: Path, data: dict[str, Any], *args: str) -> str:
+    path = tmp_path / "r.json"
+    write(data, str(path))
+    proc = cli("report", str(path), "--color", "never", *args)
+    assert proc.returncode == 0, proc.stderr
+    return proc.stdout
+
+
+def test_report_command_on_an_observe_crawl(tmp_path: Path) -> None:
+    out = _cli_summary(tmp_path, _observe_report())
+    lines = out.splitlines()
+    assert lines[1].startswith('OBSERVE MODE (GBOT_ROBOTS_MODE = "observe")')
+    assert (
+        "8 checked: 1 allowed, 5 would be forbidden, 2 would be stopped (server error);" in out
+    )
+    assert "top 3 rules, by requests they would have forbidden" in out
+    assert "origins, by requests that would have been held back" in out
+    assert re.search(r"^\s+#\s+WOULD FORBID\s+RULE\s+LINE\s+GROUP\s+BY\s+ORIGIN$", out, re.M)
+    assert re.search(r"^\s+1\s+3\s+Disallow: /private/\s+2\s+\*\s+rule\s+https://a", out, re.M)
+    usage_row = next(line for line in lines if "Content-Signal:" in line and "usage signal" in line)
+    assert usage_row.split()[:2] == ["3", "1"]
+    assert "forbidden by a content-usage signal (GBOT_ROBOTS_USAGE: ai-train)" in out
+    assert re.search(r"WOULD FORBID\s+WOULD STOP\s+DEFERRED\s+DROPPED\s+CRAWL-DELAY\s+LINT", out)
+    down = next(line for line in lines if line.strip().startswith("https://down.example"))
+    assert down.split()[4:7] == ["0", "0", "2"]  # allowed, would forbid, would stop
+    assert "3600 s, capped at 30 s" in out and "2 s, applied" in out
+    assert "content-usage signals of those origins" in out
+    assert re.search(r"https://u\.example\s+\*\s+3\s+Content-Signal: search=yes, ai-train=no", out)
+    assert re.search(r"^\s+4\s+Content-Usage: /open/ train-ai=y$", out, re.M)
+
+
+def test_report_command_on_an_enforce_crawl_names_the_token(tmp_path: Path) -> None:
+    c = ReportCollector(tokens=("Googlebot-Image", "Googlebot"))
+    o = "https://a.example"
+    c.forbidden(o, o + "/g/1", parse(USAGE_BODY).decide(o + "/g/1", ["x", "Googlebot"]))
+    out = _cli_summary(tmp_path, c.to_json({}))
+    assert "OBSERVE" not in out and "would" not in out.lower()
+    assert re.search(r"^\s+1\s+1\s+Disallow: /g/\s+7\s+Googlebot\s+https://a\.example$", out, re.M)
+    assert "CRAWL-DELAY" not in out and "BY" not in out.split()
+    assert "content-usage signals" not in out
+
+
+def test_reports_without_the_new_fields_still_render(tmp_path: Path) -> None:
+    """A report written before these fields existed (same schema) reads as it did."""
+    data = _observe_report()
+    data["crawl"] = {"spider": "old", "settings": {"mode": "observe"}}
+    for rule in data["rules"]:
+        del rule["token"], rule["by"]
+    for o in data["origins"]:
+        del o["usage"]
+    out = _cli_summary(tmp_path, data)
+    assert out.splitlines()[1].startswith("OBSERVE MODE")  # from crawl.settings.mode
+    assert re.search(r"^\s+1\s+3\s+Disallow: /private/\s+2\s+\*\s+rule\s+https://a", out, re.M)
+    _, text = _page_text(data)
+    assert "Observe mode" in text and "content usage" not in text

@@ -358,3 +358,163 @@ async def test_a_crawl_stopped_early_still_writes_the_report(
     assert queued["requests"] == {"allowed": 0, "forbidden": 0, "deferred": 1, "dropped": 1}
     assert data["origins_by_state"] == {"rules": 1, "allow_all": 0, "server_error": 1, "unknown": 1}
     assert server.count("/robots.txt", host="queued.test") == 0
+
+
+# ----------------------------------------------------------------------------- issue 18
+
+OBSERVE_PAGES = {
+    "rules.test": ["/a", "/private/1", "/private/2", "/private/3"],
+    "usage.test": ["/x", "/train/1"],  # /train/ refuses ai-train: a usage line would forbid
+    "down.test": ["/p", "/q"],  # robots.txt 503: Googlebot would not crawl it now
+}
+USAGE_TXT = b"User-agent: *\nDisallow: /never/\nContent-Usage: /train/ train-ai=n\n"
+
+
+@pytest_twisted.ensureDeferred
+async def test_an_observe_crawl_says_so_and_ranks_what_would_have_been_forbidden(
+    server: Server, tmp_path: Path
+) -> None:
+    server.route("/robots.txt", host="rules.test", body=b"User-agent: *\nDisallow: /private/\n")
+    server.route("/robots.txt", host="usage.test", body=USAGE_TXT)
+    server.route("/robots.txt", host="down.test", status=503, body=b"busy")
+    urls = [server.url(p, host=h) for h, paths in OBSERVE_PAGES.items() for p in paths]
+    json_path, html_path = tmp_path / "report.json", tmp_path / "report.html"
+    crawler = await crawl(
+        make_spider(urls=urls),
+        {
+            "GBOT_ROBOTS_MODE": "observe",
+            "GBOT_ROBOTS_USAGE": ["ai-train"],
+            "GBOT_ROBOTS_REPORT": [str(json_path), str(html_path)],
+        },
+    )
+    stats = crawler.stats.get_stats()
+    # Everything was crawled: the report's counts are what Googlebot would have done.
+    for host, paths in OBSERVE_PAGES.items():
+        assert sorted(_pages_served(server, host)) == sorted(paths), host
+    assert "robotstxt/forbidden" not in stats and "robotstxt/dropped" not in stats
+    data = json.loads(json_path.read_text("utf-8"))
+    assert data["crawl"]["mode"] == "observe" and data["crawl"]["uses"] == ["ai-train"]
+    totals = data["totals"]
+    assert totals["forbidden"] == stats["robotstxt/would_forbid"] == 4
+    assert totals["would_stop"] == stats["robotstxt/would_stop"] == 2
+    assert totals["allowed"] == 2  # /a and /x
+    assert totals["checked"] == 8 == totals["allowed"] + totals["forbidden"] + totals["would_stop"]
+    top, usage = data["rules"]
+    assert (top["origin"], top["line"], top["rule"], top["forbidden"]) == (
+        server.origin("rules.test"),
+        2,
+        "Disallow: /private/",
+        3,
+    )
+    assert (top["token"], top["by"], top["group"]) == ("*", "rules", "global")
+    assert (usage["origin"], usage["line"], usage["rule"], usage["forbidden"], usage["by"]) == (
+        server.origin("usage.test"),
+        3,
+        "Content-Usage: /train/ train-ai=n",
+        1,
+        "usage",
+    )
+    assert usage["examples"] == [server.url("/train/1", host="usage.test")]
+    origins = {o["origin"]: o for o in data["origins"]}
+    down = origins[server.origin("down.test")]
+    assert down["state"] == "server_error"
+    assert (down["requests"]["allowed"], down["requests"]["would_stop"]) == (0, 2)
+    assert origins[server.origin("rules.test")]["requests"]["forbidden"] == 3
+    # The usage line is listed with its path, for the crawl's token (the * group).
+    site = origins[server.origin("usage.test")]["usage"]
+    assert site["group"] == "*" and [
+        (p["category"], p["value"], p["line"], p["path"]) for p in site["preferences"]
+    ] == [("train-ai", "n", 3, "/train/")]
+
+    page_source = html_path.read_text("utf-8")
+    page = _Page()
+    page.feed(page_source)
+    page.close()
+    text = " ".join(" ".join(page.text).split())
+    assert text.index("Observe mode") < text.index("Summary")
+    assert "4 would have been forbidden" in text and "2 would be stopped" in text
+    assert "The rules that would have blocked the most requests" in text
+    assert re.search(r"1 3 Disallow: /private/ " + re.escape(server.origin("rules.test")), text)
+
+    env = {k: v for k, v in os.environ.items() if k != "NO_COLOR"}
+    proc = subprocess.run(
+        [*ENTRY, "report", str(json_path)], capture_output=True, text=True, env=env, timeout=60
+    )
+    assert proc.returncode == 0, proc.stderr
+    lines = proc.stdout.splitlines()
+    assert lines[1].startswith("OBSERVE MODE")
+    assert "2 allowed, 4 would be forbidden, 2 would be stopped" in proc.stdout
+    first_rule = next(line for line in lines if "Disallow: /private/" in line)
+    assert first_rule.split()[:2] == ["1", "3"]
+
+
+@pytest_twisted.ensureDeferred
+async def test_the_report_shows_crawl_delay_and_the_token_whose_group_decided(
+    server: Server, tmp_path: Path
+) -> None:
+    """Googlebot-Image obeys the Googlebot group (its own, with Crawl-delay 3600, capped);
+    another origin's * group asks 0.2 s, applied; a third asks none."""
+    server.route(
+        "/robots.txt",
+        host="slow.test",
+        body=(
+            b"User-agent: *\nDisallow: /\n\n"
+            b"User-agent: Googlebot\nDisallow: /private/\nCrawl-delay: 3600\n"
+            b"Content-Signal: search=yes, ai-train=no\n"
+        ),
+    )
+    server.route("/robots.txt", host="polite.test", body=b"User-agent: *\nCrawl-delay: 0.2\n")
+    server.route("/robots.txt", host="plain.test", body=b"User-agent: *\nDisallow:\n")
+    pages = {"slow.test": ["/a", "/private/1"], "polite.test": ["/a", "/b"], "plain.test": ["/a"]}
+    urls = [server.url(p, host=h) for h, paths in pages.items() for p in paths]
+    json_path, html_path = tmp_path / "report.json", tmp_path / "report.html"
+    await crawl(
+        make_spider(urls=urls),
+        {
+            "ROBOTSTXT_USER_AGENT": ["Googlebot-Image", "Googlebot"],
+            "GBOT_ROBOTS_CRAWL_DELAY": True,
+            "GBOT_ROBOTS_CRAWL_DELAY_MAX": 0.5,
+            "GBOT_ROBOTS_REPORT": [str(json_path), str(html_path)],
+        },
+    )
+    data = json.loads(json_path.read_text("utf-8"))
+    assert data["crawl"]["user_agent"] == "Googlebot-Image, Googlebot"
+    origins = {o["origin"]: o for o in data["origins"]}
+    slow, polite = origins[server.origin("slow.test")], origins[server.origin("polite.test")]
+    assert slow["crawl_delay"] == {"asked": 3600.0, "applied": 0.5}
+    assert polite["crawl_delay"] == {"asked": 0.2, "applied": 0.2}
+    assert origins[server.origin("plain.test")]["crawl_delay"] is None
+    (rule,) = data["rules"]
+    assert (rule["rule"], rule["line"], rule["group"], rule["token"]) == (
+        "Disallow: /private/",
+        5,
+        "agent",
+        "Googlebot",  # Googlebot-Image has no group: the next token's group decided
+    )
+    assert slow["usage"]["group"] == "Googlebot"
+    assert [p["text"] for p in slow["usage"]["preferences"]] == [
+        "Content-Signal: search=yes, ai-train=no"
+    ] * 2  # one line, two preferences
+
+    text = " ".join(" ".join(_text_of(html_path)).split())
+    assert "3600 s, capped at 0.5 s" in text and "0.2 s, applied" in text
+    assert "Googlebot (own group)" in text
+    assert "line 7: Content-Signal: search=yes, ai-train=no" in text
+    proc = subprocess.run(
+        [*ENTRY, "report", str(json_path), "--color", "never"],
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
+    assert proc.returncode == 0, proc.stderr
+    out = proc.stdout
+    assert "CRAWL-DELAY" in out and "3600 s, capped at 0.5 s" in out and "0.2 s, applied" in out
+    assert re.search(r"Disallow: /private/\s+5\s+Googlebot\s+" + re.escape(slow["origin"]), out)
+
+
+def _text_of(path: Path) -> list[str]:
+    page = _Page()
+    page.feed(path.read_text("utf-8"))
+    page.close()
+    assert page.open == [] and "script" not in page.tags
+    return page.text
