@@ -11,6 +11,8 @@ from pathlib import Path
 import pytest
 import pytest_twisted
 from _httpserver import Server, crawl, make_spider
+from scrapy.extensions.httpcache import DummyPolicy
+from scrapy.http import Request
 
 pytestmark = pytest.mark.crawl
 
@@ -61,3 +63,29 @@ async def test_a_robots_txt_cut_at_500_kib_is_never_stored_in_the_http_cache(
     assert crawler.stats.get_value("robotstxt/truncated") == 1
     assert _robots_in_cache(tmp_path) == 0  # the page is cached, the cut file is not
     assert any((tmp_path / "cache").rglob("meta"))
+
+
+class LiveRobotsPolicy(DummyPolicy):
+    """The policy docs/scrapy-parts.md gives: pages from the cache, robots.txt live."""
+
+    def should_cache_request(self, request: Request) -> bool:
+        return "gbot_robots_fetch" not in request.meta and super().should_cache_request(request)
+
+
+@pytest_twisted.ensureDeferred
+async def test_a_policy_can_fetch_robots_txt_live_while_pages_come_from_the_cache(
+    server: Server, tmp_path: Path
+) -> None:
+    server.route("/robots.txt", body=RULES)
+    urls = [server.url(p, "a.test") for p in PAGES]
+    live = _cache(tmp_path, HTTPCACHE_POLICY=LiveRobotsPolicy)
+    first = await crawl(make_spider(urls=urls), live)
+    assert sorted(first.spider.crawled) == sorted(urls[:2])
+    assert _robots_in_cache(tmp_path) == 0  # never stored
+
+    server.route("/robots.txt", body=b"User-agent: *\nDisallow: /b\n")  # the site changed it
+    server.route("/a", status=500)  # a page from the network would fail
+    replay = await crawl(make_spider(urls=urls), {**live, "HTTPCACHE_IGNORE_MISSING": True})
+    assert replay.spider.crawled == [urls[0]]  # /a from the cache; /b forbidden by the new rules
+    assert server.count("/robots.txt", "a.test") == 2 and server.count("/a", "a.test") == 1
+    assert replay.stats.get_value("robotstxt/forbidden") == 1
