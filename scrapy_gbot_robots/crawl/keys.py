@@ -62,9 +62,11 @@ class RequestKeys:
         """The token ``request`` obeys: its meta, ``ROBOTSTXT_USER_AGENT``, or its header."""
         override = request.meta.get(USER_AGENT_META)
         if override:
+            if not isinstance(override, str):  # tokens, most specific first
+                return _tokens(override)
             token = self._meta_tokens.get(override)
             if token is None:
-                token = override if is_valid_token(override) else product_token(str(override))
+                token = override if is_valid_token(override) else product_token(override)
                 _remember(self._meta_tokens, override, token)
             return token
         if self._fixed is not None:
@@ -80,6 +82,14 @@ class RequestKeys:
             token = product_token(header.decode("latin-1"))
             _remember(self._ua_tokens, header, token)
         return token
+
+
+def _tokens(values: object) -> Tokens:
+    """A meta list or tuple of tokens (anything else: its text), each reduced to a token."""
+    if not isinstance(values, (list, tuple)):
+        return product_token(str(values))
+    tokens = tuple(v if is_valid_token(v) else product_token(str(v)) for v in values if v)
+    return tokens if len(tokens) != 1 else tokens[0]
 
 
 def _remember(memo: dict[_K, str], key: _K, token: str) -> None:

@@ -157,3 +157,21 @@ def test_robotstxt_user_agent_as_a_list_or_comma_separated() -> None:
     assert token(["Googlebot"]) == "Googlebot"  # one token: exactly today's behaviour
     header = "Mozilla/5.0 (compatible; Googlebot/2.1, +http://www.google.com/bot.html)"
     assert token(header) == "Mozilla"  # a header keeps its commas: one value, reduced
+
+
+@pytest_twisted.ensureDeferred
+async def test_a_request_may_name_its_own_token_list_in_meta(server: Server) -> None:
+    robots = b"User-agent: Googlebot\nDisallow: /nogoogle\n\nUser-agent: *\nDisallow: /\n"
+    server.route("/robots.txt", body=robots)
+    tokens = ["Googlebot-Image", "Googlebot"]
+
+    def make_request(self: Any, url: str, **kwargs: Any) -> Any:
+        import scrapy
+
+        meta = {"robotstxt_user_agent": tokens if "list" in url else tuple(tokens)}
+        return scrapy.Request(url, callback=self.parse, errback=self.on_error, meta=meta)
+
+    urls = [server.url("/a?list"), server.url("/a?tuple"), server.url("/nogoogle/b?list")]
+    crawler = await crawl(make_spider(urls=urls, make_request=make_request))
+    assert sorted(crawler.spider.crawled) == sorted(urls[:2])
+    assert crawler.stats.get_value("robotstxt/forbidden") == 1
