@@ -43,7 +43,7 @@ NUMERIC: dict[str, tuple[float, str, float]] = {
     "PARK_TIMEOUT": (600.0, "float", 0.001),
     "TICK": (1.0, "float", 0.01),
     "CONCURRENT_FETCHES": (0, "int", 0),
-    "SLOW_FETCH_AFTER": (5.0, "float", 0.0),
+    "SLOW_FETCH_AFTER": (2.0, "float", 0.0),
     "SLOW_FETCHES": (0, "int", 0),
     "LOCK_TTL": (0.0, "float", 0.0),
     "CACHE_KEEP": (0.0, "float", 0.0),
@@ -114,7 +114,7 @@ class Config:
     park_timeout: float = 600.0
     tick: float = 1.0
     concurrent_fetches: int = 0  # 0: CONCURRENT_REQUESTS
-    slow_fetch_after: float = 5.0  # 0: no slow lane
+    slow_fetch_after: float = 2.0  # 0: no slow lane
     slow_fetches: int = 0  # 0: SLOW_LANE_FACTOR x the fetch budget
     lock_ttl: float = 0.0  # 0: long enough for the slowest fetch (see the middleware)
     cache_keep: float = 0.0  # 0: the SQLite or Redis store keeps every origin for ever
