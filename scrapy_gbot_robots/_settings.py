@@ -23,6 +23,9 @@ from .policy.states import PolicyConfig
 
 PREFIX = "GBOT_ROBOTS_"
 
+#: ``GBOT_ROBOTS_SLOW_FETCHES = 0``: the slow lane holds this many times the fetch budget.
+SLOW_LANE_FACTOR = 4
+
 #: name -> (default, kind, minimum); kind is "float" or "int". The single source of defaults.
 NUMERIC: dict[str, tuple[float, str, float]] = {
     "DOWNLOAD_TIMEOUT": (30.0, "float", 0.001),
@@ -40,6 +43,8 @@ NUMERIC: dict[str, tuple[float, str, float]] = {
     "PARK_TIMEOUT": (600.0, "float", 0.001),
     "TICK": (1.0, "float", 0.01),
     "CONCURRENT_FETCHES": (0, "int", 0),
+    "SLOW_FETCH_AFTER": (2.0, "float", 0.0),
+    "SLOW_FETCHES": (0, "int", 0),
     "LOCK_TTL": (0.0, "float", 0.0),
     "CACHE_KEEP": (0.0, "float", 0.0),
     "REPORT_MAX_ORIGINS": (10_000, "int", 1),
@@ -109,6 +114,8 @@ class Config:
     park_timeout: float = 600.0
     tick: float = 1.0
     concurrent_fetches: int = 0  # 0: CONCURRENT_REQUESTS
+    slow_fetch_after: float = 2.0  # 0: no slow lane
+    slow_fetches: int = 0  # 0: SLOW_LANE_FACTOR x the fetch budget
     lock_ttl: float = 0.0  # 0: long enough for the slowest fetch (see the middleware)
     cache_keep: float = 0.0  # 0: the SQLite or Redis store keeps every origin for ever
     policy: PolicyConfig = field(default_factory=PolicyConfig)
@@ -131,6 +138,12 @@ class Config:
     def observe(self) -> bool:
         """Observe mode: nothing is forbidden or dropped because of robots.txt."""
         return self.mode == "observe"
+
+    def slow_lane(self, budget: int) -> int:
+        """Size of the slow lane for a fetch budget of ``budget`` (0: no lane)."""
+        if not self.slow_fetch_after:
+            return 0
+        return self.slow_fetches or SLOW_LANE_FACTOR * budget
 
 
 def _number(name: str, value: Any, kind: str, minimum: float) -> float:
@@ -308,6 +321,8 @@ def load(get: Callable[[str], Any]) -> Config:
         park_timeout=nums["PARK_TIMEOUT"],
         tick=nums["TICK"],
         concurrent_fetches=int(nums["CONCURRENT_FETCHES"]),
+        slow_fetch_after=nums["SLOW_FETCH_AFTER"],
+        slow_fetches=int(nums["SLOW_FETCHES"]),
         lock_ttl=nums["LOCK_TTL"],
         cache_keep=nums["CACHE_KEEP"],
         policy=policy,

@@ -35,6 +35,7 @@ UNREADABLE = "robotstxt/unreadable"
 # The gate, set when the spider closes.
 PARKED_PEAK = "robotstxt/parked_peak"
 FETCH_IN_FLIGHT_PEAK = "robotstxt/fetch_in_flight_peak"
+FETCH_SLOW_PEAK = "robotstxt/fetch_slow_peak"
 FETCH_QUEUE_PEAK = "robotstxt/fetch_queue_peak"
 TAKEN_ELSEWHERE = "robotstxt/parking/taken_elsewhere"
 

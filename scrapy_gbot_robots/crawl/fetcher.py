@@ -19,7 +19,7 @@ from twisted.internet.defer import Deferred, DeferredList
 
 from .._compat import engine_download, reserve_download_slot
 from .._meta import DONT_OBEY, FETCH_META
-from ..policy.fetch import FetchResult, evaluate, is_server_error, next_hop
+from ..policy.fetch import FetchResult, evaluate, next_hop, retry_at_once
 from ..policy.origin import robots_url
 from .body import DATALOSS_FLAG, TRUNCATED_FLAG
 
@@ -248,10 +248,10 @@ class Fetcher:
         return trigger
 
     async def _get(self, origin: str) -> FetchResult:
-        """Download robots.txt, retrying a server error at once up to the retry budget."""
+        """Download robots.txt; retry at once what ``retry_at_once`` allows (``RETRY_TIMES``)."""
         result = await self._get_once(origin)
         for _ in range(self.config.retry_times):
-            if not is_server_error(result) or self.closing or self._gate_closing():
+            if not retry_at_once(result) or self.closing or self._gate_closing():
                 break
             self.telemetry.retried_at_once()
             result = await self._get_once(origin)

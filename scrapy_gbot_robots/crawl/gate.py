@@ -15,6 +15,14 @@ The rules:
 - At most ``max_fetches`` robots.txt fetches run at once (redirect hops and immediate retries
   are inside one fetch). Origins wanting a fetch beyond that wait in one FIFO, in order of
   their first request; decided origins keep crawling meanwhile.
+- The slow lane: when an origin waits for a slot, a fetch still running ``slow_after``
+  seconds after it started (a host that never answers, until its timeout) leaves the budget
+  for a second lane of at most ``max_slow`` fetches, and its slot goes to the queue; when the
+  lane is full, slow fetches keep their slot. So dead hosts cannot starve the budget, and at
+  most ``max_fetches + max_slow`` robots.txt downloads are ever in flight. Oldest fetch
+  first, looked at whenever the queue could move (a fetch wanted, one ended, every
+  :meth:`tick`); nothing else about the fetch changes (its park clock runs on, its end is
+  reported the same way).
 - ``park_timeout`` counts only while the origin's robots.txt is being fetched or failing:
   a request queued behind the fetch budget does not age, so a big backlog never turns into
   drops. A parked request whose time is up is dropped with the reason ``"deadline"``.
@@ -35,7 +43,7 @@ from __future__ import annotations
 
 import enum
 import heapq
-from collections import deque
+from collections import OrderedDict, deque
 from collections.abc import Callable, Sequence
 from typing import Generic, Protocol, TypeVar
 
@@ -125,9 +133,13 @@ class Gate(Generic[T]):
         max_fetches: int,
         release_batch: int = 1000,
         observe: bool = False,
+        max_slow: int = 0,
+        slow_after: float = 0.0,
     ) -> None:
         if max_fetches < 1:
             raise ValueError(f"max_fetches must be >= 1, got {max_fetches}")
+        if max_slow < 0 or slow_after < 0:
+            raise ValueError(f"max_slow and slow_after must be >= 0, got {max_slow}, {slow_after}")
         self._store = store
         self._policy = policy
         self._lot = lot
@@ -140,13 +152,19 @@ class Gate(Generic[T]):
         self._observe = observe
         self._recs: dict[str, _Origin] = {}
         self._queue: deque[str] = deque()  # origins waiting for a fetch slot, FIFO
+        # The lane is off when either is 0: slow fetches then keep their slot.
+        self._max_slow = max_slow if slow_after > 0 else 0
+        self._slow_after = slow_after
+        # Fetches holding a slot: start time, oldest first (O(1) to peek and to delete).
+        self._in_budget: OrderedDict[str, float] = OrderedDict()
         # Items waiting in place, in memory whatever the lot: see wait().
         self._held: MemoryLot[T] = MemoryLot()
         self._closing_at: float | None = None  # when the gate learnt that the crawl closes
         self._urgent: deque[str] = deque()  # while closing: queued origins with held items
         self._wakeups: list[tuple[float, str]] = []  # heap of (when, origin)
         self._closed = False
-        self.running = 0  # fetches in flight
+        self.running = 0  # fetches in flight holding a slot of the budget
+        self.slow = 0  # fetches in flight moved to the slow lane
         self.parked_now = 0
         # Accounting: resumed + parked == released + dropped + persisted + parked_now
         # (+ taken_elsewhere with a lot shared between processes).
@@ -157,6 +175,8 @@ class Gate(Generic[T]):
         self.persisted_total = 0
         self.parked_peak = 0
         self.running_peak = 0
+        self.slow_peak = 0
+        self.slow_total = 0  # fetches ever moved to the slow lane
         self.queued_peak = 0
         self.taken_elsewhere = 0  # items the lot no longer held: another process's doing
         self._shared = lot.shared
@@ -165,12 +185,17 @@ class Gate(Generic[T]):
     @property
     def busy(self) -> bool:
         """Whether requests wait or fetches are wanted: the crawl must stay open."""
-        return bool(self.parked_now or self.running or self._queue)
+        return bool(self.parked_now or self.running or self.slow or self._queue)
 
     @property
     def max_fetches(self) -> int:
-        """The fetch budget: robots.txt downloads in flight at most."""
+        """The fetch budget: robots.txt downloads in flight at most, but the slow lane's."""
         return self._max_fetches
+
+    @property
+    def max_slow(self) -> int:
+        """Size of the slow lane (0: none): in flight at most ``max_fetches + max_slow``."""
+        return self._max_slow
 
     @property
     def queued(self) -> int:
@@ -299,7 +324,10 @@ class Gate(Generic[T]):
         if rec is None or rec.fetch != _RUNNING:
             return
         rec.fetch = 0
-        self.running -= 1
+        if self._in_budget.pop(origin, None) is not None:
+            self.running -= 1
+        else:
+            self.slow -= 1
         if self._closed:
             return
         self._start_queued(now)
@@ -316,10 +344,13 @@ class Gate(Generic[T]):
         self._check(origin, now)
 
     def tick(self, now: float) -> None:
-        """Periodic: make parking durable, then handle every origin whose time has come."""
+        """Periodic: make parking durable, move slow fetches out of the budget, then handle
+        every origin whose time has come."""
         self._lot.flush()
         if not self._closed:
             self._open(now)  # the tick is where a close is learnt when nothing else asks
+            if self._max_slow and (self._queue or self._urgent):
+                self._start_queued(now)  # a fetch may have become slow: its slot is wanted
         heap = self._wakeups
         due: list[str] = []
         while heap and heap[0][0] <= now:
@@ -394,6 +425,7 @@ class Gate(Generic[T]):
         self._queue.clear()
         self._urgent.clear()
         self._wakeups.clear()
+        self._in_budget.clear()
         for origin, items in by_origin.items():
             self._actions.drop(origin, items, reason)
         return kept
@@ -457,11 +489,14 @@ class Gate(Generic[T]):
                 self._urgent.append(origin)
             if len(self._queue) > self.queued_peak:
                 self.queued_peak = len(self._queue)
+            if self._max_slow:
+                self._start_queued(now)  # a slow fetch may give up its slot (FIFO kept)
         self._wake_deadline(origin, rec)  # a clock that runs on: the next item's time
 
     def _start(self, origin: str, rec: _Origin, now: float) -> None:
         rec.fetch = _RUNNING
         self.running += 1
+        self._in_budget[origin] = now
         if self.running > self.running_peak:
             self.running_peak = self.running
         if (rec.parked or rec.held) and rec.active_since is None:
@@ -473,16 +508,41 @@ class Gate(Generic[T]):
         # While closing, only origins whose items wait in place (the close waits for them).
         closing = not self._open(now)
         queue = self._urgent if closing else self._queue
-        while queue and self.running < self._max_fetches:
-            origin = queue.popleft()
+        while queue:
+            origin = queue[0]
             rec = self._recs.get(origin)
             if rec is None or rec.fetch != _QUEUED or (closing and not rec.held):
+                queue.popleft()
                 continue
             if rec.blocking and not rec.parked and not rec.held:  # all waiting for it are gone
+                queue.popleft()
                 rec.fetch = 0
                 self._forget(origin, rec)
                 continue
+            # A slot, or one a slow fetch gives up for the origin at the head of the queue.
+            if self.running >= self._max_fetches and not self._move_slow(now):
+                break
+            queue.popleft()
             self._start(origin, rec, now)
+
+    def _move_slow(self, now: float) -> bool:
+        """Move the oldest fetch to the slow lane if it is slow and the lane has room.
+
+        Only asked when an origin waits for a slot: a slow fetch nobody waits behind stays.
+        """
+        started = self._in_budget
+        if self.slow >= self._max_slow or not started:
+            return False
+        origin, since = next(iter(started.items()))
+        if since > now - self._slow_after:
+            return False
+        del started[origin]
+        self.running -= 1
+        self.slow += 1
+        self.slow_total += 1
+        if self.slow > self.slow_peak:
+            self.slow_peak = self.slow
+        return True
 
     def _wake(self, origin: str, rec: _Origin, when: float) -> None:
         if rec.wake_at is None or when < rec.wake_at:

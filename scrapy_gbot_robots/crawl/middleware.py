@@ -285,7 +285,8 @@ class GoogleRobotsTxtMiddleware:
 
     # -- spider lifecycle -----------------------------------------------------------------
     def _opened(self, spider: Spider) -> None:
-        self.telemetry.opened(self.token, self._parts.token_source, self.gate.max_fetches)
+        gate = self.gate
+        self.telemetry.opened(self.token, self._parts.token_source, gate.max_fetches, gate.max_slow)
         self.admission.find()
         scheduler = engine_scheduler(self.crawler.engine)
         lot = wiring.fleet_lot(self.config, scheduler, spider, self._parts.codec)

@@ -373,12 +373,12 @@ class Telemetry:
             )
 
     # -- lifecycle --------------------------------------------------------------------------
-    def opened(self, token: Tokens, source: str, fetches: int) -> None:
+    def opened(self, token: Tokens, source: str, fetches: int, slow: int = 0) -> None:
         logger.info(
             "Obeying robots.txt as user agent %(token)r (from %(source)s), the way Googlebot "
             "does (scrapy_gbot_robots.GoogleRobotsTxtMiddleware); at most %(fetches)d "
-            "robots.txt downloads at once",
-            {"token": token, "source": source, "fetches": fetches},
+            "robots.txt downloads at once (+%(slow)d slow ones)",
+            {"token": token, "source": source, "fetches": fetches, "slow": slow},
             extra=self._extra(),
         )
 
@@ -414,6 +414,7 @@ class Telemetry:
         stats = self.stats
         stats.set_value(S.PARKED_PEAK, gate.parked_peak)
         stats.set_value(S.FETCH_IN_FLIGHT_PEAK, gate.running_peak)
+        stats.set_value(S.FETCH_SLOW_PEAK, gate.slow_peak)
         stats.set_value(S.FETCH_QUEUE_PEAK, gate.queued_peak)
         if gate.taken_elsewhere:
             stats.set_value(S.TAKEN_ELSEWHERE, gate.taken_elsewhere)

@@ -120,6 +120,8 @@ def build(crawler: Crawler, config: Config, actions: Actions[Any]) -> Parts:
         park_timeout=config.park_timeout,
         max_fetches=max(1, max_fetches),
         observe=config.observe,
+        max_slow=config.slow_lane(max(1, max_fetches)),
+        slow_after=config.slow_fetch_after,
     )
     fetcher = Fetcher(
         config,

@@ -119,6 +119,49 @@ def is_server_error(result: FetchResult) -> bool:
     return status == 429 or not 200 <= status < 500
 
 
+#: Failures that come from waiting in vain (the whole timeout) or from a host that cannot be
+#: reached: Scrapy 2.19's names, then the Twisted names older Scrapy reports.
+_SLOW_OR_UNREACHABLE = frozenset(
+    {
+        "DownloadTimeoutError",
+        "CannotResolveHostError",
+        "DownloadConnectionRefusedError",
+        "TimeoutError",
+        "TCPTimedOutError",
+        "DNSLookupError",
+        "ConnectionRefusedError",
+        "ConnectError",
+        "NoRouteError",
+    }
+)
+
+
+def retry_at_once(result: FetchResult) -> bool:
+    """Whether a server error is worth retrying within the same fetch, right away.
+
+    Yes for a 5xx or 429, a reset and a transfer cut short: transient, and cheap to try again.
+    No for a timeout or a host that cannot be reached (DNS, refused, no route): the retry
+    would wait as long again while the fetch holds its slot of the budget, and a dead host
+    stays dead for a while; nor when the server named a time with ``Retry-After``. Those
+    wait for the backoff, as Google retries later.
+    """
+    if not is_server_error(result):
+        return False
+    if _names_a_wait(result.retry_after):
+        return False
+    return result.status is not None or result.error not in _SLOW_OR_UNREACHABLE
+
+
+def _names_a_wait(retry_after: str | None) -> bool:
+    """Whether ``Retry-After`` asks for a wait: delta-seconds above 0, or an HTTP date."""
+    if not retry_after:
+        return False
+    value = retry_after.strip()
+    if value.isdigit():
+        return int(value) > 0
+    return retry_after_seconds(value, 0.0) is not None
+
+
 def evaluate(
     result: FetchResult, now: float, previous: OriginState | None, cfg: PolicyConfig
 ) -> OriginState:

@@ -77,3 +77,80 @@ async def test_decided_origins_keep_their_page_slots_while_the_budget_is_full(
     assert len(ok_times) == 10
     assert max(ok_times) < 2.5  # all crawled while both slow robots.txt were still in flight
     assert server.max_inflight["/robots.txt"] == 2
+
+
+@pytest_twisted.ensureDeferred
+async def test_a_robots_txt_that_never_answers_does_not_hold_the_fetch_budget(
+    server: Server,
+) -> None:
+    """Issue 19: a dead host held the only slot for its timeout and again for an immediate
+    retry, so every origin behind it waited; now it moves to the slow lane, and a timeout
+    waits for the backoff instead of being retried at once."""
+    import time
+
+    hang_timeout = 4.0
+    server.route("/robots.txt", host="dead.test", hang=True)
+    healthy = [f"ok{i}.test" for i in range(5)]
+    for host in healthy:
+        server.route("/robots.txt", host=host, body=b"User-agent: *\nDisallow: /private\n")
+    dead_urls = [server.url("/a", "dead.test"), server.url("/private", "dead.test")]
+    urls = list(dead_urls)  # first: its fetch takes the only slot
+    for host in healthy:
+        urls += [server.url("/a", host), server.url("/private", host)]
+    start = time.monotonic()
+    crawler = await crawl(
+        make_spider(urls=urls),
+        {
+            "GBOT_ROBOTS_CONCURRENT_FETCHES": 1,
+            "GBOT_ROBOTS_SLOW_FETCH_AFTER": 0.3,
+            "GBOT_ROBOTS_DOWNLOAD_TIMEOUT": hang_timeout,
+            "GBOT_ROBOTS_RETRY_TIMES": 1,
+            "GBOT_ROBOTS_PARK_TIMEOUT": hang_timeout + 0.5,
+        },
+    )
+    healthy_times = [
+        t - start for t, host, path in server.log if host in healthy and path != "/robots.txt"
+    ]
+    assert len(healthy_times) == len(healthy)  # every allowed page, no disallowed one
+    # Decided and crawled while the dead host's robots.txt was still hanging.
+    assert max(healthy_times) < hang_timeout - 1.0, max(healthy_times)
+    assert sorted(crawler.spider.crawled) == sorted(server.url("/a", h) for h in healthy)
+    # The dead origin is still a server error: none of its pages fetched, all dropped.
+    assert server.paths("dead.test") == ["/robots.txt"]  # one download: no immediate retry
+    assert sorted(crawler.spider.dropped) == sorted((url, "deadline") for url in dead_urls)
+    stats = crawler.stats.get_stats()
+    assert stats["robotstxt/server_error"] == 1
+    assert stats.get("robotstxt/fetch_retry") is None
+    assert stats["robotstxt/fetch_in_flight_peak"] == 1
+    assert stats["robotstxt/fetch_slow_peak"] == 1
+    assert server.max_inflight["/robots.txt"] == 2  # the budget + the slow lane
+
+
+@pytest_twisted.ensureDeferred
+async def test_with_every_host_dead_robots_downloads_stay_within_budget_plus_slow_lane(
+    server: Server,
+) -> None:
+    """A network outage must not open a socket per origin: budget + lane, then they wait."""
+    hosts = [f"dead{i}.test" for i in range(12)]
+    for host in hosts:
+        server.route("/robots.txt", host=host, hang=True)
+    urls = [server.url("/a", host) for host in hosts]
+    crawler = await crawl(
+        make_spider(urls=urls),
+        {
+            "GBOT_ROBOTS_CONCURRENT_FETCHES": 2,
+            "GBOT_ROBOTS_SLOW_FETCHES": 3,
+            "GBOT_ROBOTS_SLOW_FETCH_AFTER": 0.2,
+            "GBOT_ROBOTS_DOWNLOAD_TIMEOUT": 1.0,
+            "GBOT_ROBOTS_RETRY_TIMES": 1,
+            "GBOT_ROBOTS_PARK_TIMEOUT": 1.2,
+        },
+    )
+    assert server.max_inflight["/robots.txt"] == 2 + 3
+    assert all(server.count("/robots.txt", host) == 1 for host in hosts)
+    assert crawler.spider.crawled == [] and server.paths() == ["/robots.txt"] * len(hosts)
+    assert sorted(crawler.spider.dropped) == sorted((url, "deadline") for url in urls)
+    stats = crawler.stats.get_stats()
+    assert stats["robotstxt/fetch_in_flight_peak"] == 2
+    assert stats["robotstxt/fetch_slow_peak"] == 3
+    assert stats["robotstxt/server_error"] == len(hosts)

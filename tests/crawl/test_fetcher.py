@@ -15,6 +15,7 @@ import pytest
 from scrapy import Spider
 from scrapy.http import Request, Response, TextResponse
 from scrapy.utils.test import get_crawler
+from twisted.internet.error import TimeoutError as TxTimeoutError
 
 from scrapy_gbot_robots._meta import DONT_OBEY, FETCH_META
 from scrapy_gbot_robots._settings import Config, load
@@ -155,15 +156,32 @@ def test_a_server_error_is_retried_at_once_within_the_budget() -> None:
 
 
 def test_any_exception_is_a_server_error_never_no_restrictions() -> None:
-    downloader = Scripted({ROBOTS: [ConnectionRefusedError(), ConnectionRefusedError()]})
+    downloader = Scripted({ROBOTS: [ConnectionResetError(), ConnectionResetError()]})
     fetcher, stats, done = fetcher_for(downloader)
     run(fetcher.fetch(ORIGIN))
     state = fetcher.store.get(ORIGIN)
     assert state is not None and state.kind is Kind.SERVER_ERROR
-    assert state.reason == "ConnectionRefusedError"
-    assert stats.get_value("robotstxt/exception_count/<class 'ConnectionRefusedError'>") == 2
+    assert state.reason == "ConnectionResetError"
+    assert stats.get_value("robotstxt/exception_count/<class 'ConnectionResetError'>") == 2
     assert stats.get_value("robotstxt/server_error") == 1
     assert done.ended == [(ORIGIN, None)]  # reported back exactly once
+
+
+TIMEOUT: Exception = TxTimeoutError()  # type: ignore[no-untyped-call]
+
+
+@pytest.mark.parametrize("error", [TIMEOUT, ConnectionRefusedError()])
+def test_a_timeout_or_an_unreachable_host_waits_for_the_backoff_not_retried_at_once(
+    error: Exception,
+) -> None:
+    """Issue 19: retrying a dead host at once held its slot of the budget twice as long."""
+    downloader = Scripted({ROBOTS: [error, ok()]})
+    fetcher, stats, _ = fetcher_for(downloader, GBOT_ROBOTS_RETRY_TIMES=2)
+    run(fetcher.fetch(ORIGIN))
+    state = fetcher.store.get(ORIGIN)
+    assert state is not None and state.kind is Kind.SERVER_ERROR
+    assert len(downloader.asked) == 1 and stats.get_value("robotstxt/fetch_retry") is None
+    assert state.refresh_at - NOW == 60.0  # the backoff retries it
 
 
 def test_a_redirect_chain_past_the_limit_means_no_restrictions() -> None:

@@ -52,7 +52,12 @@ class Recorder:
 
 
 def make_gate(
-    *, max_fetches: int = 2, timeout: float = 100.0, lot: object | None = None
+    *,
+    max_fetches: int = 2,
+    timeout: float = 100.0,
+    lot: object | None = None,
+    max_slow: int = 0,
+    slow_after: float = 0.0,
 ) -> tuple[Gate[str], Recorder, MemoryStore]:
     store = MemoryStore(1000)
     actions = Recorder()
@@ -63,15 +68,23 @@ def make_gate(
         actions,
         park_timeout=timeout,
         max_fetches=max_fetches,
+        max_slow=max_slow,
+        slow_after=slow_after,
     )
     return gate, actions, store
 
 
 def finish(
-    gate: Gate[str], store: MemoryStore, origin: str, now: float, status: int = 200
+    gate: Gate[str], store: MemoryStore, origin: str, now: float, status: int | None = 200
 ) -> None:
-    """Complete a fetch the way the middleware does: evaluate, store, report."""
-    result = FetchResult(status=status, body=RULES if status == 200 else b"")
+    """Complete a fetch the way the middleware does: evaluate, store, report.
+
+    ``status`` None: the download timed out (no response).
+    """
+    if status is None:
+        result = FetchResult(status=None, error="DownloadTimeoutError")
+    else:
+        result = FetchResult(status=status, body=RULES if status == 200 else b"")
     store.put(origin, evaluate(result, now, store.get(origin), CFG))
     gate.fetch_done(origin, now)
 
@@ -403,6 +416,93 @@ def test_wake_ups_of_origins_long_gone_do_not_pile_up() -> None:
 def test_max_fetches_must_be_positive() -> None:
     with pytest.raises(ValueError, match="max_fetches"):
         Gate(MemoryStore(1), CFG, MemoryLot(), Recorder(), park_timeout=1.0, max_fetches=0)
+    with pytest.raises(ValueError, match="max_slow"):
+        make_gate(max_slow=-1, slow_after=5.0)
+
+
+def test_a_slow_fetch_leaves_the_budget_for_the_slow_lane_and_frees_its_slot() -> None:
+    gate, actions, store = make_gate(max_fetches=1, max_slow=1, slow_after=5.0)
+    for origin in ("http://dead", "http://h1", "http://h2", "http://h3"):
+        gate.schedule(origin, origin[7:], 0.0)
+    assert [o for o, _ in actions.fetches] == ["http://dead"]
+    gate.tick(4.9)  # not slow yet
+    assert gate.running == 1 and gate.slow == 0 and gate.queued == 3
+    gate.tick(5.0)
+    assert (gate.running, gate.slow) == (1, 1)
+    assert [o for o, _ in actions.fetches] == ["http://dead", "http://h1"]
+    assert gate.fetching("http://dead")
+    finish(gate, store, "http://h1", 6.0)
+    assert ("http://h1", "h1") in actions.released
+    assert [o for o, _ in actions.fetches][-1] == "http://h2"
+    # h2 is slow too, but the lane is full: it keeps its slot, the bound holds.
+    gate.tick(20.0)
+    assert (gate.running, gate.slow) == (1, 1) and gate.queued == 1
+    finish(gate, store, "http://dead", 30.0, status=None)  # its timeout: a server error
+    assert gate.parked_for("http://dead") == 1  # stopped: its request waits, not released
+    # The lane has room again and h3 waits: the slow h2 moves, h3 starts at once.
+    assert (gate.running, gate.slow) == (1, 1) and gate.fetching("http://h3")
+    finish(gate, store, "http://h3", 31.0)
+    finish(gate, store, "http://h2", 32.0)
+    assert (gate.running, gate.slow) == (0, 0) and not gate.queued
+    assert gate.running_peak == 1 and gate.slow_peak == 1 and gate.slow_total == 2
+    assert accounted(gate)
+
+
+def test_a_slow_fetch_moves_as_soon_as_an_origin_waits_not_before() -> None:
+    gate, actions, _ = make_gate(max_fetches=1, max_slow=2, slow_after=5.0)
+    gate.schedule("http://dead", "d", 0.0)
+    gate.tick(100.0)
+    assert (gate.running, gate.slow) == (1, 0)  # nobody waits: it keeps its slot
+    assert gate.schedule("http://new", "n", 101.0) is ParkReason.MISS
+    assert (gate.running, gate.slow) == (1, 1)  # moved by the request, no tick needed
+    assert [o for o, _ in actions.fetches] == ["http://dead", "http://new"]
+
+
+def test_the_slow_lane_keeps_the_park_clock_and_the_crawl_open() -> None:
+    gate, actions, store = make_gate(max_fetches=1, timeout=10.0, max_slow=4, slow_after=2.0)
+    gate.schedule("http://dead", "d", 0.0)
+    gate.schedule("http://next", "n", 0.0)
+    gate.tick(2.0)
+    assert gate.slow == 1
+    finish(gate, store, "http://next", 3.0)
+    gate.tick(9.9)
+    assert actions.dropped == []
+    gate.tick(10.0)  # PARK_TIMEOUT counts from the start of the fetch, slow lane or not
+    assert actions.dropped == [("http://dead", "d", "deadline")]
+    assert gate.busy  # the download is still in flight
+    finish(gate, store, "http://dead", 30.0, status=None)
+    assert not gate.busy and accounted(gate)
+
+
+def test_every_host_dead_the_downloads_in_flight_stay_within_budget_plus_lane() -> None:
+    """A network outage: no fetch ever ends, yet only budget + lane downloads are started."""
+    gate, actions, store = make_gate(max_fetches=2, timeout=1000.0, max_slow=3, slow_after=5.0)
+    for i in range(50):
+        gate.schedule(f"http://o{i}", f"r{i}", 0.0)
+    for second in range(1, 200):
+        gate.tick(float(second))
+        assert gate.running <= 2 and gate.slow <= 3
+    assert len(actions.fetches) == 5 and (gate.running, gate.slow) == (2, 3)
+    # Timeouts end them: each freed place is taken again, never more than the bound.
+    for second in range(200, 400):
+        for origin, _ in list(actions.fetches):
+            if gate.fetching(origin):
+                finish(gate, store, origin, float(second), status=None)
+                break
+        gate.tick(float(second))
+        assert gate.running <= 2 and gate.slow <= 3
+    assert [o for o, _ in actions.fetches[:50]] == [f"http://o{i}" for i in range(50)]
+    assert gate.slow_peak == 3 and gate.running_peak == 2
+
+
+def test_no_slow_lane_when_its_size_or_its_threshold_is_zero() -> None:
+    for max_slow, slow_after in ((0, 5.0), (4, 0.0)):
+        gate, actions, _ = make_gate(max_fetches=1, max_slow=max_slow, slow_after=slow_after)
+        gate.schedule("http://dead", "d", 0.0)
+        gate.schedule("http://next", "n", 0.0)
+        gate.tick(1000.0)
+        assert gate.max_slow == 0 and gate.slow == 0
+        assert [o for o, _ in actions.fetches] == ["http://dead"]
 
 
 class GateMachine(RuleBasedStateMachine):
@@ -414,7 +514,9 @@ class GateMachine(RuleBasedStateMachine):
 
     def __init__(self) -> None:
         super().__init__()
-        self.gate, self.actions, self.store = make_gate(max_fetches=2, timeout=50.0)
+        self.gate, self.actions, self.store = make_gate(
+            max_fetches=2, timeout=50.0, max_slow=1, slow_after=5.0
+        )
         self.now = 0.0
         self.sent = 0
         self.passed = 0
@@ -443,8 +545,8 @@ class GateMachine(RuleBasedStateMachine):
         self.closed_at = self.now
         self.gate.tick(self.now)  # the housekeeping tick notices
 
-    @rule(status=st.sampled_from([200, 404, 503]), data=st.data())
-    def fetch_ends(self, status: int, data: st.DataObject) -> None:
+    @rule(status=st.sampled_from([200, 404, 503, None]), data=st.data())
+    def fetch_ends(self, status: int | None, data: st.DataObject) -> None:
         running = [o for o in ("http://a", "http://b", "http://c", "http://d")
                    if self.gate.fetching(o)]  # fmt: skip
         if running:
@@ -462,7 +564,10 @@ class GateMachine(RuleBasedStateMachine):
         assert gate.parked_total + self.passed == self.sent
         handed = len(self.actions.released) + len(self.actions.dropped)
         assert handed + gate.parked_now == gate.parked_total
-        assert gate.running <= 2
+        # The bound on downloads: budget + slow lane, and each fetch in exactly one of them.
+        assert 0 <= gate.running <= 2 and 0 <= gate.slow <= 1
+        fetching = sum(gate.fetching(o) for o in ("http://a", "http://b", "http://c", "http://d"))
+        assert gate.running + gate.slow == fetching
 
     @invariant()
     def closing_releases_only_what_waits_in_place(self) -> None:

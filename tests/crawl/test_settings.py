@@ -95,6 +95,9 @@ def test_values_from_strings() -> None:
         ("GBOT_ROBOTS_STORE", "scrapy_gbot_robots.stores.memory.NoSuchStore"),
         ("ROBOTSTXT_OBEY", "maybe"),
         ("ROBOTSTXT_USER_AGENT", 12),
+        ("GBOT_ROBOTS_SLOW_FETCH_AFTER", -1),
+        ("GBOT_ROBOTS_SLOW_FETCHES", -1),
+        ("GBOT_ROBOTS_SLOW_FETCHES", 1.5),
     ],
 )
 def test_bad_value_names_the_setting(setting: str, value: Any) -> None:
@@ -123,6 +126,13 @@ def test_bad_value_names_the_setting(setting: str, value: Any) -> None:
 def test_inconsistent_pairs(values: dict[str, Any], setting: str) -> None:
     with pytest.raises(ConfigError, match=setting):
         load(values.get)
+
+
+def test_slow_lane_defaults_to_four_times_the_budget_and_zero_turns_it_off() -> None:
+    assert _load().slow_lane(32) == 128
+    assert _load(GBOT_ROBOTS_SLOW_FETCHES=10).slow_lane(32) == 10
+    assert _load(GBOT_ROBOTS_SLOW_FETCH_AFTER=0).slow_lane(32) == 0
+    assert _load(GBOT_ROBOTS_SLOW_FETCH_AFTER="2.5").slow_fetch_after == 2.5
 
 
 def test_clock_and_store_by_import_path() -> None:
@@ -217,6 +227,8 @@ def test_every_setting_works_in_custom_settings() -> None:
         "PARK_TIMEOUT": config.park_timeout,
         "TICK": config.tick,
         "CONCURRENT_FETCHES": config.concurrent_fetches,
+        "SLOW_FETCH_AFTER": config.slow_fetch_after,
+        "SLOW_FETCHES": config.slow_fetches,
         "LOCK_TTL": config.lock_ttl,
         "CACHE_KEEP": config.cache_keep,
         "REPORT_MAX_ORIGINS": config.report_max_origins,

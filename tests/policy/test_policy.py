@@ -16,6 +16,7 @@ from scrapy_gbot_robots.policy.fetch import (
     max_age,
     next_hop,
     retry_after_seconds,
+    retry_at_once,
     ttl,
 )
 from scrapy_gbot_robots.policy.states import Kind, Mode, PolicyConfig, rules_in_force
@@ -71,6 +72,47 @@ def test_server_errors(result: FetchResult) -> None:
     assert state.kind is Kind.SERVER_ERROR
     assert state.error_since == T0
     assert rules_in_force(state, T0, CFG).mode is Mode.STOPPED
+
+
+@pytest.mark.parametrize(
+    "result",
+    [
+        FetchResult(status=500),
+        FetchResult(status=503),
+        FetchResult(status=429),
+        FetchResult(status=503, retry_after="0"),
+        FetchResult(status=503, retry_after="soon"),  # unusable: as if absent
+        FetchResult(status=200, body=BODY, error="data loss"),
+        FetchResult(status=None, error="ConnectionLost"),  # a reset (older Scrapy)
+        FetchResult(status=None, error="DownloadFailedError"),  # a reset (Scrapy 2.19)
+        FetchResult(status=None, error="ResponseNeverReceived"),
+    ],
+)
+def test_transient_server_errors_are_retried_at_once(result: FetchResult) -> None:
+    assert retry_at_once(result)
+
+
+@pytest.mark.parametrize(
+    "result",
+    [
+        FetchResult(status=None, error="DownloadTimeoutError"),  # Scrapy 2.19
+        FetchResult(status=None, error="TimeoutError"),  # older Scrapy
+        FetchResult(status=None, error="TCPTimedOutError"),
+        FetchResult(status=None, error="CannotResolveHostError"),
+        FetchResult(status=None, error="DNSLookupError"),
+        FetchResult(status=None, error="DownloadConnectionRefusedError"),
+        FetchResult(status=None, error="ConnectionRefusedError"),
+        FetchResult(status=None, error="NoRouteError"),
+        FetchResult(status=429, retry_after="120"),
+        FetchResult(status=503, retry_after="Wed, 21 Oct 2015 07:28:00 GMT"),
+        FetchResult(status=200, body=BODY),
+        FetchResult(status=404),
+        FetchResult(status=301),
+    ],
+)
+def test_waits_and_answers_are_not_retried_at_once(result: FetchResult) -> None:
+    """A timeout or an unreachable host waits for the backoff; so does a named wait."""
+    assert not retry_at_once(result)
 
 
 def test_redirect_at_end_of_chain_is_a_404() -> None:
