@@ -459,7 +459,7 @@ def _crawl(cfg: dict[str, Any]) -> None:
         for mw in getattr(crawler.engine.downloader.middleware, "middlewares", ()):
             gate = getattr(mw, "gate", None)
             if gate is not None:
-                limits["budget"] = gate.max_fetches
+                limits["budget"] = gate.budget.max_fetches
                 limits["slow_lane"] = getattr(gate, "max_slow", 0)
 
     def spider_closed(spider: Any, reason: str) -> None:

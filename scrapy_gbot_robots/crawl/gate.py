@@ -12,17 +12,12 @@ The rules:
 - A request passes when its origin has a usable decision (rules, no restrictions, or the
   fallback of the 12 h-30 d grace period). Otherwise it is *parked* in the lot, in arrival
   order, and the origin's robots.txt fetch is wanted (first sight, expired copy, due retry).
-- At most ``max_fetches`` robots.txt fetches run at once (redirect hops and immediate retries
-  are inside one fetch). Origins wanting a fetch beyond that wait in one FIFO, in order of
-  their first request; decided origins keep crawling meanwhile.
-- The slow lane: when an origin waits for a slot, a fetch still running ``slow_after``
-  seconds after it started (a host that never answers, until its timeout) leaves the budget
-  for a second lane of at most ``max_slow`` fetches, and its slot goes to the queue; when the
-  lane is full, slow fetches keep their slot. So dead hosts cannot starve the budget, and at
-  most ``max_fetches + max_slow`` robots.txt downloads are ever in flight. Oldest fetch
-  first, looked at whenever the queue could move (a fetch wanted, one ended, every
-  :meth:`tick`); nothing else about the fetch changes (its park clock runs on, its end is
-  reported the same way).
+- At most ``max_fetches`` robots.txt fetches run at once, and slow ones may move to a bounded
+  slow lane (:mod:`.budget`); origins wanting a fetch beyond that wait in one FIFO, in order
+  of their first request; decided origins keep crawling meanwhile. The lane is looked at
+  whenever the queue could move (a fetch wanted, one ended, every :meth:`tick`); nothing
+  else about a moved fetch changes (its park clock runs on, its end is reported the same
+  way).
 - ``park_timeout`` counts only while the origin's robots.txt is being fetched or failing:
   a request queued behind the fetch budget does not age, so a big backlog never turns into
   drops. A parked request whose time is up is dropped with the reason ``"deadline"``.
@@ -42,15 +37,15 @@ The rules:
 from __future__ import annotations
 
 import enum
-import heapq
-from collections import OrderedDict, deque
 from collections.abc import Callable, Sequence
 from typing import Generic, Protocol, TypeVar
 
 from ..parking.base import Lot
 from ..parking.memory import MemoryLot
-from ..policy.states import Kind, Mode, PolicyConfig, rules_in_force
+from ..policy.states import Kind, Mode, OriginState, PolicyConfig, rules_in_force
 from ..stores.base import OriginStore
+from .budget import FetchBudget
+from .wakeups import Wakeups
 
 T = TypeVar("T")
 T_contra = TypeVar("T_contra", contravariant=True)
@@ -103,7 +98,6 @@ class _Origin:
         "held",
         "parked",
         "releasing",
-        "wake_at",
         "why",
     )
 
@@ -115,7 +109,6 @@ class _Origin:
         self.why = ""
         self.failing = False  # the origin is in server error (its park clock runs)
         self.active_since: float | None = None  # start of the park clock, see module doc
-        self.wake_at: float | None = None
         self.releasing = False
 
 
@@ -136,35 +129,23 @@ class Gate(Generic[T]):
         max_slow: int = 0,
         slow_after: float = 0.0,
     ) -> None:
-        if max_fetches < 1:
-            raise ValueError(f"max_fetches must be >= 1, got {max_fetches}")
-        if max_slow < 0 or slow_after < 0:
-            raise ValueError(f"max_slow and slow_after must be >= 0, got {max_slow}, {slow_after}")
         self._store = store
         self._policy = policy
         self._lot = lot
         self._actions = actions
         self._timeout = park_timeout
-        self._max_fetches = max_fetches
+        #: The fetches in flight and the origins waiting for a slot.
+        self.budget = FetchBudget(max_fetches, max_slow=max_slow, slow_after=slow_after)
         self._batch = release_batch
         #: Observe mode: an origin stopped by server errors is decided ("Googlebot would not
         #: crawl it now"), so its requests pass; only the first decision is waited for.
         self._observe = observe
         self._recs: dict[str, _Origin] = {}
-        self._queue: deque[str] = deque()  # origins waiting for a fetch slot, FIFO
-        # The lane is off when either is 0: slow fetches then keep their slot.
-        self._max_slow = max_slow if slow_after > 0 else 0
-        self._slow_after = slow_after
-        # Fetches holding a slot: start time, oldest first (O(1) to peek and to delete).
-        self._in_budget: OrderedDict[str, float] = OrderedDict()
         # Items waiting in place, in memory whatever the lot: see wait().
         self._held: MemoryLot[T] = MemoryLot()
         self._closing_at: float | None = None  # when the gate learnt that the crawl closes
-        self._urgent: deque[str] = deque()  # while closing: queued origins with held items
-        self._wakeups: list[tuple[float, str]] = []  # heap of (when, origin)
+        self._wakeups = Wakeups()
         self._closed = False
-        self.running = 0  # fetches in flight holding a slot of the budget
-        self.slow = 0  # fetches in flight moved to the slow lane
         self.parked_now = 0
         # Accounting: resumed + parked == released + dropped + persisted + parked_now
         # (+ taken_elsewhere with a lot shared between processes).
@@ -174,10 +155,6 @@ class Gate(Generic[T]):
         self.dropped_total = 0
         self.persisted_total = 0
         self.parked_peak = 0
-        self.running_peak = 0
-        self.slow_peak = 0
-        self.slow_total = 0  # fetches ever moved to the slow lane
-        self.queued_peak = 0
         self.taken_elsewhere = 0  # items the lot no longer held: another process's doing
         self._shared = lot.shared
 
@@ -185,22 +162,8 @@ class Gate(Generic[T]):
     @property
     def busy(self) -> bool:
         """Whether requests wait or fetches are wanted: the crawl must stay open."""
-        return bool(self.parked_now or self.running or self.slow or self._queue)
-
-    @property
-    def max_fetches(self) -> int:
-        """The fetch budget: robots.txt downloads in flight at most, but the slow lane's."""
-        return self._max_fetches
-
-    @property
-    def max_slow(self) -> int:
-        """Size of the slow lane (0: none): in flight at most ``max_fetches + max_slow``."""
-        return self._max_slow
-
-    @property
-    def queued(self) -> int:
-        """Origins waiting for a fetch slot (entries cancelled meanwhile included)."""
-        return len(self._queue)
+        budget = self.budget
+        return bool(self.parked_now or budget.in_flight or budget.queue)
 
     @property
     def closing(self) -> bool:
@@ -264,44 +227,31 @@ class Gate(Generic[T]):
         held: bool,
     ) -> ParkReason | None:
         rec = self._recs.get(origin)
-        want = ""
-        failing = False
-        wake = 0.0
+        want, wake, failing = "", 0.0, False
         if (
             rec is not None
             and not rec.releasing
             and (rec.parked or rec.held or (rec.fetch and rec.blocking))
         ):
-            reason = ParkReason.WAITING
+            reason: ParkReason | None = ParkReason.WAITING
         else:
+            fetching = rec is not None and bool(rec.fetch)
             state = self._store.get(origin)
-            if state is None:
-                reason, want = ParkReason.MISS, "miss"
-            elif state.kind is not Kind.SERVER_ERROR:
-                if state.refresh_at > now or (rec is not None and rec.fetch):
-                    return None
-                reason, want = ParkReason.EXPIRED, "expired"
-            else:
-                force = rules_in_force(state, now, self._policy)
-                due = state.refresh_at <= now and (rec is None or not rec.fetch)
-                if force.mode is not Mode.STOPPED or self._observe:
-                    if due:  # grace period: obey the fallback, retry in the background
-                        self._want(origin, self._rec(origin), now, blocking=False, why="refresh")
-                    return None
-                failing = True
-                if due:
-                    reason, want = ParkReason.RETRY, "retry"
-                else:
-                    reason, wake = ParkReason.STOPPED, min(state.refresh_at, force.until)
+            reason, want, wake = _arrival(state, now, self._policy, self._observe, fetching)
+            if want == "refresh":  # the grace period: obey the fallback, retry meanwhile
+                self._want(origin, self._rec(origin), now, blocking=False, why=want)
+            if reason is None:
+                return None
+            failing = state is not None and state.kind is Kind.SERVER_ERROR
         if admit is not None and not admit(item):
             return None
         rec = self._park(origin, rec, item, now, failing=failing, held=held)
         if want:
             self._want(origin, rec, now, blocking=True, why=want)
         elif wake:
-            self._wake(origin, rec, wake)
+            self._wakeups.set(origin, wake)
         if held and rec.fetch == _QUEUED and not self._open(now):
-            self._urgent.append(origin)  # maybe there already: a started origin is skipped
+            self.budget.urgent.append(origin)  # maybe there already: a started origin is skipped
             self._start_queued(now)
         return reason
 
@@ -324,10 +274,7 @@ class Gate(Generic[T]):
         if rec is None or rec.fetch != _RUNNING:
             return
         rec.fetch = 0
-        if self._in_budget.pop(origin, None) is not None:
-            self.running -= 1
-        else:
-            self.slow -= 1
+        self.budget.done(origin)
         if self._closed:
             return
         self._start_queued(now)
@@ -336,7 +283,7 @@ class Gate(Generic[T]):
                 if rec.active_since is None:
                     rec.active_since = now
                 rec.why = "recheck"
-                self._wake(origin, rec, recheck_at)
+                self._wakeups.set(origin, recheck_at)
                 self._wake_deadline(origin, rec)
             else:
                 self._forget(origin, rec)
@@ -349,24 +296,12 @@ class Gate(Generic[T]):
         self._lot.flush()
         if not self._closed:
             self._open(now)  # the tick is where a close is learnt when nothing else asks
-            if self._max_slow and (self._queue or self._urgent):
+            if self.budget.max_slow and self.budget.waiting:
                 self._start_queued(now)  # a fetch may have become slow: its slot is wanted
-        heap = self._wakeups
-        due: list[str] = []
-        while heap and heap[0][0] <= now:
-            when, origin = heapq.heappop(heap)
-            rec = self._recs.get(origin)
-            if rec is None or rec.wake_at != when:
-                continue  # superseded by an earlier wake-up, or the origin moved on
-            rec.wake_at = None
-            due.append(origin)
         # Checked after the pops: a wake-up a check sets at or before ``now`` waits for the
         # next tick instead of spinning this loop.
-        for origin in due:
+        for origin in self._wakeups.due(now):
             self._check(origin, now)
-        if len(heap) > 2 * len(self._recs) + 1024:  # entries of origins long gone
-            self._wakeups = [(w, o) for w, o in heap if (r := self._recs.get(o)) and r.wake_at == w]
-            heapq.heapify(self._wakeups)
 
     def use_lot(self, lot: Lot[T]) -> None:
         """Park in ``lot`` from now on (chosen once the scheduler is known); only while empty."""
@@ -384,31 +319,25 @@ class Gate(Generic[T]):
         """
         if not self._shared or self._closed or self._closing_at is not None:
             return 0
-        adopted: list[str] = []
-        for origin, count in self._lot.waiting()[:limit]:
-            if origin in self._recs or count <= 0:
-                continue
-            rec = self._rec(origin)
-            rec.parked = count
-            self.parked_now += count
-            self.resumed_total += count
-            adopted.append(origin)
-        for origin in adopted:
-            self._check(origin, now)
-        return len(adopted)
+        waiting = self._lot.waiting()[:limit]
+        orphans = [(o, n) for o, n in waiting if o not in self._recs and n > 0]
+        self._take_over(orphans, now)
+        return len(orphans)
 
     def resume(self, now: float) -> int:
         """Take over the items a previous run left in the lot; their fetches queue in order."""
         waiting = self._lot.waiting()
+        self._take_over(waiting, now)
+        return sum(count for _, count in waiting)
+
+    def _take_over(self, waiting: Sequence[tuple[str, int]], now: float) -> None:
         for origin, count in waiting:
-            rec = self._rec(origin)
-            rec.parked += count
+            self._rec(origin).parked += count
             self.parked_now += count
             self.resumed_total += count
         self.parked_peak = max(self.parked_peak, self.parked_now)
         for origin, _ in waiting:
             self._check(origin, now)
-        return sum(count for _, count in waiting)
 
     def close(self, persist: bool, reason: str) -> int:
         """The crawl ends: keep what the lot can persist, drop the rest; return how many kept."""
@@ -422,10 +351,8 @@ class Gate(Generic[T]):
         self.dropped_total += len(left)
         self.parked_now = 0
         self._recs.clear()
-        self._queue.clear()
-        self._urgent.clear()
+        self.budget.clear()
         self._wakeups.clear()
-        self._in_budget.clear()
         for origin, items in by_origin.items():
             self._actions.drop(origin, items, reason)
         return kept
@@ -440,6 +367,7 @@ class Gate(Generic[T]):
     def _forget(self, origin: str, rec: _Origin) -> None:
         if not rec.parked and not rec.held and not rec.fetch and not rec.releasing:
             self._recs.pop(origin, None)
+            self._wakeups.cancel(origin)
 
     def _park(
         self,
@@ -470,7 +398,7 @@ class Gate(Generic[T]):
         if rec.active_since is None and runs:
             rec.active_since = now
         if rec.active_since is not None and (held or not closing):  # its clock runs
-            self._wake(origin, rec, max(now, rec.active_since) + self._timeout)
+            self._wakeups.set(origin, max(now, rec.active_since) + self._timeout)
         return rec
 
     def _want(self, origin: str, rec: _Origin, now: float, *, blocking: bool, why: str) -> None:
@@ -480,25 +408,19 @@ class Gate(Generic[T]):
         rec.blocking = blocking
         rec.why = why
         accepting = self._open(now)
-        if self.running < self._max_fetches and (accepting or rec.held):
+        budget = self.budget
+        if budget.has_slot() and (accepting or rec.held):
             self._start(origin, rec, now)
         else:
             rec.fetch = _QUEUED
-            self._queue.append(origin)
-            if not accepting and rec.held:
-                self._urgent.append(origin)
-            if len(self._queue) > self.queued_peak:
-                self.queued_peak = len(self._queue)
-            if self._max_slow:
+            budget.enqueue(origin, urgent=not accepting and bool(rec.held))
+            if budget.max_slow:
                 self._start_queued(now)  # a slow fetch may give up its slot (FIFO kept)
         self._wake_deadline(origin, rec)  # a clock that runs on: the next item's time
 
     def _start(self, origin: str, rec: _Origin, now: float) -> None:
         rec.fetch = _RUNNING
-        self.running += 1
-        self._in_budget[origin] = now
-        if self.running > self.running_peak:
-            self.running_peak = self.running
+        self.budget.start(origin, now)
         if (rec.parked or rec.held) and rec.active_since is None:
             rec.active_since = now
             self._wake_deadline(origin, rec)
@@ -507,7 +429,8 @@ class Gate(Generic[T]):
     def _start_queued(self, now: float) -> None:
         # While closing, only origins whose items wait in place (the close waits for them).
         closing = not self._open(now)
-        queue = self._urgent if closing else self._queue
+        budget = self.budget
+        queue = budget.urgent if closing else budget.queue
         while queue:
             origin = queue[0]
             rec = self._recs.get(origin)
@@ -520,34 +443,10 @@ class Gate(Generic[T]):
                 self._forget(origin, rec)
                 continue
             # A slot, or one a slow fetch gives up for the origin at the head of the queue.
-            if self.running >= self._max_fetches and not self._move_slow(now):
+            if not budget.make_room(now):
                 break
             queue.popleft()
             self._start(origin, rec, now)
-
-    def _move_slow(self, now: float) -> bool:
-        """Move the oldest fetch to the slow lane if it is slow and the lane has room.
-
-        Only asked when an origin waits for a slot: a slow fetch nobody waits behind stays.
-        """
-        started = self._in_budget
-        if self.slow >= self._max_slow or not started:
-            return False
-        origin, since = next(iter(started.items()))
-        if since > now - self._slow_after:
-            return False
-        del started[origin]
-        self.running -= 1
-        self.slow += 1
-        self.slow_total += 1
-        if self.slow > self.slow_peak:
-            self.slow_peak = self.slow
-        return True
-
-    def _wake(self, origin: str, rec: _Origin, when: float) -> None:
-        if rec.wake_at is None or when < rec.wake_at:
-            rec.wake_at = when
-            heapq.heappush(self._wakeups, (when, origin))
 
     def _wake_deadline(self, origin: str, rec: _Origin) -> None:
         # While closing, only held items age: the close keeps or drops the lot's.
@@ -559,7 +458,7 @@ class Gate(Generic[T]):
             in_lot = self._lot.oldest(origin)
             oldest = in_lot if oldest is None or in_lot is None else min(oldest, in_lot)
         start = rec.active_since if oldest is None else max(oldest, rec.active_since)
-        self._wake(origin, rec, start + self._timeout)
+        self._wakeups.set(origin, start + self._timeout)
 
     def _expire(self, origin: str, rec: _Origin, now: float) -> None:
         aging = rec.parked and self._closing_at is None
@@ -623,7 +522,7 @@ class Gate(Generic[T]):
         if state.refresh_at <= now:
             self._want(origin, rec, now, blocking=True, why="retry")
             return
-        self._wake(origin, rec, min(state.refresh_at, force.until))
+        self._wakeups.set(origin, min(state.refresh_at, force.until))
         self._wake_deadline(origin, rec)
 
     def _release(self, origin: str, rec: _Origin, now: float) -> None:
@@ -664,10 +563,10 @@ class Gate(Generic[T]):
             return True
         self._closing_at = now
         # Held items age from now at the latest, and their origins' fetches go first.
-        for origin in self._queue:
+        for origin in self.budget.queue:
             rec = self._recs.get(origin)
             if rec is not None and rec.held and rec.fetch == _QUEUED:
-                self._urgent.append(origin)
+                self.budget.urgent.append(origin)
         for origin, rec in self._recs.items():
             if rec.held:
                 if rec.active_since is None:
@@ -681,3 +580,26 @@ class Gate(Generic[T]):
         mine = min(n, rec.parked)
         rec.parked -= mine
         self.parked_now -= mine
+
+
+def _arrival(
+    state: OriginState | None, now: float, policy: PolicyConfig, observe: bool, fetching: bool
+) -> tuple[ParkReason | None, str, float]:
+    """What a request of an origin with no other request waiting meets, by its state.
+
+    (why it is parked, or None: it passes; the fetch it wants, "" for none, "refresh" for a
+    background retry while it passes; when to look again, 0 for no wake-up).
+    """
+    if state is None:
+        return ParkReason.MISS, "miss", 0.0
+    if state.kind is not Kind.SERVER_ERROR:
+        if state.refresh_at > now or fetching:
+            return None, "", 0.0
+        return ParkReason.EXPIRED, "expired", 0.0
+    force = rules_in_force(state, now, policy)
+    due = state.refresh_at <= now and not fetching
+    if force.mode is not Mode.STOPPED or observe:
+        return None, "refresh" if due else "", 0.0
+    if due:
+        return ParkReason.RETRY, "retry", 0.0
+    return ParkReason.STOPPED, "", min(state.refresh_at, force.until)

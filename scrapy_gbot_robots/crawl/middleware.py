@@ -286,7 +286,10 @@ class GoogleRobotsTxtMiddleware:
     # -- spider lifecycle -----------------------------------------------------------------
     def _opened(self, spider: Spider) -> None:
         gate = self.gate
-        self.telemetry.opened(self.token, self._parts.token_source, gate.max_fetches, gate.max_slow)
+        budget = gate.budget
+        self.telemetry.opened(
+            self.token, self._parts.token_source, budget.max_fetches, budget.max_slow
+        )
         self.admission.find()
         scheduler = engine_scheduler(self.crawler.engine)
         lot = wiring.fleet_lot(self.config, scheduler, spider, self._parts.codec)
@@ -331,7 +334,7 @@ class GoogleRobotsTxtMiddleware:
             reason,
             user_agent=self.token,
             settings={
-                "concurrent_fetches": gate.max_fetches,
+                "concurrent_fetches": gate.budget.max_fetches,
                 "cache": self.config.cache[0],
                 "park_timeout": self.config.park_timeout,
                 "mode": self.config.mode,

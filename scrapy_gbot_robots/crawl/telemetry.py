@@ -413,9 +413,9 @@ class Telemetry:
         self.flush()
         stats = self.stats
         stats.set_value(S.PARKED_PEAK, gate.parked_peak)
-        stats.set_value(S.FETCH_IN_FLIGHT_PEAK, gate.running_peak)
-        stats.set_value(S.FETCH_SLOW_PEAK, gate.slow_peak)
-        stats.set_value(S.FETCH_QUEUE_PEAK, gate.queued_peak)
+        stats.set_value(S.FETCH_IN_FLIGHT_PEAK, gate.budget.running_peak)
+        stats.set_value(S.FETCH_SLOW_PEAK, gate.budget.slow_peak)
+        stats.set_value(S.FETCH_QUEUE_PEAK, gate.budget.queued_peak)
         if gate.taken_elsewhere:
             stats.set_value(S.TAKEN_ELSEWHERE, gate.taken_elsewhere)
         if store.evictions:

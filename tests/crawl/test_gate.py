@@ -113,7 +113,7 @@ def test_budget_bounds_fetches_and_serves_origins_in_order_of_first_request() ->
     for i, origin in enumerate(origins):
         gate.schedule(origin, f"r{i}", float(i))
     assert [o for o, _ in actions.fetches] == origins[:2]
-    assert gate.running == 2 and gate.queued == 4
+    assert gate.budget.running == 2 and len(gate.budget.queue) == 4
     # A decided origin keeps crawling while others wait for the budget.
     store.put("http://done", evaluate(FetchResult(status=200, body=RULES), 0.0, None, CFG))
     assert gate.schedule("http://done", "x", 7.0) is None
@@ -121,10 +121,10 @@ def test_budget_bounds_fetches_and_serves_origins_in_order_of_first_request() ->
     assert [o for o, _ in actions.fetches] == origins[:3]
     finish(gate, store, origins[0], 9.0)
     assert [o for o, _ in actions.fetches] == origins[:4]
-    assert gate.running_peak == 2
+    assert gate.budget.running_peak == 2
     for origin in origins[2:]:
         finish(gate, store, origin, 10.0)
-    assert gate.running == 0 and gate.queued == 0
+    assert gate.budget.running == 0 and len(gate.budget.queue) == 0
     assert sorted(item for _, item in actions.released) == [f"r{i}" for i in range(6)]
     assert accounted(gate)
 
@@ -169,7 +169,7 @@ def test_stopped_origin_drops_at_the_deadline_counted_from_the_first_error() -> 
     assert actions.dropped == []
     gate.tick(31.0)
     assert actions.dropped == [("http://e", "e1", "deadline")]
-    assert not gate.busy or gate.running  # nothing waits any more
+    assert not gate.busy or gate.budget.running  # nothing waits any more
     assert accounted(gate)
 
 
@@ -426,9 +426,9 @@ def test_a_slow_fetch_leaves_the_budget_for_the_slow_lane_and_frees_its_slot() -
         gate.schedule(origin, origin[7:], 0.0)
     assert [o for o, _ in actions.fetches] == ["http://dead"]
     gate.tick(4.9)  # not slow yet
-    assert gate.running == 1 and gate.slow == 0 and gate.queued == 3
+    assert gate.budget.running == 1 and gate.budget.slow == 0 and len(gate.budget.queue) == 3
     gate.tick(5.0)
-    assert (gate.running, gate.slow) == (1, 1)
+    assert (gate.budget.running, gate.budget.slow) == (1, 1)
     assert [o for o, _ in actions.fetches] == ["http://dead", "http://h1"]
     assert gate.fetching("http://dead")
     finish(gate, store, "http://h1", 6.0)
@@ -436,15 +436,16 @@ def test_a_slow_fetch_leaves_the_budget_for_the_slow_lane_and_frees_its_slot() -
     assert [o for o, _ in actions.fetches][-1] == "http://h2"
     # h2 is slow too, but the lane is full: it keeps its slot, the bound holds.
     gate.tick(20.0)
-    assert (gate.running, gate.slow) == (1, 1) and gate.queued == 1
+    assert (gate.budget.running, gate.budget.slow) == (1, 1) and len(gate.budget.queue) == 1
     finish(gate, store, "http://dead", 30.0, status=None)  # its timeout: a server error
     assert gate.parked_for("http://dead") == 1  # stopped: its request waits, not released
     # The lane has room again and h3 waits: the slow h2 moves, h3 starts at once.
-    assert (gate.running, gate.slow) == (1, 1) and gate.fetching("http://h3")
+    assert (gate.budget.running, gate.budget.slow) == (1, 1) and gate.fetching("http://h3")
     finish(gate, store, "http://h3", 31.0)
     finish(gate, store, "http://h2", 32.0)
-    assert (gate.running, gate.slow) == (0, 0) and not gate.queued
-    assert gate.running_peak == 1 and gate.slow_peak == 1 and gate.slow_total == 2
+    assert (gate.budget.running, gate.budget.slow) == (0, 0) and not len(gate.budget.queue)
+    budget = gate.budget
+    assert budget.running_peak == 1 and budget.slow_peak == 1 and budget.slow_total == 2
     assert accounted(gate)
 
 
@@ -452,9 +453,9 @@ def test_a_slow_fetch_moves_as_soon_as_an_origin_waits_not_before() -> None:
     gate, actions, _ = make_gate(max_fetches=1, max_slow=2, slow_after=5.0)
     gate.schedule("http://dead", "d", 0.0)
     gate.tick(100.0)
-    assert (gate.running, gate.slow) == (1, 0)  # nobody waits: it keeps its slot
+    assert (gate.budget.running, gate.budget.slow) == (1, 0)  # nobody waits: it keeps its slot
     assert gate.schedule("http://new", "n", 101.0) is ParkReason.MISS
-    assert (gate.running, gate.slow) == (1, 1)  # moved by the request, no tick needed
+    assert (gate.budget.running, gate.budget.slow) == (1, 1)  # moved by the request, no tick needed
     assert [o for o, _ in actions.fetches] == ["http://dead", "http://new"]
 
 
@@ -463,7 +464,7 @@ def test_the_slow_lane_keeps_the_park_clock_and_the_crawl_open() -> None:
     gate.schedule("http://dead", "d", 0.0)
     gate.schedule("http://next", "n", 0.0)
     gate.tick(2.0)
-    assert gate.slow == 1
+    assert gate.budget.slow == 1
     finish(gate, store, "http://next", 3.0)
     gate.tick(9.9)
     assert actions.dropped == []
@@ -481,8 +482,8 @@ def test_every_host_dead_the_downloads_in_flight_stay_within_budget_plus_lane() 
         gate.schedule(f"http://o{i}", f"r{i}", 0.0)
     for second in range(1, 200):
         gate.tick(float(second))
-        assert gate.running <= 2 and gate.slow <= 3
-    assert len(actions.fetches) == 5 and (gate.running, gate.slow) == (2, 3)
+        assert gate.budget.running <= 2 and gate.budget.slow <= 3
+    assert len(actions.fetches) == 5 and (gate.budget.running, gate.budget.slow) == (2, 3)
     # Timeouts end them: each freed place is taken again, never more than the bound.
     for second in range(200, 400):
         for origin, _ in list(actions.fetches):
@@ -490,9 +491,9 @@ def test_every_host_dead_the_downloads_in_flight_stay_within_budget_plus_lane() 
                 finish(gate, store, origin, float(second), status=None)
                 break
         gate.tick(float(second))
-        assert gate.running <= 2 and gate.slow <= 3
+        assert gate.budget.running <= 2 and gate.budget.slow <= 3
     assert [o for o, _ in actions.fetches[:50]] == [f"http://o{i}" for i in range(50)]
-    assert gate.slow_peak == 3 and gate.running_peak == 2
+    assert gate.budget.slow_peak == 3 and gate.budget.running_peak == 2
 
 
 def test_no_slow_lane_when_its_size_or_its_threshold_is_zero() -> None:
@@ -501,7 +502,7 @@ def test_no_slow_lane_when_its_size_or_its_threshold_is_zero() -> None:
         gate.schedule("http://dead", "d", 0.0)
         gate.schedule("http://next", "n", 0.0)
         gate.tick(1000.0)
-        assert gate.max_slow == 0 and gate.slow == 0
+        assert gate.budget.max_slow == 0 and gate.budget.slow == 0
         assert [o for o, _ in actions.fetches] == ["http://dead"]
 
 
@@ -565,9 +566,9 @@ class GateMachine(RuleBasedStateMachine):
         handed = len(self.actions.released) + len(self.actions.dropped)
         assert handed + gate.parked_now == gate.parked_total
         # The bound on downloads: budget + slow lane, and each fetch in exactly one of them.
-        assert 0 <= gate.running <= 2 and 0 <= gate.slow <= 1
+        assert 0 <= gate.budget.running <= 2 and 0 <= gate.budget.slow <= 1
         fetching = sum(gate.fetching(o) for o in ("http://a", "http://b", "http://c", "http://d"))
-        assert gate.running + gate.slow == fetching
+        assert gate.budget.running + gate.budget.slow == fetching
 
     @invariant()
     def closing_releases_only_what_waits_in_place(self) -> None:
@@ -583,7 +584,7 @@ class GateMachine(RuleBasedStateMachine):
         gate = self.gate
         for item, came in self.held.items():  # the tick that just ran dropped the overdue
             assert max(came, self.closed_at) + 50.0 > self.now, item
-        if gate.running < 2:  # a free slot goes to an origin that a held item waits for
+        if gate.budget.running < 2:  # a free slot goes to an origin that a held item waits for
             queued = [o for o, rec in gate._recs.items() if rec.held and rec.fetch == 1]
             assert queued == []
 
