@@ -80,19 +80,23 @@ def max_age(cache_control: str | None) -> float | None:
 
 
 def retry_after_seconds(value: str | None, now: float) -> float | None:
-    """``Retry-After`` as seconds from ``now`` (delta-seconds or HTTP-date), None if unusable."""
+    """``Retry-After`` as seconds from ``now`` (delta-seconds or HTTP-date), None if unusable.
+
+    Never raises: the value is whatever a server sent (``"²"`` passes ``str.isdigit`` but is
+    no number; a date may be out of range).
+    """
     if not value:
         return None
     value = value.strip()
-    if value.isdigit():
+    if value.isascii() and value.isdigit():  # RFC 9110 delta-seconds: 1*DIGIT, ASCII only
         return float(value)
     try:
         when = parsedate_to_datetime(value)
-    except (TypeError, ValueError, IndexError):
+        if when.tzinfo is None:
+            return None
+        return max(0.0, when.timestamp() - now)
+    except (TypeError, ValueError, IndexError, OverflowError, OSError):
         return None
-    if when.tzinfo is None:
-        return None
-    return max(0.0, when.timestamp() - now)
 
 
 def ttl(cache_control: str | None, cfg: PolicyConfig) -> float:
@@ -154,12 +158,8 @@ def retry_at_once(result: FetchResult) -> bool:
 
 def _names_a_wait(retry_after: str | None) -> bool:
     """Whether ``Retry-After`` asks for a wait: delta-seconds above 0, or an HTTP date."""
-    if not retry_after:
-        return False
-    value = retry_after.strip()
-    if value.isdigit():
-        return int(value) > 0
-    return retry_after_seconds(value, 0.0) is not None
+    delay = retry_after_seconds(retry_after, 0.0)  # a date is then far ahead of "now"
+    return delay is not None and delay > 0
 
 
 def evaluate(

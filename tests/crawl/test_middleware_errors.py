@@ -369,3 +369,29 @@ async def test_an_origin_in_an_error_streak_outlives_the_lru_and_keeps_its_good_
     assert sorted(u for u, _ in spider.failed) == [a("/x"), a("/x?again")]  # forbidden
     assert a("/b") in spider.crawled  # released by the last good copy
     assert crawler.stats.get_value("robotstxt/cache/evicted") >= 2  # decided ones went
+
+
+@pytest.mark.parametrize(("retry_after", "fetches"), [(b"120", 1), (b"\xb2", 2)])
+@pytest_twisted.ensureDeferred
+async def test_retry_after_asks_for_a_wait_and_a_broken_one_is_ignored(
+    server: Server, caplog: pytest.LogCaptureFixture, retry_after: bytes, fetches: int
+) -> None:
+    """A server that names a delay is not retried at once; "²" (latin-1 0xB2, which
+    ``str.isdigit`` accepts) is no delay: ignored, never a traceback."""
+
+    def answer(request: Any) -> Route:
+        request.setHeader(b"Retry-After", retry_after)
+        return Route(status=503)
+
+    server.handle("/robots.txt", answer)
+    caplog.set_level(logging.DEBUG)
+    crawler = await crawl(
+        make_spider(urls=[server.url("/a")]),
+        {"GBOT_ROBOTS_RETRY_TIMES": 1, "GBOT_ROBOTS_PARK_TIMEOUT": 0.5},
+    )
+    assert server.count("/robots.txt") == fetches
+    assert crawler.stats.get_value("robotstxt/server_error") == 1
+    assert not [r for r in caplog.records if r.levelno >= logging.ERROR]
+    state = middleware_of(crawler).origin_state(server.url("/a"))
+    delay = state.refresh_at - state.fetched_at
+    assert delay == (120 if fetches == 1 else 60)  # Retry-After, or the first backoff

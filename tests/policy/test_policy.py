@@ -8,6 +8,8 @@ from __future__ import annotations
 from dataclasses import replace
 
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
 
 from scrapy_gbot_robots.policy.fetch import (
     FetchResult,
@@ -282,3 +284,27 @@ def test_custom_durations() -> None:
     assert rules_in_force(err, T0 + 9.9, cfg).mode is Mode.STOPPED
     assert rules_in_force(err, T0 + 10, cfg).mode is Mode.RULES
     assert rules_in_force(err, T0 + 100, cfg).mode is Mode.STOPPED
+
+
+@pytest.mark.parametrize(
+    "value", ["²", "١٢٠", "12.5", "-3", "Wed, 21 Oct 99999 07:28:00 GMT", "\x00"]
+)
+def test_a_retry_after_that_is_no_number_nor_date_is_ignored(value: str) -> None:
+    assert retry_after_seconds(value, T0) is None
+    state = evaluate(FetchResult(status=503, retry_after=value), T0, None, CFG)
+    assert state.refresh_at == T0 + CFG.retry_backoff  # the backoff, as if absent
+    assert retry_at_once(FetchResult(status=503, retry_after=value))  # no wait was asked
+
+
+@given(st.text(max_size=40))
+def test_retry_after_never_raises_whatever_the_server_sent(value: str) -> None:
+    seconds = retry_after_seconds(value, T0)
+    assert seconds is None or seconds >= 0
+    retry_at_once(FetchResult(status=503, retry_after=value))
+
+
+def test_a_server_asking_for_a_wait_is_not_retried_at_once() -> None:
+    assert not retry_at_once(FetchResult(status=503, retry_after="120"))
+    assert not retry_at_once(FetchResult(status=429, retry_after="Wed, 21 Oct 2099 07:28:00 GMT"))
+    assert retry_at_once(FetchResult(status=503, retry_after="0"))  # no wait: retry at once
+    assert retry_at_once(FetchResult(status=503))
