@@ -460,7 +460,7 @@ def _crawl(cfg: dict[str, Any]) -> None:
             gate = getattr(mw, "gate", None)
             if gate is not None:
                 limits["budget"] = gate.budget.max_fetches
-                limits["slow_lane"] = getattr(gate, "max_slow", 0)
+                limits["slow_lane"] = gate.budget.max_slow
 
     def spider_closed(spider: Any, reason: str) -> None:
         timing["end"] = time.perf_counter()

@@ -11,16 +11,16 @@ import os
 import socket
 import subprocess
 import sys
-import threading
 import time
 from collections import Counter
 from collections.abc import Iterator
 from dataclasses import dataclass, field
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from http.server import BaseHTTPRequestHandler
 from pathlib import Path
 from typing import Any
 
 import pytest
+from _threadserver import serving
 
 pytestmark = pytest.mark.crawl
 
@@ -86,19 +86,8 @@ def _handler(site: Site) -> type[BaseHTTPRequestHandler]:
 @pytest.fixture()
 def site() -> Iterator[Site]:
     s = Site()
-    server = ThreadingHTTPServer(("127.0.0.1", 0), _handler(s))
-    server.daemon_threads = True
-    server.block_on_close = False
-    s.port = server.server_address[1]
-    thread = threading.Thread(target=server.serve_forever, kwargs={"poll_interval": 0.05})
-    thread.start()
-    try:
+    with serving(_handler(s)) as s.port:
         yield s
-    finally:
-        server.shutdown()
-        server.server_close()
-        thread.join(timeout=10)
-        assert not thread.is_alive()
 
 
 def fetch(*args: str) -> subprocess.CompletedProcess[str]:

@@ -13,10 +13,9 @@ import json
 import os
 import subprocess
 import sys
-import threading
 from collections.abc import Iterator
 from dataclasses import dataclass, field
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from http.server import BaseHTTPRequestHandler
 from pathlib import Path
 from typing import Any
 
@@ -32,6 +31,7 @@ from _hostile import (
     RLO,
     assert_safe,
 )
+from _threadserver import serving
 
 from scrapy_gbot_robots import parse
 from scrapy_gbot_robots._safetext import printable
@@ -105,18 +105,8 @@ def _handler(server: Hostile) -> type[BaseHTTPRequestHandler]:
 @pytest.fixture()
 def hostile() -> Iterator[Hostile]:
     h = Hostile()
-    server = ThreadingHTTPServer(("127.0.0.1", 0), _handler(h))
-    server.daemon_threads = True
-    h.port = server.server_address[1]
-    thread = threading.Thread(target=server.serve_forever, kwargs={"poll_interval": 0.05})
-    thread.start()
-    try:
+    with serving(_handler(h)) as h.port:
         yield h
-    finally:
-        server.shutdown()
-        server.server_close()
-        thread.join(timeout=10)
-        assert not thread.is_alive()
 
 
 def test_fetch_text_escapes_sitemaps_location_and_cache_control(hostile: Hostile) -> None:

@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import csv
 import io
-import json
 from pathlib import Path
 from typing import Any
 
@@ -84,39 +83,18 @@ async def test_an_origin_in_server_error_is_crawled_and_marked_stopped(server: S
 
 
 @pytest_twisted.ensureDeferred
-async def test_a_feed_exports_the_verdict_column(server: Server, tmp_path: Path) -> None:
-    server.route("/robots.txt", body=RULES)
-    urls = [server.url("/a"), server.url("/private/b")]
-    feed = tmp_path / "audit.jsonl"
-    await crawl(_verdicts_spider(urls), {**OBSERVE, "FEEDS": {str(feed): {"format": "jsonlines"}}})
-    rows = [json.loads(line) for line in feed.read_text().splitlines()]
-    assert sorted((r["url"], r["allowed"], r["rule"]) for r in rows) == [
-        (urls[0], True, ""),
-        (urls[1], False, "Disallow: /private"),
-    ]
-
-
-@pytest_twisted.ensureDeferred
 async def test_the_readme_example_writes_a_csv_audit(server: Server, tmp_path: Path) -> None:
     """The README's two lines: custom_settings with a CSV feed, and the verdict in the item."""
     server.route("/robots.txt", body=RULES)
     urls = [server.url("/a"), server.url("/private/b")]
     feed = tmp_path / "audit.csv"
 
-    class Audit(scrapy.Spider):
+    class Audit(_verdicts_spider(urls)):  # type: ignore[misc]
         name = "audit"
         custom_settings = {  # noqa: RUF012 - Scrapy reads it from the class
             "GBOT_ROBOTS_MODE": "observe",
             "FEEDS": {str(feed): {"format": "csv"}},
         }
-
-        async def start(self) -> Any:
-            for url in urls:
-                yield scrapy.Request(url)
-
-        def start_requests(self) -> Any:  # Scrapy < 2.13
-            for url in urls:
-                yield scrapy.Request(url)
 
         def parse(self, response: Any) -> Any:
             yield {"url": response.url, **response.meta["gbot_robots_verdict"]}
