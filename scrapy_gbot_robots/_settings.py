@@ -24,14 +24,7 @@ from .policy.states import PolicyConfig
 PREFIX = "GBOT_ROBOTS_"
 
 #: ``GBOT_ROBOTS_SLOW_FETCHES = 0``: the slow lane holds this many times the fetch budget.
-#: The fetch budget's default, x CONCURRENT_REQUESTS: a robots.txt download is mostly a wait
-#: on the network (it costs a socket, little CPU), and with slow robots.txt (1 s) a budget of
-#: CONCURRENT_REQUESTS made the fetches, not the pages, set the pace of a broad crawl
-#: (benchmarks/bench_broad.py --origins 2000: 64.9 s; 4x: 20.5 s, the same memory).
-BUDGET_FACTOR = 4
-#: The slow lane's default, x the fetch budget: a budget this size already absorbs the
-#: ordinary slow fetches, so the lane is for dead hosts (5 % of 2,000: at most 43 at once).
-SLOW_LANE_FACTOR = 1
+SLOW_LANE_FACTOR = 4
 
 #: name -> (default, kind, minimum); kind is "float" or "int". The single source of defaults.
 NUMERIC: dict[str, tuple[float, str, float]] = {
@@ -120,7 +113,7 @@ class Config:
     cache_size: int = 10_000
     park_timeout: float = 600.0
     tick: float = 1.0
-    concurrent_fetches: int = 0  # 0: BUDGET_FACTOR x CONCURRENT_REQUESTS
+    concurrent_fetches: int = 0  # 0: CONCURRENT_REQUESTS
     slow_fetch_after: float = 2.0  # 0: no slow lane
     slow_fetches: int = 0  # 0: SLOW_LANE_FACTOR x the fetch budget
     lock_ttl: float = 0.0  # 0: long enough for the slowest fetch (see the middleware)
@@ -145,10 +138,6 @@ class Config:
     def observe(self) -> bool:
         """Observe mode: nothing is forbidden or dropped because of robots.txt."""
         return self.mode == "observe"
-
-    def fetch_budget(self, concurrent_requests: int) -> int:
-        """The robots.txt fetch budget: the setting, else ``BUDGET_FACTOR`` x CONCURRENT_REQUESTS."""
-        return max(1, self.concurrent_fetches or BUDGET_FACTOR * concurrent_requests)
 
     def slow_lane(self, budget: int) -> int:
         """Size of the slow lane for a fetch budget of ``budget`` (0: no lane)."""

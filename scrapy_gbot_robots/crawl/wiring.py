@@ -109,17 +109,18 @@ def build(crawler: Crawler, config: Config, actions: Actions[Any]) -> Parts:
     telemetry = Telemetry(crawler, report, debug=_debug_visible(crawler))
     codec = RequestCodec(lambda: crawler.spider, telemetry.unserializable)
     lot = jobdir_lot(crawler, codec)
-    # Robots.txt downloads bypass the engine's own concurrency limit: this is their bound.
-    max_fetches = config.fetch_budget(crawler.settings.getint("CONCURRENT_REQUESTS", 16))
+    # 0 (the default) follows CONCURRENT_REQUESTS: robots.txt downloads bypass the
+    # engine's own concurrency limit, so this is their only bound.
+    max_fetches = config.concurrent_fetches or crawler.settings.getint("CONCURRENT_REQUESTS", 16)
     gate: Gate[Any] = Gate(
         store,
         config.policy,
         lot,
         actions,
         park_timeout=config.park_timeout,
-        max_fetches=max_fetches,
+        max_fetches=max(1, max_fetches),
         observe=config.observe,
-        max_slow=config.slow_lane(max_fetches),
+        max_slow=config.slow_lane(max(1, max_fetches)),
         slow_after=config.slow_fetch_after,
     )
     fetcher = Fetcher(

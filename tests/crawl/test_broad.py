@@ -38,7 +38,7 @@ async def test_fetch_budget_bounds_robots_downloads_in_flight_and_loses_nothing(
         },
     )
     stats = crawler.stats.get_stats()
-    budget = 4 * 32  # GBOT_ROBOTS_CONCURRENT_FETCHES: 4 x CONCURRENT_REQUESTS by default
+    budget = 32  # GBOT_ROBOTS_CONCURRENT_FETCHES defaults to CONCURRENT_REQUESTS
     assert server.max_inflight["/robots.txt"] <= budget
     assert server.max_inflight["/robots.txt"] >= budget // 2  # the budget is used, too
     assert stats["robotstxt/fetch_in_flight_peak"] <= budget

@@ -128,13 +128,8 @@ def test_inconsistent_pairs(values: dict[str, Any], setting: str) -> None:
         load(values.get)
 
 
-def test_the_budget_defaults_to_four_times_concurrent_requests() -> None:
-    assert _load().fetch_budget(32) == 128
-    assert _load(GBOT_ROBOTS_CONCURRENT_FETCHES=7).fetch_budget(32) == 7
-
-
-def test_slow_lane_defaults_to_the_budget_and_zero_turns_it_off() -> None:
-    assert _load().slow_lane(128) == 128
+def test_slow_lane_defaults_to_four_times_the_budget_and_zero_turns_it_off() -> None:
+    assert _load().slow_lane(32) == 128
     assert _load(GBOT_ROBOTS_SLOW_FETCHES=10).slow_lane(32) == 10
     assert _load(GBOT_ROBOTS_SLOW_FETCH_AFTER=0).slow_lane(32) == 0
     assert _load(GBOT_ROBOTS_SLOW_FETCH_AFTER="2.5").slow_fetch_after == 2.5
