@@ -174,7 +174,7 @@ class GoogleRobotsTxtMiddleware:
         meta = request.meta
         if meta.pop(SCHEDULED, False) and not meta.get(BOUNCED):
             meta[BOUNCED] = True
-            self.telemetry.bounced()
+            self.telemetry.bounced(forgotten=self.store.get(origin) is None)
             return request
         meta.pop(BOUNCED, None)
         return self._wait_then_check(request, origin)

@@ -58,6 +58,7 @@ class Telemetry:
         self._unserializable_logged = False
         self._store_error: str | None = None
         self._failing_evictions = 0
+        self._forgotten_logged = False
 
     # -- helpers ----------------------------------------------------------------------------
     @property
@@ -161,8 +162,20 @@ class Telemetry:
     def served_own_copy(self) -> None:
         self.stats.inc_value(S.OWN_COPY)
 
-    def bounced(self) -> None:
+    def bounced(self, *, forgotten: bool = False) -> None:
+        """A scheduled request came back undecided; ``forgotten``: its origin's state was
+        evicted from memory after it was scheduled (said once: the store is too small)."""
         self.stats.inc_value(S.BOUNCED)
+        if forgotten and not self._forgotten_logged:
+            self._forgotten_logged = True
+            logger.warning(
+                "Requests reached the downloader after their origin's robots.txt state was "
+                "forgotten (GBOT_ROBOTS_CACHE_SIZE is smaller than the origins decided ahead "
+                "of the crawl): their robots.txt is fetched again. Raise GBOT_ROBOTS_CACHE_SIZE, "
+                "or keep states in a persistent store (JOBDIR or GBOT_ROBOTS_CACHE = "
+                "'sqlite://...'); stats robotstxt/bounced and robotstxt/cache/evicted",
+                extra=self._extra(),
+            )
 
     def undeferred(self) -> None:
         self.stats.inc_value(S.UNDEFERRED)

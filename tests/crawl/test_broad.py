@@ -154,3 +154,29 @@ async def test_with_every_host_dead_robots_downloads_stay_within_budget_plus_slo
     assert stats["robotstxt/fetch_in_flight_peak"] == 2
     assert stats["robotstxt/fetch_slow_peak"] == 3
     assert stats["robotstxt/server_error"] == len(hosts)
+
+
+@pytest_twisted.ensureDeferred
+async def test_a_store_too_small_for_the_origins_decided_ahead_says_so_once(
+    server: Server, caplog: pytest.LogCaptureFixture
+) -> None:
+    """Origins decided faster than their pages are crawled: with room for 2 states, most are
+    forgotten before their requests reach the downloader, and fetched again. Nothing is
+    lost, and one WARNING names the setting to raise."""
+    import logging
+
+    hosts = [f"h{i}.test" for i in range(8)]
+    for host in hosts:
+        server.route("/robots.txt", host=host, body=b"User-agent: *\nDisallow: /private\n")
+    urls = [server.url(p, h) for h in hosts for p in ("/a", "/b", "/private/c")]
+    caplog.set_level(logging.WARNING, logger="scrapy_gbot_robots")
+    crawler = await crawl(
+        make_spider(urls=urls),
+        {"GBOT_ROBOTS_CACHE_SIZE": 2, "CONCURRENT_REQUESTS": 2, "DOWNLOAD_DELAY": 0.05},
+    )
+    assert sorted(crawler.spider.crawled) == sorted(u for u in urls if "/private/" not in u)
+    assert server.count("/private/c") == 0
+    stats = crawler.stats.get_stats()
+    assert stats["robotstxt/bounced"] >= 1 and server.count("/robots.txt") > len(hosts)
+    warned = [r.getMessage() for r in caplog.records if "was forgotten" in r.getMessage()]
+    assert len(warned) == 1 and "GBOT_ROBOTS_CACHE_SIZE" in warned[0]
