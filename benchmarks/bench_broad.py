@@ -34,7 +34,9 @@ two middlewares organise differently.
   ``spider_closed``; the crawler's CPU time is printed too, because at this scale Scrapy's own
   per-request costs (its default ``DownloaderAwarePriorityQueue`` scans every origin with
   queued requests on each pop) can make a crawl CPU-bound. ``--set NAME=VALUE`` adds a Scrapy
-  setting to every mode to take such costs apart; ``--modes off`` adds a crawl with
+  setting to every mode to take such costs apart, and ``--gc-threshold`` sets the crawler's
+  ``gc.set_threshold()`` (full collections, counted in the table, scan every live request
+  each time, and a broad crawl keeps hundreds of thousands alive); ``--modes off`` adds a crawl with
   ``ROBOTSTXT_OBEY = False`` as a floor (it fetches the disallowed pages too).
 
 * ``--hang-every N`` makes every N-th origin (``o<N-1>``, ``o<2N-1>``, ...) dead: the server
@@ -56,7 +58,7 @@ The exit status is 0 whatever the figures (2 on bad usage).
         [--robots-delay 1.0] [--concurrent-requests 32] [--per-domain 8]
         [--download-timeout 180] [--timeout 900] [--modes addon,builtin,off] [--budget N]
         [--hang-every N] [--park-timeout S] [--order interleaved|origin] [--keep-alive 15]
-        [--set NAME=VALUE] [--json]
+        [--set NAME=VALUE] [--gc-threshold G0,G1,G2] [--json]
 
 The issue's two setups: the defaults (4,000 origins, ~5-10 min for both modes on 2 cores) and
 ``--origins 20000 --allowed 2 --disallowed 1 --robots-delay 0.3 --per-domain 2
@@ -69,6 +71,7 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import gc
 import json
 import os
 import re
@@ -455,6 +458,7 @@ def _crawl(cfg: dict[str, Any]) -> None:
     def engine_started() -> None:
         timing["start"] = time.perf_counter()
         timing["start_cpu"] = time.process_time()
+        timing["start_gc2"] = gc.get_stats()[2]["collections"]
         # The add-on's bound on robots.txt downloads: its budget, plus its slow lane if any.
         for mw in getattr(crawler.engine.downloader.middleware, "middlewares", ()):
             gate = getattr(mw, "gate", None)
@@ -465,6 +469,7 @@ def _crawl(cfg: dict[str, Any]) -> None:
     def spider_closed(spider: Any, reason: str) -> None:
         timing["end"] = time.perf_counter()
         timing["end_cpu"] = time.process_time()
+        timing["end_gc2"] = gc.get_stats()[2]["collections"]
 
     mode = cfg["mode"]
     settings: dict[str, Any] = {
@@ -481,6 +486,8 @@ def _crawl(cfg: dict[str, Any]) -> None:
         settings["GBOT_ROBOTS_CONCURRENT_FETCHES"] = cfg["budget"]
     if mode == "addon" and cfg["park_timeout"] is not None:
         settings["GBOT_ROBOTS_PARK_TIMEOUT"] = cfg["park_timeout"]
+    if cfg.get("gc_threshold"):
+        gc.set_threshold(*cfg["gc_threshold"])
     process = CrawlerProcess(settings)
     crawler = process.create_crawler(spider_cls)
     crawler.signals.connect(engine_started, signal=signals.engine_started)
@@ -506,6 +513,7 @@ def _crawl(cfg: dict[str, Any]) -> None:
         "dead_pages": counts["dead_pages"],
         "limits": limits,
         "cpu_seconds": round(timing.get("end_cpu", 0.0) - timing.get("start_cpu", 0.0), 2),
+        "gc_full": int(timing.get("end_gc2", 0) - timing.get("start_gc2", 0)),
         "peak_rss_mb": round(_peak_rss_mb(), 1),
         "pages": counts["pages"],
         "pages_per_second": round(counts["pages"] / max(end - timing.get("start", end), 1e-9), 1),
@@ -577,6 +585,7 @@ def _run_mode(mode: str, args: argparse.Namespace, log: TextIO) -> dict[str, Any
         "budget": args.budget,
         "park_timeout": args.park_timeout,
         "hang_every": args.hang_every,
+        "gc_threshold": args.gc_threshold,
         "extra": args.set,
     }
     crawl: dict[str, Any] | None = None
@@ -608,7 +617,7 @@ def _run_mode(mode: str, args: argparse.Namespace, log: TextIO) -> dict[str, Any
                 print(f"{mode}: {error}; last stderr:\n{tail}", file=log, flush=True)
             elif tail.strip():
                 print(f"{mode}: crawler stderr ({size} bytes), last lines:", file=log)
-                print("  " + "\n  ".join(tail.strip().splitlines()[-5:]), file=log, flush=True)
+                print("  " + "\n  ".join(tail.strip().splitlines()[-40:]), file=log, flush=True)
     finally:
         served = _stop_server(server)
     return {
@@ -637,6 +646,7 @@ def _rows(runs: dict[str, dict[str, Any]], args: argparse.Namespace) -> list[tup
             "healthy origins crawled by (s)": crawl.get("healthy_seconds"),
             "allowed pages per second": crawl.get("pages_per_second"),
             "crawler CPU (s)": crawl.get("cpu_seconds"),
+            "  full GC collections (generation 2)": crawl.get("gc_full"),
             "server CPU (s)": served.get("cpu_seconds"),
             "peak RSS (MB)": crawl.get("peak_rss_mb"),
             "robots.txt max in flight": served.get("robots_in_flight_max"),
@@ -681,6 +691,7 @@ def _rows(runs: dict[str, dict[str, Any]], args: argparse.Namespace) -> list[tup
         "healthy origins crawled by (s)",
         "allowed pages per second",
         "crawler CPU (s)",
+        "  full GC collections (generation 2)",
         "server CPU (s)",
         "peak RSS (MB)",
         "robots.txt max in flight",
@@ -908,6 +919,12 @@ def main() -> None:
         help="extra Scrapy setting for every mode (VALUE read as JSON if it parses), e.g."
         " SCHEDULER_PRIORITY_QUEUE=scrapy.pqueues.ScrapyPriorityQueue; repeatable",
     )
+    parser.add_argument(
+        "--gc-threshold",
+        default=None,
+        metavar="G0,G1,G2",
+        help="the crawler's gc.set_threshold() in every mode (Python's default: 700,10,10)",
+    )
     parser.add_argument("--json", action="store_true", help="print the results as JSON")
     parser.add_argument("--serve", action="store_true", help=argparse.SUPPRESS)
     parser.add_argument("--crawl", metavar="CONFIG", help=argparse.SUPPRESS)
@@ -938,6 +955,13 @@ def main() -> None:
     if min(args.robots_delay, args.keep_alive) < 0 or min(args.download_timeout, args.timeout) <= 0:
         parser.error("delays must be >= 0 and timeouts > 0")
 
+    if args.gc_threshold is not None:
+        try:
+            args.gc_threshold = [int(v) for v in args.gc_threshold.split(",")]
+        except ValueError:
+            args.gc_threshold = []
+        if len(args.gc_threshold) != 3 or min(args.gc_threshold) < 0:
+            parser.error("--gc-threshold: expected three integers >= 0, e.g. 100000,50,1000")
     extra: dict[str, Any] = {}
     for item in args.set:
         name, sep, value = item.partition("=")
@@ -962,7 +986,8 @@ def main() -> None:
             else ""
         )
         + (f", park timeout {args.park_timeout}" if args.park_timeout is not None else "")
-        + (f", extra settings {extra}" if extra else ""),
+        + (f", extra settings {extra}" if extra else "")
+        + (f", gc threshold {tuple(args.gc_threshold)}" if args.gc_threshold else ""),
         file=log,
         flush=True,
     )
