@@ -43,6 +43,7 @@ import os
 import time
 import uuid
 from collections import OrderedDict
+from collections.abc import Callable, Coroutine
 from typing import Any
 from urllib.parse import urlsplit, urlunsplit
 
@@ -153,6 +154,45 @@ def redacted(url: str) -> str:
     return urlunsplit((parts.scheme, f"{user}:***@{host}", parts.path, parts.query, ""))
 
 
+class _Loops:
+    """The store's background jobs (flush, probe, renew): at most one task of each name.
+
+    A job that dies of an exception hands it to ``on_error`` (a bug must never crash the
+    crawl); once stopped, nothing starts again.
+    """
+
+    def __init__(self, on_error: Callable[[BaseException], None]) -> None:
+        self._on_error = on_error
+        self._tasks: dict[str, asyncio.Task[None]] = {}
+        self._stopped = False
+
+    def start(self, name: str, factory: Callable[[], Coroutine[Any, Any, None]]) -> None:
+        """Run ``factory()`` as the one task of that name on the running loop, if any."""
+        if self._stopped:
+            return
+        task = self._tasks.get(name)
+        if task is not None and not task.done():
+            return
+        try:
+            loop = asyncio.get_running_loop()
+        except RuntimeError:
+            return  # no loop yet: the next coroutine call starts it
+        task = loop.create_task(factory())
+        task.add_done_callback(self._done)
+        self._tasks[name] = task
+
+    def stop(self) -> None:
+        self._stopped = True
+        for task in self._tasks.values():
+            task.cancel()
+        self._tasks.clear()
+
+    def _done(self, task: asyncio.Task[None]) -> None:
+        exc = None if task.cancelled() else task.exception()
+        if exc is not None:
+            self._on_error(exc)
+
+
 class RedisStore:
     """Origin states in Redis, shared by a fleet; see the module docstring."""
 
@@ -203,7 +243,7 @@ class RedisStore:
         self._inflight: dict[str, asyncio.Future[None]] = {}
         self._sending: dict[str, tuple[float, bytes]] = {}  # in a pipeline right now
         self._held: dict[str, int] = {}  # origin -> lock ttl in ms, while we hold it
-        self._tasks: dict[str, asyncio.Task[None]] = {}  # "flush", "probe", "renew"
+        self._loops = _Loops(self._refused)  # "flush", "probe", "renew"
 
     # -- keys -----------------------------------------------------------------------------
     def origin_key(self, origin: str) -> str:
@@ -299,7 +339,7 @@ class RedisStore:
             return True
         if got:
             self._held[origin] = ttl_ms
-            self._start("renew", self._renew_loop)
+            self._loops.start("renew", self._renew_loop)
             return True
         return False
 
@@ -338,9 +378,7 @@ class RedisStore:
         if self._closed:
             return
         self._closed = True
-        for task in self._tasks.values():
-            task.cancel()
-        self._tasks.clear()
+        self._loops.stop()
         # A batch cancelled mid-send is written again: the script keeps the newer entry.
         pending = list(self._sending.items()) + list(self._pending.items())
         held = list(self._held)
@@ -412,7 +450,7 @@ class RedisStore:
             "%(cap)d origins' writes are kept until it is back",
             {"name": self.name, "error": _describe(exc), "cap": self.max_pending},
         )
-        self._start("probe", self._probe_loop)
+        self._loops.start("probe", self._probe_loop)
 
     def _refused(self, exc: BaseException) -> None:
         """Redis answered with an error (or cannot be used here): count it, keep the text."""
@@ -449,32 +487,10 @@ class RedisStore:
             )
             self._kick()
 
-    def _start(self, name: str, factory: Any) -> None:
-        """Run ``factory()`` as the one task of that name on the running loop, if any."""
-        if self._closed:
-            return
-        task = self._tasks.get(name)
-        if task is not None and not task.done():
-            return
-        try:
-            loop = asyncio.get_running_loop()
-        except RuntimeError:
-            return  # no loop yet: the next coroutine call starts it
-        task = loop.create_task(factory())
-        task.add_done_callback(self._task_done)
-        self._tasks[name] = task
-
-    def _task_done(self, task: asyncio.Task[None]) -> None:
-        if task.cancelled():
-            return
-        exc = task.exception()
-        if exc is not None:  # a bug: say it once through last_error, never crash the crawl
-            self._refused(exc)
-
     # -- writes ---------------------------------------------------------------------------
     def _kick(self) -> None:
         if self._pending and not self.down:
-            self._start("flush", self._flush_loop)
+            self._loops.start("flush", self._flush_loop)
 
     async def _flush_loop(self) -> None:
         """Send queued writes in pipelined batches; stop on an outage (the probe resumes)."""
