@@ -45,6 +45,7 @@ from ..parking.memory import MemoryLot
 from ..policy.states import Kind, Mode, OriginState, PolicyConfig, rules_in_force
 from ..stores.base import OriginStore
 from .budget import FetchBudget
+from .tally import Tally
 from .wakeups import Wakeups
 
 T = TypeVar("T")
@@ -146,16 +147,8 @@ class Gate(Generic[T]):
         self._closing_at: float | None = None  # when the gate learnt that the crawl closes
         self._wakeups = Wakeups()
         self._closed = False
-        self.parked_now = 0
-        # Accounting: resumed + parked == released + dropped + persisted + parked_now
-        # (+ taken_elsewhere with a lot shared between processes).
-        self.parked_total = 0
-        self.resumed_total = 0
-        self.released_total = 0
-        self.dropped_total = 0
-        self.persisted_total = 0
-        self.parked_peak = 0
-        self.taken_elsewhere = 0  # items the lot no longer held: another process's doing
+        #: What entered and left the gate (:mod:`.tally`: nothing is ever lost).
+        self.tally = Tally()
         self._shared = lot.shared
 
     # -- queries ------------------------------------------------------------------------------
@@ -163,7 +156,7 @@ class Gate(Generic[T]):
     def busy(self) -> bool:
         """Whether requests wait or fetches are wanted: the crawl must stay open."""
         budget = self.budget
-        return bool(self.parked_now or budget.in_flight or budget.queue)
+        return bool(self.tally.now or budget.in_flight or budget.queue)
 
     @property
     def closing(self) -> bool:
@@ -305,7 +298,7 @@ class Gate(Generic[T]):
 
     def use_lot(self, lot: Lot[T]) -> None:
         """Park in ``lot`` from now on (chosen once the scheduler is known); only while empty."""
-        if self.parked_now or self._recs:
+        if self.tally.now or self._recs:
             raise RuntimeError("the parking lot can only be changed while nothing is parked")
         self._lot = lot
         self._shared = lot.shared
@@ -333,9 +326,7 @@ class Gate(Generic[T]):
     def _take_over(self, waiting: Sequence[tuple[str, int]], now: float) -> None:
         for origin, count in waiting:
             self._rec(origin).parked += count
-            self.parked_now += count
-            self.resumed_total += count
-        self.parked_peak = max(self.parked_peak, self.parked_now)
+            self.tally.resume(count)
         for origin, _ in waiting:
             self._check(origin, now)
 
@@ -343,13 +334,10 @@ class Gate(Generic[T]):
         """The crawl ends: keep what the lot can persist, drop the rest; return how many kept."""
         self._closed = True
         left = self._held.close(persist=False) + self._lot.close(persist)
-        kept = self.parked_now - len(left)
+        kept = self.tally.close(len(left))
         by_origin: dict[str, list[T]] = {}
         for origin, item in left:
             by_origin.setdefault(origin, []).append(item)
-        self.persisted_total += kept
-        self.dropped_total += len(left)
-        self.parked_now = 0
         self._recs.clear()
         self.budget.clear()
         self._wakeups.clear()
@@ -387,10 +375,7 @@ class Gate(Generic[T]):
         else:
             self._lot.push(origin, item, now)
             rec.parked += 1
-        self.parked_now += 1
-        self.parked_total += 1
-        if self.parked_now > self.parked_peak:
-            self.parked_peak = self.parked_now
+        self.tally.park()
         if failing:
             rec.failing = True
         closing = self._closing_at is not None
@@ -471,8 +456,7 @@ class Gate(Generic[T]):
             held = self._held.take_parked_before(origin, cutoff)
             if held:
                 rec.held -= len(held)
-                self.parked_now -= len(held)
-                self.dropped_total += len(held)
+                self.tally.drop(len(held))
                 self._actions.drop(origin, held, "deadline")
         if not aging:
             return
@@ -480,13 +464,13 @@ class Gate(Generic[T]):
         if items:
             n = len(items)
             self._uncount(rec, n)
-            self.dropped_total += n
+            self.tally.dropped += n
             self._actions.drop(origin, items, "deadline")
         if rec.parked and self._lot.oldest(origin) is None:
             # The lot holds none of what we count: another process took them from a shared
             # lot (or Redis cannot be reached now: adopt() finds them again). Stop counting,
             # or the origin would wake at a past deadline and hold the crawl open for ever.
-            self.taken_elsewhere += rec.parked
+            self.tally.taken_elsewhere += rec.parked
             self._uncount(rec, rec.parked)
 
     def _check(self, origin: str, now: float) -> None:
@@ -537,8 +521,7 @@ class Gate(Generic[T]):
                 if not held:
                     break
                 rec.held -= len(held)
-                self.parked_now -= len(held)
-                self.released_total += len(held)
+                self.tally.release(len(held))
                 self._actions.release(origin, held)
             while accepting and (rec.parked > 0 or shared):
                 items = self._lot.take(origin, self._batch)
@@ -546,12 +529,12 @@ class Gate(Generic[T]):
                     break
                 n = len(items)
                 self._uncount(rec, n)
-                self.released_total += n
+                self.tally.released += n
                 self._actions.release(origin, items)
         finally:
             rec.releasing = False
             if shared and accepting and rec.parked:  # another process took them from the lot
-                self.taken_elsewhere += rec.parked
+                self.tally.taken_elsewhere += rec.parked
                 self._uncount(rec, rec.parked)
             self._forget(origin, rec)
 
@@ -579,7 +562,7 @@ class Gate(Generic[T]):
         """Forget ``n`` items of ``rec``; in a shared lot they may be other processes' items."""
         mine = min(n, rec.parked)
         rec.parked -= mine
-        self.parked_now -= mine
+        self.tally.now -= mine
 
 
 def _arrival(

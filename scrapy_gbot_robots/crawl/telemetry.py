@@ -425,12 +425,12 @@ class Telemetry:
         """The crawl's final counts: the gate's peaks and the store's totals."""
         self.flush()
         stats = self.stats
-        stats.set_value(S.PARKED_PEAK, gate.parked_peak)
+        stats.set_value(S.PARKED_PEAK, gate.tally.peak)
         stats.set_value(S.FETCH_IN_FLIGHT_PEAK, gate.budget.running_peak)
         stats.set_value(S.FETCH_SLOW_PEAK, gate.budget.slow_peak)
         stats.set_value(S.FETCH_QUEUE_PEAK, gate.budget.queued_peak)
-        if gate.taken_elsewhere:
-            stats.set_value(S.TAKEN_ELSEWHERE, gate.taken_elsewhere)
+        if gate.tally.taken_elsewhere:
+            stats.set_value(S.TAKEN_ELSEWHERE, gate.tally.taken_elsewhere)
         if store.evictions:
             stats.set_value(S.CACHE_EVICTED, store.evictions)
         if store.reads:

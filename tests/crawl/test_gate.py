@@ -90,8 +90,8 @@ def finish(
 
 
 def accounted(gate: Gate[str]) -> bool:
-    inflow = gate.resumed_total + gate.parked_total
-    out = gate.released_total + gate.dropped_total + gate.persisted_total + gate.parked_now
+    inflow = gate.tally.resumed + gate.tally.parked
+    out = gate.tally.released + gate.tally.dropped + gate.tally.persisted + gate.tally.now
     return inflow == out
 
 
@@ -198,7 +198,7 @@ def test_expired_copy_parks_and_refetches_once() -> None:
 def test_admit_false_lets_a_duplicate_pass_without_parking_or_fetching() -> None:
     gate, actions, _ = make_gate()
     assert gate.schedule("http://a", "dup", 0.0, admit=lambda item: False) is None
-    assert actions.fetches == [] and gate.parked_now == 0
+    assert actions.fetches == [] and gate.tally.now == 0
     assert gate.schedule("http://a", "new", 0.0, admit=lambda item: True) is ParkReason.MISS
 
 
@@ -387,7 +387,7 @@ def test_items_another_process_took_do_not_hold_the_crawl_open() -> None:
     ticked.start()
     ticked.join(5.0)
     assert not ticked.is_alive(), "tick never returned"
-    assert gate.parked_now == 0 and gate.taken_elsewhere == 1
+    assert gate.tally.now == 0 and gate.tally.taken_elsewhere == 1
     finish(gate, store, "http://a", 102.0)
     assert not gate.busy and actions.released == [] and actions.dropped == []
 
@@ -562,9 +562,9 @@ class GateMachine(RuleBasedStateMachine):
     def nothing_lost(self) -> None:
         gate = self.gate
         assert accounted(gate)
-        assert gate.parked_total + self.passed == self.sent
+        assert gate.tally.parked + self.passed == self.sent
         handed = len(self.actions.released) + len(self.actions.dropped)
-        assert handed + gate.parked_now == gate.parked_total
+        assert handed + gate.tally.now == gate.tally.parked
         # The bound on downloads: budget + slow lane, and each fetch in exactly one of them.
         assert 0 <= gate.budget.running <= 2 and 0 <= gate.budget.slow <= 1
         fetching = sum(gate.fetching(o) for o in ("http://a", "http://b", "http://c", "http://d"))
@@ -592,7 +592,7 @@ class GateMachine(RuleBasedStateMachine):
         self.gate.close(persist=False, reason="end")
         assert accounted(self.gate)
         items = [i for _, i in self.actions.released] + [i for _, i, _ in self.actions.dropped]
-        assert len(items) == len(set(items)) == self.gate.parked_total
+        assert len(items) == len(set(items)) == self.gate.tally.parked
 
 
 TestGateMachine = GateMachine.TestCase

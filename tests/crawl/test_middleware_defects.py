@@ -106,7 +106,7 @@ async def test_per_origin_bookkeeping_stays_within_the_cache_size(server: Server
     mw = middleware_of(crawler)
     assert crawler.stats.get_value("robotstxt/dropped") == 40
     assert len(mw.store) <= 5
-    assert mw.gate.parked_now == 0 and not mw.gate.busy
+    assert mw.gate.tally.now == 0 and not mw.gate.busy
     for name, value in vars(mw).items():  # no dict keyed by origin beyond the bound
         if name == "_origins":  # the scheme://netloc memo: capped at 100,000 entries itself
             continue

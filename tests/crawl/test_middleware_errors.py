@@ -104,7 +104,7 @@ async def test_12_hour_edge_without_a_good_copy(server: Server) -> None:
 
     def check_still_parked(spider: Any) -> None:
         seen["still"] = list(spider.crawled)
-        seen["parked"] = middleware_of(spider.crawler).gate.parked_now
+        seen["parked"] = middleware_of(spider.crawler).gate.tally.now
         clock.advance(1)
 
     urls = [server.url("/a"), server.url("/b")]
