@@ -35,9 +35,9 @@ two middlewares organise differently.
   per-request costs (its default ``DownloaderAwarePriorityQueue`` scans every origin with
   queued requests on each pop) can make a crawl CPU-bound. ``--set NAME=VALUE`` adds a Scrapy
   setting to every mode to take such costs apart, and ``--gc-threshold`` sets the crawler's
-  ``gc.set_threshold()`` (full collections, counted in the table, scan every live request
-  each time, and a broad crawl keeps hundreds of thousands alive); ``--modes off`` adds a crawl with
-  ``ROBOTSTXT_OBEY = False`` as a floor (it fetches the disallowed pages too).
+  ``gc.set_threshold()`` (full collections, counted in the table, scan every live object
+  each time, and a broad crawl keeps tens of thousands of requests alive); ``--modes off`` adds
+  a crawl with ``ROBOTSTXT_OBEY = False`` as a floor (it fetches the disallowed pages too).
 
 * ``--hang-every N`` makes every N-th origin (``o<N-1>``, ``o<2N-1>``, ...) dead: the server
   accepts its connections and never answers any of its requests, robots.txt included, as a
@@ -62,7 +62,7 @@ The exit status is 0 whatever the figures (2 on bad usage).
 
 The issue's two setups: the defaults (4,000 origins, ~5-10 min for both modes on 2 cores) and
 ``--origins 20000 --allowed 2 --disallowed 1 --robots-delay 0.3 --per-domain 2
---download-timeout 20 --timeout 700``, with ``--modes addon,off`` for the cost of obeying against
+--download-timeout 20 --timeout 900``, with ``--modes off,addon`` for the cost of obeying against
 not obeying at all. Dead hosts: ``--origins 2000 --modes addon`` against the same with
 ``--hang-every 20``. Quick smoke test: ``--origins 200 --robots-delay 0.2``.
 """
