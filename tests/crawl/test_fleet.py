@@ -193,10 +193,14 @@ async def test_workers_that_never_saw_the_origin_adopt_a_dead_workers_requests(
         client.rpush("fleet:first", *[json.dumps({"url": u}) for u in allowed + forbidden])
         first = _worker("first", tmp_path, rs.url, REDIS_START_URLS_KEY="fleet:first")
         workers.append(first)
+        # Its robots.txt request must reach the server before the kill: the lock is taken
+        # before the request is sent, so the lock alone does not say it was.
         await until(
-            lambda: client.llen(parked) == 5 and client.get(lock) is not None,
+            lambda: client.llen(parked) == 5
+            and client.get(lock) is not None
+            and server.count("/robots.txt") == 1,
             30,
-            "the first worker to park everything",
+            "the first worker to park everything and ask for robots.txt",
         )
         assert client.get(lock).decode().startswith(f"{first.pid}-")
         first.kill()
