@@ -230,6 +230,7 @@ def test_sendable_url_output_can_be_sent_and_is_stable(url: str) -> None:
 @given(url=raw_urls)
 @example(url="https://h/a?")
 @example(url="https://h/a|b")
+@example(url="https://////")
 def test_both_rules_agree_on_every_url_scrapy_sends(url: str) -> None:
     """Scrapy hands a parser ``request.url``, already w3lib's output: there the literal rule of
     ``gbot-robots check`` and Scrapy's encoding of ``GoogleRobotParser`` give the same path, so
@@ -239,9 +240,10 @@ def test_both_rules_agree_on_every_url_scrapy_sends(url: str) -> None:
     except ValueError:
         return
     netloc = urlsplit(sent).netloc
-    if not (netloc.isascii() and netloc.isprintable() and " " not in netloc):
-        # w3lib leaves a host it cannot encode as it is ("https://h;x\x7f", "https://.é"):
-        # no crawler can resolve it, so Scrapy never sends such a request.
+    if not (netloc and netloc.isascii() and netloc.isprintable() and " " not in netloc):
+        # w3lib leaves a host it cannot encode as it is ("https://h;x\x7f", "https://.é"),
+        # and a URL may have none ("https://////"): no crawler can connect to it, so Scrapy
+        # never sends such a request.
         return
     assert sent.isascii() and sent.isprintable() and " " not in sent
     assert sendable_url(sent) == sent
