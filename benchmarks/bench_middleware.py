@@ -26,12 +26,14 @@ body) and writing a report whose tables are full (``GBOT_ROBOTS_REPORT_MAX_*`` d
 from __future__ import annotations
 
 import argparse
+import asyncio
 import gc
 import os
 import random
 import statistics
 import tempfile
 import time
+import types
 from collections.abc import Awaitable, Callable, Coroutine
 from typing import Any
 
@@ -145,8 +147,11 @@ class _MemoryTransport:
     """Stands in for ``crawler.engine`` as a transport only: answers robots.txt from memory.
 
     Everything after the download (each middleware's own handling of the response: parsing,
-    policy, caching, stats, ``robots_parsed``) is the middleware's real code.
+    policy, caching, stats, ``robots_parsed``) is the middleware's real code. ``_slot`` says
+    the engine is open (no close under way), as a running crawl's engine does.
     """
+
+    _slot = types.SimpleNamespace(closing=None, nextcall=None)
 
     async def download_async(self, request: Request) -> TextResponse:
         return TextResponse(
@@ -168,20 +173,24 @@ def builtin_middleware() -> RobotsTxtMiddleware:
     return mw
 
 
-def our_middleware(settings: dict[str, Any] | None = None) -> Any:
-    """Ours, decided by its own fetch coroutine (download, policy, store, signals)."""
+def our_middleware(settings: dict[str, Any] | None = None) -> tuple[Any, Any]:
+    """Ours, decided the way a crawl decides it: a first request waits in place while the
+    coordinator fetches robots.txt (gate, fetcher, policy, store, signals), then passes."""
+    from scrapy_gbot_robots.crawl import wiring
     from scrapy_gbot_robots.crawl.middleware import GoogleRobotsTxtMiddleware
 
     crawler = _crawler(
         {"ROBOTSTXT_OBEY": True, "ADDONS": {"scrapy_gbot_robots.Addon": 0}, **(settings or {})}
     )
     crawler.engine = _MemoryTransport()  # type: ignore[assignment]
-    mw = GoogleRobotsTxtMiddleware.from_crawler(crawler)
-    origin = mw.keys.origin(ORIGIN + "/")
-    _run_to_end(mw.fetcher._download_and_decide(origin))  # the gate's fetch, minus the budget
+    coordinator = wiring.build(crawler)
+    mw = GoogleRobotsTxtMiddleware(crawler, coordinator)
+    waiting = mw.process_request(Request(ORIGIN + "/"))
+    assert isinstance(waiting, Coroutine), "the first request did not wait for robots.txt"
+    asyncio.get_event_loop().run_until_complete(waiting)
     state = mw.origin_state(ORIGIN + "/")
     assert state is not None and state.robots is not None, "our middleware did not decide"
-    return mw
+    return mw, coordinator.scheduled  # the scheduling hook, for _WithSchedulingHook below
 
 
 class _WithSchedulingHook:
@@ -191,8 +200,8 @@ class _WithSchedulingHook:
     per-request cost is on the record; bench_crawl.py measures it end to end.
     """
 
-    def __init__(self, mw: Any) -> None:
-        self.hook = mw._scheduled
+    def __init__(self, mw: Any, hook: Callable[[Request, Any], None]) -> None:
+        self.hook = hook
         self.check = mw.process_request
 
     def process_request(self, request: Request) -> Any:
@@ -314,14 +323,13 @@ def main() -> None:
     args = parser.parse_args()
 
     urls = _urls(args.requests)
-    ours = our_middleware()
+    ours, hook = our_middleware()
     folder = tempfile.mkdtemp(prefix="gbot-bench-")
-    reporting = our_middleware({"GBOT_ROBOTS_REPORT": os.path.join(folder, "report.json")})
-    assert reporting.telemetry.report is not None, "GBOT_ROBOTS_REPORT did not switch it on"
+    reporting, _ = our_middleware({"GBOT_ROBOTS_REPORT": os.path.join(folder, "report.json")})
     contenders = {
         "built-in (Protego)": builtin_middleware(),
         "ours": ours,
-        "ours + sched. hook": _WithSchedulingHook(ours),
+        "ours + sched. hook": _WithSchedulingHook(ours, hook),
         "ours + report": reporting,
     }
     names = list(contenders)

@@ -79,18 +79,12 @@ def _measure(mode: str, n: int, origins: int) -> dict[str, float]:
             scheduler.enqueue_request(_request(i, origins, spider))
     else:
         from scrapy_gbot_robots._meta import SEEN
+        from scrapy_gbot_robots.crawl.effects import Outbox
         from scrapy_gbot_robots.crawl.gate import Gate
         from scrapy_gbot_robots.parking.memory import MemoryLot
         from scrapy_gbot_robots.parking.sqlite import SqliteLot
         from scrapy_gbot_robots.policy.states import PolicyConfig
         from scrapy_gbot_robots.stores.memory import MemoryStore
-
-        class Actions:
-            def fetch(self, origin: str, why: str) -> None: ...
-            def release(self, origin: str, items: Any) -> None: ...
-            def drop(self, origin: str, items: Any, reason: str) -> None: ...
-            def accepting(self) -> bool:
-                return True
 
         def dumps(request: Any) -> bytes:
             import pickle
@@ -103,7 +97,13 @@ def _measure(mode: str, n: int, origins: int) -> dict[str, float]:
             else MemoryLot()
         )
         gate: Gate[Any] = Gate(
-            MemoryStore(10_000), PolicyConfig(), lot, Actions(), park_timeout=600, max_fetches=32
+            MemoryStore(10_000),
+            PolicyConfig(),
+            lot,
+            Outbox(),
+            lambda: True,
+            park_timeout=600,
+            max_fetches=32,
         )
         df = scheduler.df
         for i in range(n):

@@ -10,12 +10,15 @@ deleting a branch here.
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
+from collections.abc import Callable, Iterable
+from typing import TYPE_CHECKING, Any, Protocol, cast
+from weakref import WeakKeyDictionary
 
 from scrapy import signals as _scrapy_signals
 from scrapy.core.engine import ExecutionEngine
 from scrapy.crawler import Crawler
 from scrapy.utils.defer import maybe_deferred_to_future
+from twisted.internet.defer import Deferred, DeferredList
 
 if TYPE_CHECKING:
     from scrapy.core.scheduler import BaseScheduler
@@ -73,6 +76,36 @@ def signal_sender(crawler: Any) -> Any:
     return getattr(crawler.signals, "sender", dispatcher.Anonymous)
 
 
+#: Receivers connected with :func:`listen`, per crawler, to drop when its engine stops.
+_HELD: WeakKeyDictionary[Any, list[tuple[Callable[..., Any], object]]] = WeakKeyDictionary()
+
+
+def listen(crawler: Any, receiver: Callable[..., Any], signal: object) -> None:
+    """Connect ``receiver`` to ``signal`` for the crawl's life, held by the connection itself.
+
+    Scrapy's signals hold receivers by weak reference: a collaborator that listens would
+    need someone else to keep it alive, and would fall silent when that reference went. A
+    receiver connected here lives as long as the crawl. The connections are dropped once
+    the engine has stopped (after that signal's round), so a finished crawler is freed.
+    """
+    held = _HELD.get(crawler)
+    if held is None:
+        held = _HELD[crawler] = []
+
+        def stopped() -> None:
+            call_later(0, _let_go, crawler)
+
+        crawler.signals.connect(stopped, signal=_scrapy_signals.engine_stopped, weak=False)
+        held.append((stopped, _scrapy_signals.engine_stopped))
+    crawler.signals.connect(receiver, signal=signal, weak=False)
+    held.append((receiver, signal))
+
+
+def _let_go(crawler: Any) -> None:
+    for receiver, signal in _HELD.pop(crawler, ()):
+        crawler.signals.disconnect(receiver, signal=signal, weak=False)
+
+
 def downloader_slot(engine: Any, request: Request) -> Any:
     """The downloader slot a request was queued in (its key is in ``download_slot`` meta)."""
     slots = getattr(getattr(engine, "downloader", None), "slots", None)
@@ -102,15 +135,141 @@ def wake_engine(engine: Any) -> None:
         nextcall.schedule()
 
 
-def engine_accepts_requests(crawler: Any) -> bool:
+def engine_accepts_requests(crawler: Any, *, crawl_started: bool) -> bool:
     """Whether ``engine.crawl()`` may be called: the crawl not stopping, the spider not closing.
 
-    ``crawler.crawling`` turns False first on a stop (Ctrl-C), ``slot.closing`` is set when the
-    spider closes for any reason; the engine's own ``running`` is still False while
-    ``spider_opened`` handlers run, when requests may already be scheduled.
+    ``slot.closing`` is set when the spider closes for any reason. On a stop (Ctrl-C),
+    ``crawler.crawling`` turns False first; but ``scrapy shell`` never calls
+    ``Crawler.crawl()``, so ``crawling`` is False there from the start and means nothing:
+    ``crawl_started`` says whether it was True when the spider opened. The engine's own
+    ``running`` is still False while ``spider_opened`` handlers run, when requests may
+    already be scheduled.
     """
-    slot = engine_slot(crawler.engine)
-    return bool(getattr(crawler, "crawling", True)) and slot is not None and slot.closing is None
+    engine = getattr(crawler, "engine", None)
+    slot = engine_slot(engine) if engine is not None else None
+    if slot is None or slot.closing is not None:
+        return False
+    return not crawl_started or bool(getattr(crawler, "crawling", True))
+
+
+def crawl_started(crawler: Any) -> bool:
+    """Whether the crawler runs a crawl (``Crawler.crawl()``), not a shell session."""
+    return bool(getattr(crawler, "crawling", False))
+
+
+#: Scrapy 2.14 added scheduling helpers that work with and without a Twisted reactor
+#: (``TWISTED_REACTOR_ENABLED = False``, Scrapy 2.19); before it, the reactor is the loop.
+HAS_LOOP_HELPERS: bool
+try:
+    from scrapy.utils.asyncio import call_later as _call_later
+    from scrapy.utils.asyncio import create_looping_call as _create_looping_call
+
+    HAS_LOOP_HELPERS = True
+except ImportError:  # Scrapy < 2.14
+    HAS_LOOP_HELPERS = False
+
+
+def asyncio_available() -> bool:
+    """Whether asyncio code can run on the crawl's loop: Scrapy's asyncio reactor, or no
+    reactor at all (``TWISTED_REACTOR_ENABLED = False``, where the loop is asyncio's)."""
+    if HAS_LOOP_HELPERS:
+        from scrapy.utils.asyncio import is_asyncio_available
+
+        return bool(is_asyncio_available())
+    from scrapy.utils.reactor import is_asyncio_reactor_installed
+
+    return bool(is_asyncio_reactor_installed())
+
+
+class Timer(Protocol):
+    """A call scheduled for later; ``cancel()`` may be called after it ran."""
+
+    def cancel(self) -> None: ...
+
+
+class Loop(Protocol):
+    """A periodic call (Twisted's ``LoopingCall`` or Scrapy's asyncio one)."""
+
+    @property
+    def running(self) -> bool: ...
+
+    def start(self, interval: float, now: bool = True) -> Any: ...
+
+    def stop(self) -> None: ...
+
+
+class _TwistedTimer:
+    __slots__ = ("_call",)
+
+    def __init__(self, call: Any) -> None:
+        self._call = call
+
+    def cancel(self) -> None:
+        if self._call.active():
+            self._call.cancel()
+
+
+def call_later(delay: float, func: Callable[..., object], *args: Any) -> Timer:
+    """Run ``func(*args)`` after ``delay`` seconds on the crawl's event loop, reactor or not."""
+    if HAS_LOOP_HELPERS:
+        return _call_later(delay, func, *args)
+    from twisted.internet import reactor
+
+    clock: Any = reactor
+    return _TwistedTimer(clock.callLater(delay, func, *args))
+
+
+def looping_call(func: Callable[[], object]) -> Loop:
+    """A periodic call of ``func`` on the crawl's event loop, reactor or not."""
+    if HAS_LOOP_HELPERS:
+        loop: Loop = _create_looping_call(func)
+        return loop
+    from twisted.internet.task import LoopingCall
+
+    return cast("Loop", LoopingCall(func))
+
+
+async def settle(waiting: Iterable[Deferred[Any]], timeout: float) -> bool:
+    """Wait until every Deferred in ``waiting`` has fired, at most ``timeout`` seconds.
+
+    Returns whether they all fired. Failures are consumed (their owners log them). Works
+    with and without a reactor, so a spider's close never needs ``reactor.callLater``.
+    """
+    pending = [d for d in waiting if not d.called]
+    if not pending:
+        return True
+    done: Deferred[bool] = Deferred()
+
+    def finish(result: bool) -> None:
+        if not done.called:
+            done.callback(result)
+
+    DeferredList(pending, consumeErrors=True).addBoth(lambda _: finish(True))
+    timer = call_later(timeout, finish, False)
+    try:
+        return await maybe_deferred_to_future(done)
+    finally:
+        timer.cancel()
+
+
+def body_middleware_enabled(settings: Any, paths: Iterable[str]) -> bool:
+    """Whether ``DOWNLOADER_MIDDLEWARES`` (with its base) enables one of ``paths``.
+
+    Read from the settings the downloader builds its chain from, so the answer is known
+    before the chain exists (our middleware is built inside that same construction).
+    """
+    from scrapy.utils.conf import build_component_list
+
+    wanted = set(paths)
+    for component in build_component_list(settings.getwithbase("DOWNLOADER_MIDDLEWARES")):
+        name = (
+            component
+            if isinstance(component, str)
+            else f"{component.__module__}.{component.__qualname__}"
+        )
+        if name in wanted:
+            return True
+    return False
 
 
 #: Scrapy 2.14 added ``crawler.stop_async()``; before it, ``crawler.stop()`` (a Deferred).

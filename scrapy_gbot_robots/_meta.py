@@ -21,6 +21,10 @@ VERDICT_META = "gbot_robots_verdict"
 #: ``GBOT_ROBOTS_USAGE_META``: the content-usage signals in force for the request's URL.
 USAGE_META = "gbot_robots_usage"
 
+#: Scrapy's meta keys that choose the network path of a request: a robots.txt request carries
+#: those of the request that made it wanted (docs/meta.md says why these and no others).
+ROUTE_META = ("proxy", "bindaddress")
+
 #: Internal: the request passed the scheduling check and has not been downloaded yet.
 SCHEDULED = "_gbot_robots_scheduled"
 

@@ -48,9 +48,13 @@ _ALIASES = {
 }
 
 
+def spellings(path: str) -> frozenset[str]:
+    """Every import path a project may write for one of our components."""
+    return frozenset({path, *_ALIASES.get(path, ())})
+
+
 def _is(component: Any, path: str) -> bool:
-    name = _path(component)
-    return name == path or name in _ALIASES.get(path, ())
+    return _path(component) in spellings(path)
 
 
 class Addon:
@@ -78,7 +82,7 @@ class Addon:
         placed = [v for c, v in mws.items() if _is(c, BODY)]  # a project's own placement wins
         if not placed:
             mws[BODY] = BODY_PRIORITY
-        body = placed[0] if placed else BODY_PRIORITY
+        body = placed[0] if placed else BODY_PRIORITY  # None: the middleware says what it costs
         logger.info(
             "scrapy-gbot-robots add-on: robots.txt is handled by %(ours)s (priority %(p)d) "
             "instead of Scrapy's RobotsTxtMiddleware, with RobotsBodyMiddleware (priority "
@@ -90,11 +94,5 @@ class Addon:
                 "obey": settings.getbool("ROBOTSTXT_OBEY"),
             },
         )
-        if body is None:
-            logger.warning(
-                "RobotsBodyMiddleware is disabled in DOWNLOADER_MIDDLEWARES: robots.txt bodies "
-                "are not read up to GBOT_ROBOTS_MAX_BYTES and decoded as Google does; a body "
-                "past DOWNLOAD_MAXSIZE fails as a server error"
-            )
         current = settings.getpriority("DOWNLOADER_MIDDLEWARES") or 0
         settings.set("DOWNLOADER_MIDDLEWARES", mws, priority=current)

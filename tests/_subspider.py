@@ -44,15 +44,8 @@ class Reporting:
         self.logger.info("FAILED %s %s", failure.request.url, type(failure.value).__name__)
 
     def stopped(self) -> None:
-        from scrapy_gbot_robots import GoogleRobotsTxtMiddleware
-
         stats = self.crawler.stats.get_stats()
         kept = {k: v for k, v in stats.items() if isinstance(v, (int, float, str))}
-        for mw in self.crawler.engine.downloader.middleware.middlewares:
-            if isinstance(mw, GoogleRobotsTxtMiddleware):
-                persistent = mw.store.persistent  # the Redis store's own count
-                if persistent is not None:
-                    kept["store/lock_waits"] = persistent.counters().get("lock_waits", 0)
         print("STATS " + json.dumps(kept), flush=True)
 
 

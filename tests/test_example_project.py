@@ -61,7 +61,13 @@ def report(project: Path) -> str:
     scrapy = Path(sys.executable).with_name("scrapy")
     if not scrapy.exists():
         pytest.skip(f"no scrapy executable beside {sys.executable}")
-    env = {**os.environ, "PYTHONPATH": os.pathsep.join([str(REPO), str(project)])}
+    # Every warning shown (not only those Python shows by default): issue 23, defect 4 was
+    # Scrapy 2.19 warning at every close that our spider_closed handler returned a Deferred.
+    env = {
+        **os.environ,
+        "PYTHONPATH": os.pathsep.join([str(REPO), str(project)]),
+        "PYTHONWARNINGS": "default",
+    }
     proc = subprocess.run(
         [str(scrapy), "crawl", "demo"],
         cwd=project,
@@ -73,6 +79,8 @@ def report(project: Path) -> str:
     )
     assert proc.returncode == 0, proc.stderr[-4000:]
     assert "Traceback" not in proc.stderr, proc.stderr[-4000:]
+    warned = [line for line in proc.stderr.splitlines() if "Warning:" in line]
+    assert warned == [], warned
     return proc.stdout
 
 

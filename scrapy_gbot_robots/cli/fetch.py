@@ -14,6 +14,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from .._safetext import printable, quoted
+from .._settings import load
 from ..engine import lint as _lint
 from ..engine.lines import report
 from ..engine.url import sendable_url
@@ -213,7 +214,7 @@ def run_fetch(url: str, token: str, timeout: float | None, verbose: bool) -> Fet
         for mw in crawler.engine.downloader.middleware.middlewares:
             if isinstance(mw, GoogleRobotsTxtMiddleware):
                 run.state = mw.origin_state(url)
-                run.policy = mw.config.policy
+        run.policy = load(crawler.settings.get).policy
 
     crawler.signals.connect(reached, signal=scrapy_signals.request_reached_downloader)
     crawler.signals.connect(downloaded, signal=scrapy_signals.response_downloaded)

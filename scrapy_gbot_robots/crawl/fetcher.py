@@ -1,41 +1,46 @@
 """One robots.txt fetch: redirects, immediate retries, the fleet's fetch lock, stored states.
 
-The gate asks for a fetch (:meth:`Fetcher.start`); the fetcher downloads through Scrapy's
-own downloader (so proxies, headers and handlers apply), follows HTTP redirects itself,
-lets :mod:`..policy.fetch` interpret the outcome, stores the new state, tells telemetry,
-and reports back to the gate exactly once. With a persistent store it first looks for a
-fresh state another process wrote, and fetches under the origin's lock.
+The coordinator asks for a fetch (:meth:`Fetcher.fetch`); the fetcher downloads through
+Scrapy's own downloader (so proxies, headers and handlers apply; the request travels the way
+the request that made it wanted does, see :data:`ROUTE_META`), follows HTTP redirects
+itself, lets :mod:`..policy.fetch` interpret the outcome, stores the new state, and returns
+what happened (:class:`Outcome`). It knows nothing of the gate. With a persistent store it
+first looks for a fresh state another process wrote, and fetches under the origin's lock.
+
+The close (:mod:`.lifecycle`): before each download (the first, a redirect hop, a retry) the
+fetch asks ``proceed()``; once the crawl closes, it goes on only for a download that waits in
+place, which the engine waits for. A fetch cut short establishes nothing: no state is
+stored or reported, so a resumed crawl fetches again instead of obeying a failure the
+close caused. A download already under way is the server's to answer (the engine waits
+for it): its outcome, a timeout included, is recorded. Once the crawl is closed, nothing
+is stored at all.
 """
 
 from __future__ import annotations
 
 import logging
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Protocol
 
 from scrapy.http import Request
 from scrapy.http.request import NO_CALLBACK
-from scrapy.utils.defer import deferred_from_coro
-from twisted.internet.defer import Deferred, DeferredList
 
 from .._compat import engine_download, reserve_download_slot
-from .._meta import DONT_OBEY, FETCH_META
+from .._meta import DONT_OBEY, FETCH_META, ROUTE_META
 from ..policy.fetch import FetchResult, evaluate, next_hop, retry_at_once
 from ..policy.origin import robots_url
 from .body import DATALOSS_FLAG, TRUNCATED_FLAG
 
 if TYPE_CHECKING:
-    from collections.abc import Callable
-
     from scrapy.crawler import Crawler
     from scrapy.http import Response
-    from twisted.python.failure import Failure
 
     from .._settings import Config
     from ..policy.states import OriginState
     from ..stores.base import PersistentStore
     from ..stores.tiered import TieredStore
-    from .gate import Gate
-    from .keys import Tokens
+    from .lifecycle import Lifecycle
     from .telemetry import Telemetry
 
 logger = logging.getLogger("scrapy_gbot_robots.middleware")
@@ -46,6 +51,30 @@ LOCK_POLL = 1.0
 PRIORITY = 1000
 #: Seconds a robots.txt download started near the end of a close may still take.
 MIN_CLOSING_TIMEOUT = 1.0
+
+
+@dataclass(frozen=True, slots=True)
+class Outcome:
+    """What one fetch established.
+
+    ``state`` is the origin's new state (None: nothing was established), ``previous`` the one
+    it replaced, ``source`` ``"fetch"`` (downloaded now) or ``"stored"`` (a fresh state
+    another process wrote). ``recheck_at``: another process holds the fetch lock; look again
+    then. ``cut``: the crawl's close cut the fetch short.
+    """
+
+    state: OriginState | None = None
+    previous: OriginState | None = None
+    source: str = "fetch"
+    recheck_at: float | None = None
+    cut: bool = False
+
+
+_CUT = Outcome(cut=True)
+
+
+class _Cut(Exception):
+    """The close cut the fetch short (internal: never leaves :meth:`Fetcher.fetch`)."""
 
 
 class Downloader(Protocol):
@@ -74,7 +103,7 @@ class EngineDownloader:
 
 
 class Fetcher:
-    """Fetches robots.txt for the gate; see the module docstring."""
+    """Fetches robots.txt; see the module docstring."""
 
     def __init__(
         self,
@@ -82,9 +111,10 @@ class Fetcher:
         store: TieredStore,
         downloader: Downloader,
         telemetry: Telemetry,
+        lifecycle: Lifecycle,
         *,
-        token: Tokens,
         lock_ttl: float,
+        bounded_body: bool,
     ) -> None:
         self.config = config
         self.policy = config.policy
@@ -92,78 +122,38 @@ class Fetcher:
         self.store = store
         self.downloader = downloader
         self.telemetry = telemetry
-        self.token = token
+        self.lifecycle = lifecycle
         self.lock_ttl = lock_ttl
-        #: Set by the wiring: who asked for fetches and hears when they end.
-        self.gate: Gate[Any] | None = None
-        self.closing = False  # no immediate retry once the spider closes
-        self._running: set[Deferred[None]] = set()
-        self._read_seen: set[str] = set()  # origins read back from the store (bounded)
+        # RobotsBodyMiddleware stops reading at GBOT_ROBOTS_MAX_BYTES of content, whatever
+        # the size or encoding: with it in the chain, Scrapy's own size limit must not fail
+        # the download. Without it, Scrapy's limit is the only bound: keep one.
+        self._maxsize = 0 if bounded_body else self.policy.max_bytes
 
-    # -- the gate's side ----------------------------------------------------------------------
-    def start(self, origin: str, why: str) -> None:
-        """Start the origin's fetch on the next reactor turn (never re-entrant in the gate)."""
-        from twisted.internet import reactor
+    async def fetch(
+        self,
+        origin: str,
+        *,
+        route: Mapping[str, Any] | None = None,
+        proceed: Callable[[], bool] = lambda: True,
+        deadline: Callable[[], float | None] = lambda: None,
+    ) -> Outcome:
+        """Decide the origin's state (see :class:`Outcome`); never raises.
 
-        self.telemetry.fetch_wanted(why)
-        clock: Any = reactor
-        clock.callLater(0, self._launch, origin)
-
-    def _launch(self, origin: str) -> None:
-        d = deferred_from_coro(self.fetch(origin))
-        self._running.add(d)
-        d.addBoth(self._ended, d)
-
-        def log(failure: Failure) -> None:
-            logger.error(
-                "Error fetching robots.txt of %s: %s",
-                origin,
-                failure.getErrorMessage(),
-                exc_info=failure.value,
-            )
-
-        d.addErrback(log)
-
-    def _ended(self, result: Any, d: Deferred[None]) -> Any:
-        self._running.discard(d)
-        return result
-
-    def close(self, timeout: float) -> Deferred[Any] | None:
-        """Stop retrying at once; a Deferred for the fetches still deciding (None: none)."""
-        self.closing = True
-        if not self._running:
-            return None
-        from twisted.internet import reactor
-
-        waiting: Deferred[Any] = DeferredList(list(self._running), consumeErrors=True)
-        waiting.addTimeout(timeout, reactor)
-        return waiting
-
-    def read_back(self, origin: str, state: OriginState) -> None:
-        """A state memory had forgotten (or a restart never saw) came back from the store."""
-        if origin in self._read_seen:  # signals and report once per origin and process
-            return
-        if len(self._read_seen) >= self.config.cache_size:
-            self._read_seen.clear()
-        self._read_seen.add(origin)
-        from twisted.internet import reactor
-
-        # Not from inside the store lookup (a hot path, maybe inside our own signal
-        # handler): handlers of robots_parsed may schedule requests.
-        clock: Any = reactor
-        clock.callLater(0, self._decided, origin, state, None, "read back")
-
-    # -- one fetch ----------------------------------------------------------------------------
-    async def fetch(self, origin: str) -> None:
-        """Decide the origin's state, then report back to the gate exactly once."""
-        recheck_at: float | None = None
+        ``route``: the meta keys of :data:`ROUTE_META` of the request that made the fetch
+        wanted. ``proceed()``: whether another download may start (see the module doc).
+        ``deadline()``: when the close gives up (None while the crawl runs), which bounds
+        each download's timeout.
+        """
         try:
             persistent = self.store.persistent
             if persistent is None:
-                await self._download_and_decide(origin)
-            else:
-                recheck_at = await self._fetch_shared(origin, persistent)
+                return await self._download_and_decide(origin, route, proceed, deadline)
+            return await self._fetch_shared(origin, persistent, route, proceed, deadline)
+        except _Cut:
+            return _CUT
         except Exception as exc:
+            if self.lifecycle.closed:
+                return _CUT
             # A bug must not retry in a hot loop nor lose requests: count it as a server
             # error, so the origin is retried with backoff and its requests stay parked.
             logger.exception("Unexpected error while deciding robots.txt of %s", origin)
@@ -171,101 +161,104 @@ class Fetcher:
             failed = FetchResult(status=None, error=type(exc).__name__)
             state = evaluate(failed, self.clock(), previous, self.policy)
             self.store.put(origin, state)
-            try:
-                self._decided(origin, state, previous)
-            except Exception:  # the report or a signal handler: the state is stored already
-                logger.exception("Error while recording robots.txt of %s", origin)
-        finally:
-            self.telemetry.fetch_ended(origin)
-            if self.gate is not None:
-                self.gate.fetch_done(origin, self.clock(), recheck_at=recheck_at)
+            return Outcome(state, previous)
 
-    async def _fetch_shared(self, origin: str, persistent: PersistentStore) -> float | None:
-        """Use a fresh stored state if there is one; else fetch under the origin's lock.
-
-        Returns when to look again if another process holds the lock (its result will be
-        in the store), else None.
-        """
+    async def _fetch_shared(
+        self,
+        origin: str,
+        persistent: PersistentStore,
+        route: Mapping[str, Any] | None,
+        proceed: Callable[[], bool],
+        deadline: Callable[[], float | None],
+    ) -> Outcome:
+        """Use a fresh stored state if there is one; else fetch under the origin's lock."""
         local = self.store.get(origin)
-        if self._adopt(origin, local, await persistent.load(origin)):
-            return None
+        adopted = self._adopt(origin, local, await persistent.load(origin))
+        if adopted is not None:
+            return adopted
         if not await persistent.acquire(origin, self.lock_ttl):
             self.telemetry.lock_waited()
-            return self.clock() + LOCK_POLL
+            return Outcome(recheck_at=self.clock() + LOCK_POLL)
         try:
             stored = await persistent.load(origin)  # the last holder may have just written
-            if self._adopt(origin, local, stored):
-                return None
-            await self._download_and_decide(origin, stored)
+            adopted = self._adopt(origin, local, stored)
+            if adopted is not None:
+                return adopted
+            return await self._download_and_decide(origin, route, proceed, deadline, stored)
         finally:
-            await persistent.release(origin)
-        return None
+            if not self.lifecycle.closed:  # a closed store has let go of its locks
+                await persistent.release(origin)
 
-    def _adopt(self, origin: str, local: OriginState | None, stored: OriginState | None) -> bool:
+    def _adopt(
+        self, origin: str, local: OriginState | None, stored: OriginState | None
+    ) -> Outcome | None:
         """Take a stored state that is still fresh (and newer than ours) instead of fetching."""
         if stored is None or stored.refresh_at <= self.clock():
-            return False
+            return None
         if local is not None and stored.fetched_at <= local.fetched_at:
-            return False
+            return None
+        if self.lifecycle.closed:
+            raise _Cut
         self.store.remember(origin, stored)
-        self._decided(origin, stored, local, source="stored")
-        return True
+        return Outcome(stored, local, source="stored")
 
-    async def _download_and_decide(self, origin: str, stored: OriginState | None = None) -> None:
+    async def _download_and_decide(
+        self,
+        origin: str,
+        route: Mapping[str, Any] | None,
+        proceed: Callable[[], bool],
+        deadline: Callable[[], float | None],
+        stored: OriginState | None = None,
+    ) -> Outcome:
         """Fetch robots.txt and store the state the policy makes of it.
 
         The previous state is read after the download: pages answered meanwhile may have
         updated it ("site generally available"), and that must not be overwritten.
         """
-        result = await self._get(origin)
+        result = await self._get(origin, route, proceed, deadline)
+        if self.lifecycle.closed:
+            raise _Cut
         previous = self.store.get(origin)
         if stored is not None and (previous is None or stored.fetched_at > previous.fetched_at):
             previous = stored
         state = evaluate(result, self.clock(), previous, self.policy)
         self.store.put(origin, state)
-        self._decided(origin, state, previous)
+        return Outcome(state, previous)
 
-    def _decided(
+    async def _get(
         self,
         origin: str,
-        state: OriginState,
-        previous: OriginState | None,
-        source: str = "fetch",
-    ) -> None:
-        self.telemetry.decided(
-            origin, state, previous, token=self.token, trigger=self._trigger(origin), source=source
-        )
-
-    def _trigger(self, origin: str) -> Callable[[], Request]:
-        """The request that made the origin's robots.txt wanted (for ``robots_parsed``)."""
-
-        def trigger() -> Request:
-            item = self.gate.peek(origin) if self.gate is not None else None
-            if isinstance(item, Request):
-                return item
-            return self.request(robots_url(origin), origin)
-
-        return trigger
-
-    async def _get(self, origin: str) -> FetchResult:
+        route: Mapping[str, Any] | None,
+        proceed: Callable[[], bool],
+        deadline: Callable[[], float | None],
+    ) -> FetchResult:
         """Download robots.txt; retry at once what ``retry_at_once`` allows (``RETRY_TIMES``)."""
-        result = await self._get_once(origin)
+        result = await self._get_once(origin, route, proceed, deadline)
         for _ in range(self.config.retry_times):
-            if not retry_at_once(result) or self.closing or self._gate_closing():
+            if not retry_at_once(result) or self.lifecycle.closing:  # a close ends quickly
                 break
             self.telemetry.retried_at_once()
-            result = await self._get_once(origin)
+            result = await self._get_once(origin, route, proceed, deadline)
         return result
 
-    async def _get_once(self, origin: str) -> FetchResult:
+    async def _get_once(
+        self,
+        origin: str,
+        route: Mapping[str, Any] | None,
+        proceed: Callable[[], bool],
+        deadline: Callable[[], float | None],
+    ) -> FetchResult:
         """One download of robots.txt, following HTTP redirects ourselves (never meta refresh)."""
         url = robots_url(origin)
         hops = 0
         telemetry = self.telemetry
         while True:
+            if not proceed():
+                raise _Cut
             telemetry.sent()
+            request = self.request(url, origin, route, deadline())
             try:
-                response = await self.downloader.download(self.request(url, origin))
+                response = await self.downloader.download(request)
             except Exception as exc:
                 # Any failure, IgnoreRequest from another component included, is a failure to
                 # get the file: a server error (never "no restrictions", which would fail open).
@@ -299,39 +292,41 @@ class Fetcher:
                 truncated=TRUNCATED_FLAG in response.flags,
             )
 
-    def _gate_closing(self) -> bool:
-        return self.gate is not None and self.gate.closing
-
-    def _timeout(self) -> float:
+    def _timeout(self, deadline: float | None) -> float:
         """The download timeout; while the crawl closes, no later than the close's deadline."""
         timeout = self.config.download_timeout
-        deadline = self.gate.close_deadline if self.gate is not None else None
         if deadline is not None:
             timeout = min(timeout, max(deadline - self.clock(), MIN_CLOSING_TIMEOUT))
         return timeout
 
-    def request(self, url: str, origin: str) -> Request:
+    def request(
+        self,
+        url: str,
+        origin: str,
+        route: Mapping[str, Any] | None = None,
+        deadline: float | None = None,
+    ) -> Request:
         """A robots.txt request of ``origin``: the meta keys are documented in docs/meta.md."""
-        return Request(
-            url,
-            priority=PRIORITY,
-            meta={
-                DONT_OBEY: True,
-                "dont_redirect": True,
-                "download_timeout": self._timeout(),
-                # Immediate retries are ours (see _get): a 5xx here is a state we handle,
-                # not an error for RetryMiddleware to log.
-                "dont_retry": True,
-                "handle_httpstatus_all": True,
-                # RobotsBodyMiddleware stops reading at GBOT_ROBOTS_MAX_BYTES of content,
-                # whatever the size or encoding: Scrapy's own size limit must not fail it.
-                "download_maxsize": 0,
-                "download_warnsize": 0,
-                # Scrapy's HTTP cache, when on, keeps robots.txt like any page (so an offline
-                # replay obeys what the recorded crawl obeyed); RobotsBodyMiddleware sets
-                # dont_cache on a download it stops at the size cap.
-                FETCH_META: origin,
-            },
-            callback=NO_CALLBACK,
-            dont_filter=True,
-        )
+        meta: dict[str, Any] = {
+            DONT_OBEY: True,
+            "dont_redirect": True,
+            "download_timeout": self._timeout(deadline),
+            # Immediate retries are ours (see _get): a 5xx here is a state we handle,
+            # not an error for RetryMiddleware to log.
+            "dont_retry": True,
+            "handle_httpstatus_all": True,
+            "download_maxsize": self._maxsize,
+            "download_warnsize": 0,
+            # Scrapy's HTTP cache, when on, keeps robots.txt like any page (so an offline
+            # replay obeys what the recorded crawl obeyed); RobotsBodyMiddleware sets
+            # dont_cache on a download it stops at the size cap.
+            FETCH_META: origin,
+        }
+        if route:
+            meta.update((key, route[key]) for key in ROUTE_META if key in route)
+        return Request(url, priority=PRIORITY, meta=meta, callback=NO_CALLBACK, dont_filter=True)
+
+
+def route_of(meta: Mapping[str, Any]) -> dict[str, Any]:
+    """The keys of a request's meta that choose its network path (:data:`ROUTE_META`)."""
+    return {key: meta[key] for key in ROUTE_META if key in meta}

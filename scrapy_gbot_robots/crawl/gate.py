@@ -1,11 +1,12 @@
 """The per-origin robots.txt state machine: which request waits, which fetch runs, who goes.
 
 Events come in (a request is scheduled, a fetch ended, the clock ticked, the crawl closes);
-effects go out through :class:`Actions` (start a fetch, release waiting requests, drop
-them). Time is always an argument. No I/O and nothing from Scrapy or Twisted, so every rule
-here is unit-tested without a crawl, including the accounting rule: every request that
-enters the gate leaves it released, dropped, or (with ``JOBDIR``) persisted for the next run;
-none is ever lost.
+effects go out as values into an :class:`~.effects.Outbox` (start a fetch, release waiting
+requests, drop them), which the coordinator carries out once the event is handled: the gate
+never calls back into its caller. Time is always an argument. No I/O and nothing from Scrapy
+or Twisted, so every rule here is unit-tested without a crawl, including the accounting rule:
+every request that enters the gate leaves it released, dropped, or (with ``JOBDIR``)
+persisted for the next run; none is ever lost.
 
 The rules:
 
@@ -24,13 +25,16 @@ The rules:
 - When a fetch ends, the origin is looked at again: a usable decision releases its parked
   requests (in batches, oldest first); a server error keeps them parked until the retry that
   the policy schedules (backoff, ``Retry-After``) succeeds or their time is up.
-- Items that wait in place (:meth:`Gate.wait`: a download already under way, which the
-  spider's close waits for) are *held* in memory beside the lot, never persisted.
-- Closing: from the first time :meth:`Actions.accepting` answers False the crawl is closing,
-  for good. Parked (lot) items are then neither released nor dropped at their deadline: the
+- Items that wait in place (:meth:`Gate.wait`: a download already under way, holding a
+  download slot, which the spider's close waits for) are *held* in memory beside the lot,
+  never persisted. They wait for their origin's robots.txt fetch at most, never for a
+  retry: that fetch goes ahead of the budget's queue, and once the origin is stopped by
+  server errors they are dropped at once (reason ``"stopped"``).
+- Closing: from the first time ``accepting()`` answers False the crawl is closing, for
+  good. Parked (lot) items are then neither released nor dropped at their deadline: the
   close keeps them (``JOBDIR``) or drops them. Held items still get their origin decided
-  and are released: their origins' fetches go first in the queue, and their park clock runs
-  from the start of the close at the latest, queued or not, so a close lasts at most
+  and are released: their origins' fetches go first, and their park clock runs from the
+  start of the close at the latest, queued or not, so a close lasts at most
   ``park_timeout`` (plus a fetch already under way).
 """
 
@@ -38,18 +42,23 @@ from __future__ import annotations
 
 import enum
 from collections.abc import Callable, Sequence
-from typing import Generic, Protocol, TypeVar
+from typing import Generic, TypeVar
 
 from ..parking.base import Lot
 from ..parking.memory import MemoryLot
 from ..policy.states import Kind, Mode, OriginState, PolicyConfig, rules_in_force
 from ..stores.base import OriginStore
 from .budget import FetchBudget
+from .effects import Actions, FetchReason
 from .tally import Tally
 from .wakeups import Wakeups
 
+__all__ = ["Actions", "FetchReason", "FetchState", "Gate", "ParkReason"]
+
 T = TypeVar("T")
-T_contra = TypeVar("T_contra", contravariant=True)
+
+#: The drop reason of an item waiting in place whose origin is stopped by server errors.
+STOPPED = "stopped"
 
 
 class ParkReason(str, enum.Enum):
@@ -63,29 +72,12 @@ class ParkReason(str, enum.Enum):
     BOUNCED = "bounced"  # it reached the downloader undecided and came back
 
 
-class Actions(Protocol[T_contra]):
-    """What the gate asks of its adapter. ``fetch`` must not report back before returning."""
+class FetchState(enum.IntEnum):
+    """Where an origin's robots.txt fetch is."""
 
-    def fetch(self, origin: str, why: str) -> None:
-        """Start the origin's robots.txt fetch; call :meth:`Gate.fetch_done` when it ends.
-
-        ``why`` is ``"miss"``, ``"expired"``, ``"retry"`` (server errors, origin stopped),
-        ``"refresh"`` (a background retry during the grace period) or ``"recheck"``.
-        """
-
-    def release(self, origin: str, items: Sequence[T_contra]) -> None:
-        """Send these parked items on (oldest first): their origin is decided."""
-
-    def drop(self, origin: str, items: Sequence[T_contra], reason: str) -> None:
-        """These parked items are given up (``reason``: "deadline" or the close reason)."""
-
-    def accepting(self) -> bool:
-        """Whether parked items can be sent on now. The first False means the crawl closes:
-        the gate then never asks again (see the closing rule in the module doc)."""
-
-
-_QUEUED = 1
-_RUNNING = 2
+    NONE = 0
+    QUEUED = 1  # waiting for a slot of the budget
+    RUNNING = 2
 
 
 class _Origin:
@@ -105,9 +97,9 @@ class _Origin:
     def __init__(self) -> None:
         self.parked = 0  # items of this origin in the lot
         self.held = 0  # items of this origin waiting in place (see Gate.wait)
-        self.fetch = 0  # 0, _QUEUED or _RUNNING
+        self.fetch = FetchState.NONE
         self.blocking = False  # whether parked requests wait for the fetch under way
-        self.why = ""
+        self.why: FetchReason | None = None
         self.failing = False  # the origin is in server error (its park clock runs)
         self.active_since: float | None = None  # start of the park clock, see module doc
         self.releasing = False
@@ -122,6 +114,7 @@ class Gate(Generic[T]):
         policy: PolicyConfig,
         lot: Lot[T],
         actions: Actions[T],
+        accepting: Callable[[], bool],
         *,
         park_timeout: float,
         max_fetches: int,
@@ -134,6 +127,9 @@ class Gate(Generic[T]):
         self._policy = policy
         self._lot = lot
         self._actions = actions
+        #: Whether released items can be sent on now; the first False means the crawl closes
+        #: (:class:`~.lifecycle.Lifecycle`), and the gate never asks again.
+        self._accepting = accepting
         self._timeout = park_timeout
         #: The fetches in flight and the origins waiting for a slot.
         self.budget = FetchBudget(max_fetches, max_slow=max_slow, slow_after=slow_after)
@@ -184,7 +180,12 @@ class Gate(Generic[T]):
 
     def fetching(self, origin: str) -> bool:
         rec = self._recs.get(origin)
-        return rec is not None and rec.fetch == _RUNNING
+        return rec is not None and rec.fetch == FetchState.RUNNING
+
+    def holds(self, origin: str) -> bool:
+        """Whether a download waits in place for ``origin`` (the engine waits for it)."""
+        rec = self._recs.get(origin)
+        return rec is not None and rec.held > 0
 
     # -- events -------------------------------------------------------------------------------
     def schedule(
@@ -207,7 +208,16 @@ class Gate(Generic[T]):
 
         It is held in memory, never in the lot nor persisted, and it is released even while
         the crawl closes (whose end waits for it); see the closing rule in the module doc.
+        It waits for its origin's robots.txt fetch at most, never for a retry: when the
+        origin is stopped by server errors, the answer is ``ParkReason.STOPPED`` and the
+        item is **not** held (the caller fails it at once).
         """
+        if not self._observe:
+            state = self._store.get(origin)
+            if state is not None and state.kind is Kind.SERVER_ERROR:
+                force = rules_in_force(state, now, self._policy)
+                if force.mode is Mode.STOPPED:
+                    return ParkReason.STOPPED
         return self._arrive(origin, item, now, None, held=True)
 
     def _arrive(
@@ -220,7 +230,8 @@ class Gate(Generic[T]):
         held: bool,
     ) -> ParkReason | None:
         rec = self._recs.get(origin)
-        want, wake, failing = "", 0.0, False
+        want: FetchReason | None = None
+        wake, failing = 0.0, False
         if (
             rec is not None
             and not rec.releasing
@@ -231,7 +242,7 @@ class Gate(Generic[T]):
             fetching = rec is not None and bool(rec.fetch)
             state = self._store.get(origin)
             reason, want, wake = _arrival(state, now, self._policy, self._observe, fetching)
-            if want == "refresh":  # the grace period: obey the fallback, retry meanwhile
+            if want is FetchReason.REFRESH:  # the grace period: obey the fallback, retry meanwhile
                 self._want(origin, self._rec(origin), now, blocking=False, why=want)
             if reason is None:
                 return None
@@ -239,12 +250,12 @@ class Gate(Generic[T]):
         if admit is not None and not admit(item):
             return None
         rec = self._park(origin, rec, item, now, failing=failing, held=held)
-        if want:
+        if want is not None:
             self._want(origin, rec, now, blocking=True, why=want)
         elif wake:
             self._wakeups.set(origin, wake)
-        if held and rec.fetch == _QUEUED and not self._open(now):
-            self.budget.urgent.append(origin)  # maybe there already: a started origin is skipped
+        if held and rec.fetch == FetchState.QUEUED:
+            self.budget.urgent.append(origin)  # maybe there already: a started one is skipped
             self._start_queued(now)
         return reason
 
@@ -257,25 +268,37 @@ class Gate(Generic[T]):
         if not self._closed:
             self._check(origin, now)
 
-    def fetch_done(self, origin: str, now: float, *, recheck_at: float | None = None) -> None:
+    def fetch_done(
+        self,
+        origin: str,
+        now: float,
+        *,
+        recheck_at: float | None = None,
+        cut: bool = False,
+    ) -> None:
         """The origin's fetch ended (its new state is in the store).
 
         ``recheck_at``: no state was established because another process is fetching this
         robots.txt (a fleet's lock); look again then. Not an error and no backoff.
+        ``cut``: the crawl's close cut the fetch short and no state was established; what
+        waits for it stays parked for the close to keep or drop.
         """
         rec = self._recs.get(origin)
-        if rec is None or rec.fetch != _RUNNING:
+        if rec is None or rec.fetch != FetchState.RUNNING:
             return
-        rec.fetch = 0
+        rec.fetch = FetchState.NONE
         self.budget.done(origin)
         if self._closed:
             return
         self._start_queued(now)
+        if cut:
+            self._forget(origin, rec)
+            return
         if recheck_at is not None:
             if rec.parked or rec.held:
                 if rec.active_since is None:
                     rec.active_since = now
-                rec.why = "recheck"
+                rec.why = FetchReason.RECHECK
                 self._wakeups.set(origin, recheck_at)
                 self._wake_deadline(origin, rec)
             else:
@@ -379,14 +402,16 @@ class Gate(Generic[T]):
         if failing:
             rec.failing = True
         closing = self._closing_at is not None
-        runs = rec.fetch == _RUNNING or rec.failing or (held and closing)
+        runs = rec.fetch == FetchState.RUNNING or rec.failing or (held and closing)
         if rec.active_since is None and runs:
             rec.active_since = now
         if rec.active_since is not None and (held or not closing):  # its clock runs
             self._wakeups.set(origin, max(now, rec.active_since) + self._timeout)
         return rec
 
-    def _want(self, origin: str, rec: _Origin, now: float, *, blocking: bool, why: str) -> None:
+    def _want(
+        self, origin: str, rec: _Origin, now: float, *, blocking: bool, why: FetchReason
+    ) -> None:
         if rec.fetch:
             rec.blocking = rec.blocking or blocking
             return
@@ -397,41 +422,43 @@ class Gate(Generic[T]):
         if budget.has_slot() and (accepting or rec.held):
             self._start(origin, rec, now)
         else:
-            rec.fetch = _QUEUED
-            budget.enqueue(origin, urgent=not accepting and bool(rec.held))
-            if budget.max_slow:
+            rec.fetch = FetchState.QUEUED
+            budget.enqueue(origin, urgent=bool(rec.held))
+            if budget.max_slow or rec.held:
                 self._start_queued(now)  # a slow fetch may give up its slot (FIFO kept)
         self._wake_deadline(origin, rec)  # a clock that runs on: the next item's time
 
     def _start(self, origin: str, rec: _Origin, now: float) -> None:
-        rec.fetch = _RUNNING
+        rec.fetch = FetchState.RUNNING
         self.budget.start(origin, now)
         if (rec.parked or rec.held) and rec.active_since is None:
             rec.active_since = now
             self._wake_deadline(origin, rec)
-        self._actions.fetch(origin, rec.why)
+        self._actions.fetch(origin, rec.why or FetchReason.MISS)
 
     def _start_queued(self, now: float) -> None:
-        # While closing, only origins whose items wait in place (the close waits for them).
+        # Origins that downloads wait for in place go first; while closing, only they.
         closing = not self._open(now)
         budget = self.budget
-        queue = budget.urgent if closing else budget.queue
-        while queue:
-            origin = queue[0]
-            rec = self._recs.get(origin)
-            if rec is None or rec.fetch != _QUEUED or (closing and not rec.held):
+        for queue in (budget.urgent,) if closing else (budget.urgent, budget.queue):
+            while queue:
+                origin = queue[0]
+                rec = self._recs.get(origin)
+                if rec is None or rec.fetch != FetchState.QUEUED or (
+                    queue is budget.urgent and not rec.held
+                ):
+                    queue.popleft()
+                    continue
+                if rec.blocking and not rec.parked and not rec.held:  # nobody waits any more
+                    queue.popleft()
+                    rec.fetch = FetchState.NONE
+                    self._forget(origin, rec)
+                    continue
+                # A slot, or one a slow fetch gives up for the origin at the head of the queue.
+                if not budget.make_room(now):
+                    return
                 queue.popleft()
-                continue
-            if rec.blocking and not rec.parked and not rec.held:  # all waiting for it are gone
-                queue.popleft()
-                rec.fetch = 0
-                self._forget(origin, rec)
-                continue
-            # A slot, or one a slow fetch gives up for the origin at the head of the queue.
-            if not budget.make_room(now):
-                break
-            queue.popleft()
-            self._start(origin, rec, now)
+                self._start(origin, rec, now)
 
     def _wake_deadline(self, origin: str, rec: _Origin) -> None:
         # While closing, only held items age: the close keeps or drops the lot's.
@@ -462,16 +489,13 @@ class Gate(Generic[T]):
             return
         items = self._lot.take_parked_before(origin, cutoff)
         if items:
-            n = len(items)
-            self._uncount(rec, n)
-            self.tally.dropped += n
+            self.tally.drop(len(items), self._uncount(rec, len(items)))
             self._actions.drop(origin, items, "deadline")
         if rec.parked and self._lot.oldest(origin) is None:
             # The lot holds none of what we count: another process took them from a shared
             # lot (or Redis cannot be reached now: adopt() finds them again). Stop counting,
             # or the origin would wake at a past deadline and hold the crawl open for ever.
-            self.tally.taken_elsewhere += rec.parked
-            self._uncount(rec, rec.parked)
+            self.tally.lost_to_others(self._uncount(rec, rec.parked))
 
     def _check(self, origin: str, now: float) -> None:
         rec = self._recs.get(origin)
@@ -486,11 +510,12 @@ class Gate(Generic[T]):
             return
         state = self._store.get(origin)
         if state is None:
-            self._want(origin, rec, now, blocking=True, why="recheck" if rec.why else "miss")
+            why = FetchReason.RECHECK if rec.why else FetchReason.MISS
+            self._want(origin, rec, now, blocking=True, why=why)
             return
         if state.kind is not Kind.SERVER_ERROR:
             if state.refresh_at <= now:
-                self._want(origin, rec, now, blocking=True, why="expired")
+                self._want(origin, rec, now, blocking=True, why=FetchReason.EXPIRED)
             else:
                 self._release(origin, rec, now)
             return
@@ -498,13 +523,21 @@ class Gate(Generic[T]):
         if force.mode is not Mode.STOPPED or self._observe:
             self._release(origin, rec, now)
             if state.refresh_at <= now and self._recs.get(origin) is None:
-                self._want(origin, self._rec(origin), now, blocking=False, why="refresh")
+                self._want(origin, self._rec(origin), now, blocking=False, why=FetchReason.REFRESH)
             return
+        if rec.held:  # a download never waits for a retry: it fails now
+            held = self._held.take(origin, rec.held)
+            rec.held -= len(held)
+            self.tally.drop(len(held))
+            self._actions.drop(origin, held, STOPPED)
+            if not rec.parked:
+                self._forget(origin, rec)
+                return
         rec.failing = True
         if rec.active_since is None:
             rec.active_since = now
         if state.refresh_at <= now:
-            self._want(origin, rec, now, blocking=True, why="retry")
+            self._want(origin, rec, now, blocking=True, why=FetchReason.RETRY)
             return
         self._wakeups.set(origin, min(state.refresh_at, force.until))
         self._wake_deadline(origin, rec)
@@ -527,29 +560,22 @@ class Gate(Generic[T]):
                 items = self._lot.take(origin, self._batch)
                 if not items:
                     break
-                n = len(items)
-                self._uncount(rec, n)
-                self.tally.released += n
+                self.tally.release(len(items), self._uncount(rec, len(items)))
                 self._actions.release(origin, items)
         finally:
             rec.releasing = False
             if shared and accepting and rec.parked:  # another process took them from the lot
-                self.tally.taken_elsewhere += rec.parked
-                self._uncount(rec, rec.parked)
+                self.tally.lost_to_others(self._uncount(rec, rec.parked))
             self._forget(origin, rec)
 
     def _open(self, now: float) -> bool:
         """Whether the crawl still accepts released items; the first False starts closing."""
         if self._closing_at is not None:
             return False
-        if self._actions.accepting():
+        if self._accepting():
             return True
         self._closing_at = now
-        # Held items age from now at the latest, and their origins' fetches go first.
-        for origin in self.budget.queue:
-            rec = self._recs.get(origin)
-            if rec is not None and rec.held and rec.fetch == _QUEUED:
-                self.budget.urgent.append(origin)
+        # Held items age from now at the latest.
         for origin, rec in self._recs.items():
             if rec.held:
                 if rec.active_since is None:
@@ -558,31 +584,32 @@ class Gate(Generic[T]):
         self._start_queued(now)
         return False
 
-    def _uncount(self, rec: _Origin, n: int) -> None:
-        """Forget ``n`` items of ``rec``; in a shared lot they may be other processes' items."""
+    def _uncount(self, rec: _Origin, n: int) -> int:
+        """Forget ``n`` items of ``rec``; in a shared lot they may be other processes' items.
+        Returns how many of them were counted here."""
         mine = min(n, rec.parked)
         rec.parked -= mine
-        self.tally.now -= mine
+        return mine
 
 
 def _arrival(
     state: OriginState | None, now: float, policy: PolicyConfig, observe: bool, fetching: bool
-) -> tuple[ParkReason | None, str, float]:
+) -> tuple[ParkReason | None, FetchReason | None, float]:
     """What a request of an origin with no other request waiting meets, by its state.
 
-    (why it is parked, or None: it passes; the fetch it wants, "" for none, "refresh" for a
-    background retry while it passes; when to look again, 0 for no wake-up).
+    (why it is parked, or None: it passes; the fetch it wants, None for none, ``REFRESH`` for
+    a background retry while it passes; when to look again, 0 for no wake-up).
     """
     if state is None:
-        return ParkReason.MISS, "miss", 0.0
+        return ParkReason.MISS, FetchReason.MISS, 0.0
     if state.kind is not Kind.SERVER_ERROR:
         if state.refresh_at > now or fetching:
-            return None, "", 0.0
-        return ParkReason.EXPIRED, "expired", 0.0
+            return None, None, 0.0
+        return ParkReason.EXPIRED, FetchReason.EXPIRED, 0.0
     force = rules_in_force(state, now, policy)
     due = state.refresh_at <= now and not fetching
     if force.mode is not Mode.STOPPED or observe:
-        return None, "refresh" if due else "", 0.0
+        return None, FetchReason.REFRESH if due else None, 0.0
     if due:
-        return ParkReason.RETRY, "retry", 0.0
-    return ParkReason.STOPPED, "", min(state.refresh_at, force.until)
+        return ParkReason.RETRY, FetchReason.RETRY, 0.0
+    return ParkReason.STOPPED, None, min(state.refresh_at, force.until)

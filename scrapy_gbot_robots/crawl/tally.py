@@ -6,8 +6,9 @@ released, dropped or persisted, or is still parked::
     resumed + parked == released + dropped + persisted + now  (+ taken_elsewhere)
 
 ``taken_elsewhere`` counts items a lot shared between processes no longer held: another
-process released them. The gate's tests check the rule after every step. Pure bookkeeping:
-nothing from Scrapy or Twisted.
+process released them. The gate's tests check the rule after every step. The counters change only
+through the methods below, so the rule has one home. Pure bookkeeping: nothing from Scrapy
+or Twisted.
 """
 
 from __future__ import annotations
@@ -48,13 +49,21 @@ class Tally:
         self.resumed += n
         self.peak = max(self.peak, self.now)
 
-    def release(self, n: int) -> None:
-        self.now -= n
+    def release(self, n: int, mine: int | None = None) -> None:
+        """``n`` items left the gate released; ``mine`` of them were counted here (a lot
+        shared between processes may hand out items another process parked)."""
+        self.now -= n if mine is None else mine
         self.released += n
 
-    def drop(self, n: int) -> None:
-        self.now -= n
+    def drop(self, n: int, mine: int | None = None) -> None:
+        """``n`` items were given up; ``mine`` as for :meth:`release`."""
+        self.now -= n if mine is None else mine
         self.dropped += n
+
+    def lost_to_others(self, n: int) -> None:
+        """``n`` items counted here are gone from a shared lot: another process released them."""
+        self.now -= n
+        self.taken_elsewhere += n
 
     def close(self, left: int) -> int:
         """The crawl ends with ``left`` items given up; the rest persisted. Returns how many."""

@@ -1,15 +1,16 @@
 """What the crawl tells its user: stats, log lines, signals and the report's counters.
 
 Each event is one method, and each method counts, logs, signals and reports that event in
-one place, so "where is X counted?" has one answer (stat names: ``_stats``). The costly
-parts (a deciding line for a DEBUG line, a signal nobody listens to) are skipped when
-nobody can see them. Testable against a plain stats collector and signal manager.
+one place, so "where is X counted?" has one answer (stat names: ``_stats``). It only tells:
+it decides nothing, builds nothing and writes no file (the report's files are
+:mod:`.reporting`'s). The costly parts (a deciding line for a DEBUG line, a signal nobody
+listens to) are skipped when nobody can see them. Testable against a plain stats collector
+and signal manager.
 """
 
 from __future__ import annotations
 
 import logging
-import os
 from typing import TYPE_CHECKING, Any
 
 from pydispatch import dispatcher  # type: ignore[import-untyped]
@@ -20,10 +21,10 @@ from .._compat import ROBOTS_PARSED_SIGNAL, signal_sender
 from ..policy.origin import robots_url
 from ..policy.states import Kind, OriginState
 from ..report.labels import duration
-from ..report.writer import write as write_report
+from .gate import STOPPED
 
 if TYPE_CHECKING:
-    from collections.abc import Callable, Sequence
+    from collections.abc import Callable
 
     from scrapy import Spider
     from scrapy.crawler import Crawler
@@ -33,8 +34,11 @@ if TYPE_CHECKING:
     from ..parking.base import Lot
     from ..report.collector import Hop, ReportCollector
     from ..stores.tiered import TieredStore
-    from .gate import Gate, ParkReason
+    from .budget import FetchBudget
+    from .effects import FetchReason
+    from .gate import ParkReason
     from .keys import Tokens
+    from .tally import Tally
 
 #: The logger named in the README and the docs (the middleware's historical module path).
 logger = logging.getLogger("scrapy_gbot_robots.middleware")
@@ -51,7 +55,8 @@ class Telemetry:
         #: only when they can be seen. Scrapy filters LOG_LEVEL at its handler, not at our
         #: logger, so the wiring asks the setting.
         self.debug = debug
-        #: Checks against a remembered state, counted on the hot path and flushed on a tick.
+        #: Checks against a remembered state, counted on the hot path (:meth:`checked`) and
+        #: added to the stats on a tick.
         self.hits = 0
         self._hits_flushed = 0
         self._chains: dict[str, list[Hop]] = {}  # robots.txt fetches in flight, for the report
@@ -77,6 +82,10 @@ class Telemetry:
         self.crawler.signals.send_catch_log(signal=signal, spider=self._spider, **kwargs)
 
     # -- requests ---------------------------------------------------------------------------
+    def checked(self) -> None:
+        """A request was checked against a remembered state (``robotstxt/cache/hit``)."""
+        self.hits += 1
+
     def allowed(self, origin: str) -> None:
         if self.report is not None:
             self.report.allowed(origin)
@@ -146,13 +155,14 @@ class Telemetry:
             extra=self._extra(),
         )
 
-    def deferred(self, request: Request, origin: str, reason: ParkReason) -> None:
+    def parked(self, request: Request, origin: str, reason: ParkReason) -> None:
+        """A request waits for its origin's robots.txt (stat ``deferred``, its 0.1 name)."""
         self.stats.inc_value(S.DEFERRED)
         if self.report is not None:
             self.report.deferred(origin)
         if self.debug:
             logger.debug(
-                "Deferred until the robots.txt of %(origin)s is decided (%(reason)s): %(request)s",
+                "Parked until the robots.txt of %(origin)s is decided (%(reason)s): %(request)s",
                 {"origin": origin, "reason": reason.value, "request": request},
                 extra=self._extra(),
             )
@@ -177,18 +187,23 @@ class Telemetry:
                 extra=self._extra(),
             )
 
-    def undeferred(self) -> None:
+    def released(self) -> None:
+        """A parked request went back to the engine (stat ``undeferred``, its 0.1 name)."""
         self.stats.inc_value(S.UNDEFERRED)
 
     def dropped(self, request: Request, origin: str, reason: str) -> None:
         self.stats.inc_value(S.DROPPED)
         if self.report is not None:
             self.report.dropped(origin, reason)
-        logger.warning(
-            "Dropped %(request)s: its robots.txt stayed undecided (%(reason)s)",
-            {"request": request, "reason": reason},
-            extra=self._extra(),
-        )
+        if reason == STOPPED:
+            message = (
+                "Dropped %(request)s: the robots.txt of its origin answers with server errors, "
+                "and a download that waits in place does not wait for a retry (Googlebot "
+                "would not fetch it now)"
+            )
+        else:
+            message = "Dropped %(request)s: its robots.txt stayed undecided (%(reason)s)"
+        logger.warning(message, {"request": request, "reason": reason}, extra=self._extra())
         self._send(signals.request_dropped, request=request, reason=reason)
 
     def unreadable(self, origin: str, error: str, where: str) -> None:
@@ -224,8 +239,8 @@ class Telemetry:
             self._hits_flushed = self.hits
 
     # -- fetches ----------------------------------------------------------------------------
-    def fetch_wanted(self, why: str) -> None:
-        stat = S.FETCH_WHY.get(why)
+    def fetch_wanted(self, why: FetchReason) -> None:
+        stat = S.FETCH_WHY.get(why.value)
         if stat:
             self.stats.inc_value(stat)
 
@@ -261,7 +276,6 @@ class Telemetry:
         state: OriginState,
         previous: OriginState | None,
         *,
-        token: Tokens,
         trigger: Callable[[], Request],
         source: str = "fetch",
     ) -> None:
@@ -314,9 +328,6 @@ class Telemetry:
             )
         if state.kind is Kind.RULES:
             assert state.robots is not None
-            # Build the rules of the crawl's token now, while no request waits on a check:
-            # the engine defers that work to the first question, linear in the body's size.
-            state.robots.names_agent(token)
             if state.robots.truncated and fetched:
                 stats.inc_value(S.TRUNCATED)
             if ROBOTS_PARSED_SIGNAL is not None and self.listened(ROBOTS_PARSED_SIGNAL):
@@ -395,6 +406,19 @@ class Telemetry:
             extra=self._extra(),
         )
 
+    def unbounded_body(self, max_bytes: int) -> None:
+        """RobotsBodyMiddleware is not in the downloader chain: say once what that costs."""
+        logger.warning(
+            "RobotsBodyMiddleware is not enabled in DOWNLOADER_MIDDLEWARES: robots.txt is read "
+            "with Scrapy's own size limit of %(max)d bytes (GBOT_ROBOTS_MAX_BYTES) instead of "
+            "being cut there as Google does, so a larger file (before or after decompression) "
+            "fails as a server error and its origin is not crawled until a retry succeeds. "
+            "Enable scrapy_gbot_robots.RobotsBodyMiddleware (the add-on does) to obey the "
+            "first %(max)d bytes of any file",
+            {"max": max_bytes},
+            extra=self._extra(),
+        )
+
     def fleet_parking(self, where: str) -> None:
         logger.info(
             "Parking requests in %(where)s, shared by every worker of the fleet",
@@ -421,58 +445,20 @@ class Telemetry:
             message = "Kept %(n)d parked requests in %(where)s for the next run with this JOBDIR"
         logger.info(message, {"n": count, "where": where}, extra=self._extra())
 
-    def closed(self, gate: Gate[Any], store: TieredStore) -> None:
+    def closed(self, tally: Tally, budget: FetchBudget, store: TieredStore) -> None:
         """The crawl's final counts: the gate's peaks and the store's totals."""
         self.flush()
         stats = self.stats
-        stats.set_value(S.PARKED_PEAK, gate.tally.peak)
-        stats.set_value(S.FETCH_IN_FLIGHT_PEAK, gate.budget.running_peak)
-        stats.set_value(S.FETCH_SLOW_PEAK, gate.budget.slow_peak)
-        stats.set_value(S.FETCH_QUEUE_PEAK, gate.budget.queued_peak)
-        if gate.tally.taken_elsewhere:
-            stats.set_value(S.TAKEN_ELSEWHERE, gate.tally.taken_elsewhere)
+        stats.set_value(S.PARKED_PEAK, tally.peak)
+        stats.set_value(S.FETCH_IN_FLIGHT_PEAK, budget.running_peak)
+        stats.set_value(S.FETCH_SLOW_PEAK, budget.slow_peak)
+        stats.set_value(S.FETCH_QUEUE_PEAK, budget.queued_peak)
+        if tally.taken_elsewhere:
+            stats.set_value(S.TAKEN_ELSEWHERE, tally.taken_elsewhere)
         if store.evictions:
             stats.set_value(S.CACHE_EVICTED, store.evictions)
         if store.reads:
             stats.set_value(S.CACHE_READ_BACK, store.reads)
-
-    def write_report(
-        self,
-        spider: Spider,
-        reason: str,
-        *,
-        user_agent: Tokens,
-        settings: dict[str, Any],
-        paths: Sequence[str],
-    ) -> None:
-        """The audit report, once per crawl (a pause writes it too); never fails the close."""
-        if self.report is None:
-            return
-        stats = self.stats.get_stats()
-        crawl = {
-            "spider": spider.name,
-            "finish_reason": reason,
-            "user_agent": user_agent if isinstance(user_agent, str) else ", ".join(user_agent),
-            "start_time": str(stats.get("start_time", "")),
-            "stats": {k: v for k, v in stats.items() if k.startswith(S.PREFIX)},
-            "settings": settings,
-        }
-        data = self.report.to_json(crawl)
-        for path in paths:
-            try:
-                write_report(data, path)
-            except Exception as exc:
-                logger.error(
-                    "Could not write the robots.txt report %(path)s: %(error)s",
-                    {"path": path, "error": exc},
-                    extra={"spider": spider},
-                )
-            else:
-                logger.info(
-                    "robots.txt report written to %(path)s",
-                    {"path": os.path.abspath(path)},
-                    extra={"spider": spider},
-                )
 
 
 def _robot_parser(robots: RobotsTxt) -> Any:

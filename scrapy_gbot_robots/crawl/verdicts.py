@@ -80,7 +80,7 @@ class Verdicts:
         if force.mode is Mode.STOPPED:
             return self._stopped(request, origin)
         telemetry = self.telemetry
-        telemetry.hits += 1
+        telemetry.checked()
         robots = force.robots
         if robots is None:
             telemetry.allowed(origin)

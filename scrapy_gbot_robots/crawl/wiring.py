@@ -1,63 +1,58 @@
-"""From a crawler's settings to the middleware's collaborators: the one place that builds them.
+"""From a crawler's settings to the crawl's coordinator: the one place that builds the parts.
 
 :func:`configure` reads and checks the settings (a bad one stops the crawl before any
 request, naming the setting); :func:`build` turns the crawler and its :class:`Config` into
-the store, the parking lot, the telemetry (with the report), the gate and the fetcher.
-:func:`fleet_lot` picks the lot of a scrapy-redis fleet once the scheduler is known.
+every collaborator, each built whole and passed in through its constructor, in an order
+where every arrow points one way (:mod:`.coordinator` owns the conversation between them):
+
+    keys, lifecycle, telemetry → read-backs → store → lot, outbox → gate
+    → fetcher, verdicts, admission, housekeeping, crawl-delay, report files → coordinator
 """
 
 from __future__ import annotations
 
 import logging
-import os
-from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from scrapy.exceptions import NotConfigured
 
-from .._compat import redis_server
+from .._compat import (
+    asyncio_available,
+    body_middleware_enabled,
+    crawl_started,
+    engine_accepts_requests,
+)
 from .._settings import Config, ConfigError, configured_token, load, unknown_settings
+from ..addon import BODY, spellings
 from ..parking.codec import RequestCodec
-from ..parking.memory import MemoryLot
-from ..parking.sqlite import SqliteLot
 from ..report.collector import ReportCollector
 from ..stores.base import OriginStore, PersistentStore
 from ..stores.memory import MemoryStore
 from ..stores.sqlite import SqliteError, SqliteStore
 from ..stores.tiered import TieredStore
 from .admission import Admission
+from .coordinator import Coordinator
 from .crawl_delay import CrawlDelay
-from .fetcher import EngineDownloader, Fetcher
-from .gate import Actions, Gate
+from .effects import Outbox
+from .fetcher import Downloader, EngineDownloader, Fetcher
+from .gate import Gate
 from .housekeeping import Housekeeping
-from .keys import RequestKeys
+from .keys import RequestKeys, Tokens
+from .lifecycle import Lifecycle
+from .lots import jobdir_lot
+from .read_back import ReadBacks
+from .reporting import ReportFiles
 from .telemetry import Telemetry
 from .verdicts import Verdicts
 
 if TYPE_CHECKING:
-    from scrapy import Spider
+    from collections.abc import Callable
+
     from scrapy.crawler import Crawler
 
-    from ..parking.base import Lot
+    from ..policy.states import OriginState
 
 logger = logging.getLogger("scrapy_gbot_robots.middleware")
-
-
-@dataclass(frozen=True)
-class Parts:
-    """The middleware's collaborators, built once per crawler."""
-
-    keys: RequestKeys
-    token_source: str
-    store: TieredStore
-    telemetry: Telemetry
-    gate: Gate[Any]
-    fetcher: Fetcher
-    admission: Admission
-    verdicts: Verdicts
-    crawl_delay: CrawlDelay | None  # GBOT_ROBOTS_CRAWL_DELAY: held here, it listens to signals
-    codec: RequestCodec
-    housekeeping: Housekeeping
 
 
 #: Scrapy's default parser, and ours: replacing them changes nothing the user asked for.
@@ -88,12 +83,19 @@ def configure(crawler: Crawler) -> Config:
     return config
 
 
-def build(crawler: Crawler, config: Config, actions: Actions[Any]) -> Parts:
-    """Every collaborator of the middleware; ``actions`` is what the gate asks of it."""
+def build(crawler: Crawler, downloader: Downloader | None = None) -> Coordinator:
+    """The crawl's coordinator, with every collaborator it needs (see the module doc).
+
+    ``downloader``: what fetches robots.txt; Scrapy's engine unless a test scripts it.
+    """
+    config = configure(crawler)
     token, source, warning = configured_token(config)
     if warning:
         logger.warning(warning)
-    store = open_store(config, crawler)
+    keys = RequestKeys(token, fixed=source == "ROBOTSTXT_USER_AGENT")
+    # `scrapy shell` never starts a crawl: there, only the spider's close means closing.
+    started = crawl_started(crawler)
+    lifecycle = Lifecycle(lambda: engine_accepts_requests(crawler, crawl_started=started))
     report = None
     if config.report:
         report = ReportCollector(
@@ -107,64 +109,103 @@ def build(crawler: Crawler, config: Config, actions: Actions[Any]) -> Parts:
             uses=config.usage,
         )
     telemetry = Telemetry(crawler, report, debug=_debug_visible(crawler))
+    read_backs = ReadBacks(telemetry, lifecycle, limit=config.cache_size)
+    store = open_store(config, crawler, prepare=_matcher_of(token), on_read=read_backs.seen)
     codec = RequestCodec(lambda: crawler.spider, telemetry.unserializable)
-    lot = jobdir_lot(crawler, codec)
+    outbox: Outbox[Any] = Outbox()
     # 0 (the default) follows CONCURRENT_REQUESTS: robots.txt downloads bypass the
     # engine's own concurrency limit, so this is their only bound.
-    max_fetches = config.concurrent_fetches or crawler.settings.getint("CONCURRENT_REQUESTS", 16)
+    max_fetches = max(
+        1, config.concurrent_fetches or crawler.settings.getint("CONCURRENT_REQUESTS", 16)
+    )
     gate: Gate[Any] = Gate(
         store,
         config.policy,
-        lot,
-        actions,
+        jobdir_lot(crawler, codec),
+        outbox,
+        lifecycle.accepting,
         park_timeout=config.park_timeout,
-        max_fetches=max(1, max_fetches),
+        max_fetches=max_fetches,
         observe=config.observe,
-        max_slow=config.slow_lane(max(1, max_fetches)),
+        max_slow=config.slow_lane(max_fetches),
         slow_after=config.slow_fetch_after,
     )
+    bounded_body = body_middleware_enabled(crawler.settings, spellings(BODY))
     fetcher = Fetcher(
         config,
         store,
-        EngineDownloader(crawler),
+        downloader or EngineDownloader(crawler),
         telemetry,
-        token=token,
+        lifecycle,
         lock_ttl=lock_ttl(config, store.persistent),
+        bounded_body=bounded_body,
     )
-    fetcher.gate = gate
-    store.on_read = fetcher.read_back
-
-    def wake() -> None:
-        from .._compat import wake_engine
-
-        wake_engine(crawler.engine)
-
-    keys = RequestKeys(token, fixed=source == "ROBOTSTXT_USER_AGENT")
-    return Parts(
+    if config.crawl_delay:
+        CrawlDelay(crawler, config, keys, store, telemetry)  # it listens, and holds itself
+    report_files = None
+    if report is not None:
+        report_files = ReportFiles(
+            report,
+            crawler.stats,
+            config.report,
+            user_agent=token,
+            settings={
+                "concurrent_fetches": max_fetches,
+                "cache": config.cache[0],
+                "park_timeout": config.park_timeout,
+                "mode": config.mode,
+            },
+        )
+    return Coordinator(
+        crawler,
+        config,
         keys=keys,
         token_source=source,
         store=store,
-        telemetry=telemetry,
         gate=gate,
+        outbox=outbox,
         fetcher=fetcher,
-        admission=Admission(crawler),
+        lifecycle=lifecycle,
+        telemetry=telemetry,
         verdicts=Verdicts(config, keys, store, telemetry),
-        crawl_delay=(
-            CrawlDelay(crawler, config, keys, store, telemetry) if config.crawl_delay else None
-        ),
+        admission=Admission(crawler),
+        housekeeping=Housekeeping(config, store, telemetry),
         codec=codec,
-        housekeeping=Housekeeping(config, gate, store, telemetry, wake),
+        report_files=report_files,
+        bounded_body=bounded_body,
     )
 
 
-def open_store(config: Config, crawler: Crawler) -> TieredStore:
+def _matcher_of(token: Tokens) -> Callable[[OriginState], None]:
+    """Build the rules of the crawl's token when a state is kept, while no check waits on
+    it: the engine would do that work at the first question, linear in the body's size."""
+
+    def prepare(state: OriginState) -> None:
+        if state.robots is not None:
+            state.robots.names_agent(token)
+
+    return prepare
+
+
+def open_store(
+    config: Config,
+    crawler: Crawler,
+    *,
+    prepare: Callable[[OriginState], None] | None = None,
+    on_read: Callable[[str, OriginState], None] | None = None,
+) -> TieredStore:
     """The store named by ``GBOT_ROBOTS_STORE`` or ``GBOT_ROBOTS_CACHE``."""
     if config.store:
         custom = config.store(config.cache_size)
         if not isinstance(custom, OriginStore):
             raise ConfigError("GBOT_ROBOTS_STORE", f"{custom!r} does not implement OriginStore")
-        return TieredStore(custom)
-    return TieredStore(MemoryStore(config.cache_size), open_persistent(config, crawler))
+        return TieredStore(custom, prepare=prepare)
+    return TieredStore(
+        MemoryStore(config.cache_size),
+        open_persistent(config, crawler),
+        prepare=prepare,
+        on_read=on_read,
+    )
 
 
 def open_persistent(config: Config, crawler: Crawler) -> PersistentStore | None:
@@ -185,9 +226,7 @@ def open_persistent(config: Config, crawler: Crawler) -> PersistentStore | None:
             "GBOT_ROBOTS_CACHE",
             f'{where} needs the redis client: pip install "scrapy-gbot-robots[redis]" ({exc})',
         ) from exc
-    from scrapy.utils.reactor import is_asyncio_reactor_installed
-
-    if not is_asyncio_reactor_installed():
+    if not asyncio_available():
         raise ConfigError(
             "GBOT_ROBOTS_CACHE",
             f"{where} needs Scrapy's asyncio reactor: TWISTED_REACTOR = "
@@ -211,35 +250,6 @@ def lock_ttl(config: Config, persistent: PersistentStore | None) -> float:
         return default
     hops = config.policy.max_redirects + 1
     return config.download_timeout * hops * (config.retry_times + 1) + 30.0
-
-
-def jobdir_lot(crawler: Crawler, codec: RequestCodec) -> Lot[Any]:
-    """Parked requests in memory, or in an SQLite file under ``JOBDIR`` (kept on a pause)."""
-    jobdir = crawler.settings.get("JOBDIR")
-    if not jobdir:
-        return MemoryLot()
-    path = os.path.join(str(jobdir), "gbot_robots", "parked.sqlite3")
-    try:
-        return SqliteLot(path, codec.dumps, codec.loads)
-    except Exception as exc:  # sqlite3.Error, OSError: say which setting it is about
-        raise ConfigError("JOBDIR", f"cannot keep parked requests in {path}: {exc}") from exc
-
-
-def fleet_lot(
-    config: Config, scheduler: Any, spider: Spider, codec: RequestCodec
-) -> Lot[Any] | None:
-    """A Redis lot shared by the fleet when the scheduler is scrapy-redis's, else None.
-
-    Parked requests then survive the death of the worker that parked them, and whichever
-    worker sees the decision puts them back into the shared scrapy-redis queue.
-    """
-    server = redis_server(scheduler)
-    if server is None or not config.fleet_parking:
-        return None
-    from ..parking.redis import RedisLot
-
-    lot: Lot[Any] = RedisLot(server, f"{spider.name}:gbot_robots", codec.dumps, codec.loads)
-    return lot
 
 
 def _debug_visible(crawler: Crawler) -> bool:

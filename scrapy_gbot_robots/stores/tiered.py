@@ -20,17 +20,27 @@ class TieredStore:
     *is* the front's ``get``: the per-request lookup pays no extra call.
     """
 
-    __slots__ = ("front", "get", "on_read", "persistent", "reads")
+    __slots__ = ("_on_read", "_prepare", "front", "get", "persistent", "reads")
 
     get: Callable[[str], OriginState | None]
 
-    def __init__(self, front: OriginStore, persistent: PersistentStore | None = None) -> None:
+    def __init__(
+        self,
+        front: OriginStore,
+        persistent: PersistentStore | None = None,
+        *,
+        prepare: Callable[[OriginState], None] | None = None,
+        on_read: Callable[[str, OriginState], None] | None = None,
+    ) -> None:
         self.front = front
         self.persistent = persistent
         self.reads = 0  # states read back from the persistent store
+        #: Called with each state before it is kept in memory (put, remembered or read
+        #: back): the crawl builds the matcher of its token there, while no check waits.
+        self._prepare = prepare
         #: Called with (origin, state) for each state read back from the persistent store:
         #: the owner learns of it as it would of a fetch (signals, report).
-        self.on_read: Callable[[str, OriginState], None] | None = None
+        self._on_read = on_read
         self.get = front.get if persistent is None else self._get_or_read_back
 
     @property
@@ -49,18 +59,20 @@ class TieredStore:
             state = self.persistent.get_now(origin)
             if state is not None:
                 self.reads += 1
-                self.front.put(origin, state)
-                if self.on_read is not None:
-                    self.on_read(origin, state)
+                self.remember(origin, state)
+                if self._on_read is not None:
+                    self._on_read(origin, state)
         return state
 
     def put(self, origin: str, state: OriginState) -> None:
-        self.front.put(origin, state)
+        self.remember(origin, state)
         if self.persistent is not None:
             self.persistent.put_soon(origin, state)
 
     def remember(self, origin: str, state: OriginState) -> None:
-        """Keep a state read from the persistent store in memory only (it is stored already)."""
+        """Keep a state in memory only (one read from the persistent store is stored already)."""
+        if self._prepare is not None:
+            self._prepare(state)
         self.front.put(origin, state)
 
     def __len__(self) -> int:

@@ -1,8 +1,10 @@
 """The fetcher without a crawl: a scripted downloader, Scrapy's own stats collector.
 
 One robots.txt fetch: redirects followed by the fetcher itself, immediate retries, any
-exception read as a server error, and with a persistent store the fleet's side (a fresh
-stored state instead of a download, another process holding the fetch lock).
+exception read as a server error, the route of the request that wanted it, the close
+(nothing recorded for a fetch the close cut), and with a persistent store the fleet's side
+(a fresh stored state instead of a download, another process holding the fetch lock). The
+fetcher returns what happened (an ``Outcome``) and knows nothing of the gate.
 """
 
 from __future__ import annotations
@@ -19,10 +21,9 @@ from twisted.internet.error import TimeoutError as TxTimeoutError
 
 from scrapy_gbot_robots._meta import DONT_OBEY, FETCH_META
 from scrapy_gbot_robots._settings import Config, load
-from scrapy_gbot_robots.crawl.fetcher import Fetcher
-from scrapy_gbot_robots.crawl.gate import Gate
+from scrapy_gbot_robots.crawl.fetcher import Fetcher, Outcome
+from scrapy_gbot_robots.crawl.lifecycle import Lifecycle
 from scrapy_gbot_robots.crawl.telemetry import Telemetry
-from scrapy_gbot_robots.parking.memory import MemoryLot
 from scrapy_gbot_robots.policy.states import Kind
 from scrapy_gbot_robots.stores.base import PersistentStore
 from scrapy_gbot_robots.stores.memory import MemoryStore
@@ -68,34 +69,40 @@ def run(coro: Coroutine[Any, Any, R]) -> R:
     raise AssertionError("the coroutine suspended")
 
 
-class Done:
-    """The gate's side: which fetches ended, and whether a recheck was asked for."""
+class Engine:
+    """The engine's side of the lifecycle: whether it still takes requests."""
 
     def __init__(self) -> None:
-        self.ended: list[tuple[str, float | None]] = []
-        self.closing = False  # Gate.closing: the crawl closes
-        self.close_deadline: float | None = None
+        self.open = True
 
-    def fetch_done(self, origin: str, now: float, *, recheck_at: float | None = None) -> None:
-        self.ended.append((origin, recheck_at))
-
-    def peek(self, origin: str) -> object:
-        return None
+    def accepts(self) -> bool:
+        return self.open
 
 
 def fetcher_for(
-    downloader: Scripted, persistent: PersistentStore | None = None, **settings: Any
-) -> tuple[Fetcher, Any, Done]:
+    downloader: Scripted,
+    persistent: PersistentStore | None = None,
+    *,
+    bounded_body: bool = True,
+    **settings: Any,
+) -> tuple[Fetcher, Any, Lifecycle, Engine]:
     values = {"GBOT_ROBOTS_CLOCK": lambda: NOW, **settings}
     config: Config = load(values.get)
     crawler = get_crawler(Spider)
     store = TieredStore(MemoryStore(10), persistent)
     telemetry = Telemetry(crawler, None, debug=False)
-    fetcher = Fetcher(config, store, downloader, telemetry, token="bot", lock_ttl=60.0)
-    done = Done()
-    gate: Any = done
-    fetcher.gate = gate
-    return fetcher, crawler.stats, done
+    engine = Engine()
+    lifecycle = Lifecycle(engine.accepts)
+    fetcher = Fetcher(
+        config,
+        store,
+        downloader,
+        telemetry,
+        lifecycle,
+        lock_ttl=60.0,
+        bounded_body=bounded_body,
+    )
+    return fetcher, crawler.stats, lifecycle, engine
 
 
 def test_redirects_are_followed_by_the_fetcher_and_counted_per_hop() -> None:
@@ -107,22 +114,21 @@ def test_redirects_are_followed_by_the_fetcher_and_counted_per_hop() -> None:
             other: [ok(other)],
         }
     )
-    fetcher, stats, done = fetcher_for(downloader)
-    run(fetcher.fetch(ORIGIN))
+    fetcher, stats, _, _ = fetcher_for(downloader)
+    outcome = run(fetcher.fetch(ORIGIN))
     state = fetcher.store.get(ORIGIN)
     assert state is not None and state.kind is Kind.RULES and state.robots is not None
     assert state.robots.body == RULES
+    assert outcome == Outcome(state, None, "fetch")
     assert [r.url for r in downloader.asked] == [ROBOTS, ORIGIN + "/r2", other]
     assert stats.get_value("robotstxt/request_count") == 3
     assert stats.get_value("robotstxt/response_status_count/301") == 1
     assert stats.get_value("robotstxt/response_status_count/302") == 1
-    assert stats.get_value("robotstxt/origin_state/rules") == 1
-    assert done.ended == [(ORIGIN, None)]
 
 
 def test_the_robots_request_opts_out_of_what_would_change_its_meaning() -> None:
     downloader = Scripted({ROBOTS: [ok()]})
-    fetcher, _, _ = fetcher_for(downloader, GBOT_ROBOTS_DOWNLOAD_TIMEOUT=7)
+    fetcher, _, _, _ = fetcher_for(downloader, GBOT_ROBOTS_DOWNLOAD_TIMEOUT=7)
     run(fetcher.fetch(ORIGIN))
     meta = downloader.asked[0].meta
     assert meta[DONT_OBEY] and meta[FETCH_META] == ORIGIN and meta["dont_redirect"]
@@ -131,40 +137,101 @@ def test_the_robots_request_opts_out_of_what_would_change_its_meaning() -> None:
     assert downloader.asked[0].dont_filter
 
 
+def test_without_the_body_middleware_scrapys_size_limit_stays_at_500_kib() -> None:
+    """Issue 24, item 2: the 500 KiB bound holds whatever the install."""
+    fetcher, _, _, _ = fetcher_for(Scripted({}), bounded_body=False)
+    assert fetcher.request(ROBOTS, ORIGIN).meta["download_maxsize"] == 512_000
+    fetcher, _, _, _ = fetcher_for(Scripted({}), bounded_body=False, GBOT_ROBOTS_MAX_BYTES=1000)
+    assert fetcher.request(ROBOTS, ORIGIN).meta["download_maxsize"] == 1000
+
+
+def test_the_robots_request_travels_the_way_the_request_that_wanted_it_does() -> None:
+    """Issue 24, item 1: ``proxy`` and ``bindaddress`` choose the network path; nothing else
+    of the page's meta comes along (its callback's state is not robots.txt's business)."""
+    other = "https://b.test/robots.txt"
+    downloader = Scripted({ROBOTS: [moved(ROBOTS, other)], other: [ok(other)]})
+    fetcher, _, _, _ = fetcher_for(downloader)
+    route = {"proxy": "http://user:pw@127.0.0.1:3128", "bindaddress": ("127.0.0.2", 0)}
+    run(fetcher.fetch(ORIGIN, route=route))
+    for asked in downloader.asked:  # every hop goes the same way
+        assert asked.meta["proxy"] == route["proxy"]
+        assert asked.meta["bindaddress"] == route["bindaddress"]
+    assert "cookiejar" not in downloader.asked[0].meta
+
+
 def test_while_the_crawl_closes_no_retry_at_once_and_no_download_past_the_deadline() -> None:
-    """A close lasts at most the park timeout: a fetch started then ends by its deadline."""
+    """A close lasts at most the park timeout: a fetch a download waits for (``proceed``
+    stays True) ends by the close's deadline, with no immediate retry."""
     downloader = Scripted({ROBOTS: [ok(status=503, body=b""), ok()]})
-    fetcher, stats, done = fetcher_for(downloader, GBOT_ROBOTS_DOWNLOAD_TIMEOUT=30)
-    done.closing, done.close_deadline = True, NOW + 4.0
-    run(fetcher.fetch(ORIGIN))
+    fetcher, stats, _, engine = fetcher_for(downloader, GBOT_ROBOTS_DOWNLOAD_TIMEOUT=30)
+    engine.open = False
+    run(fetcher.fetch(ORIGIN, deadline=lambda: NOW + 4.0))
     assert [r.meta["download_timeout"] for r in downloader.asked] == [4.0]
     assert stats.get_value("robotstxt/fetch_retry") is None
     state = fetcher.store.get(ORIGIN)
     assert state is not None and state.kind is Kind.SERVER_ERROR
-    done.close_deadline = NOW - 10.0  # past: one more second, never none or negative
-    assert fetcher.request(ROBOTS, ORIGIN).meta["download_timeout"] == 1.0
+    # A deadline already past: one more second, never none or negative.
+    assert fetcher.request(ROBOTS, ORIGIN, deadline=NOW - 10.0).meta["download_timeout"] == 1.0
+
+
+def test_a_redirect_hop_after_the_close_began_is_not_sent_and_nothing_is_recorded() -> None:
+    """Issue 23, defect 1: hop 1 was the last download in flight; the engine closed after it.
+    Hop 2 must not start (``AlreadyCalledError`` in Scrapy's engine), and a robots.txt served
+    correctly must not be stored as a server error."""
+    downloader = Scripted({ROBOTS: [moved(ROBOTS, "/r2")], ORIGIN + "/r2": [ok()]})
+    fetcher, stats, _, _ = fetcher_for(downloader)
+    allowed = iter([True])  # the first download may go; then the close has begun
+
+    outcome = run(fetcher.fetch(ORIGIN, proceed=lambda: next(allowed, False)))
+    assert outcome.cut and outcome.state is None
+    assert [r.url for r in downloader.asked] == [ROBOTS]
+    assert fetcher.store.get(ORIGIN) is None
+    assert stats.get_value("robotstxt/request_count") == 1
+    assert not any(k.startswith("robotstxt/exception_count") for k in stats.get_stats())
+
+
+def test_a_download_under_way_when_the_close_began_is_the_servers_to_answer() -> None:
+    """The engine waits for it: a timeout is the server's outcome, recorded as usual."""
+    downloader = Scripted({ROBOTS: [TIMEOUT]})
+    fetcher, _, _, _ = fetcher_for(downloader)
+    answers = iter([True])  # the close began while the download was under way
+    outcome = run(fetcher.fetch(ORIGIN, proceed=lambda: next(answers, False)))
+    state = fetcher.store.get(ORIGIN)
+    assert state is not None and state.kind is Kind.SERVER_ERROR and outcome.state is state
+
+
+def test_once_the_crawl_is_closed_nothing_is_stored() -> None:
+    """Issue 23, defect 5: a fetch still running after the close's wait writes nothing."""
+
+    class Late(Scripted):
+        async def download(self, request: Request) -> Response:
+            lifecycle.close()  # the close's wait ran out while this download was under way
+            return await super().download(request)
+
+    downloader = Late({ROBOTS: [ok()]})
+    fetcher, _, lifecycle, _ = fetcher_for(downloader)
+    outcome = run(fetcher.fetch(ORIGIN))
+    assert outcome.cut and fetcher.store.get(ORIGIN) is None
 
 
 def test_a_server_error_is_retried_at_once_within_the_budget() -> None:
     downloader = Scripted({ROBOTS: [ok(status=503, body=b""), ok()]})
-    fetcher, stats, _ = fetcher_for(downloader)
+    fetcher, stats, _, _ = fetcher_for(downloader)
     run(fetcher.fetch(ORIGIN))
     state = fetcher.store.get(ORIGIN)
     assert state is not None and state.kind is Kind.RULES
     assert stats.get_value("robotstxt/fetch_retry") == 1
-    assert stats.get_value("robotstxt/origin_state/server_error") is None
 
 
 def test_any_exception_is_a_server_error_never_no_restrictions() -> None:
     downloader = Scripted({ROBOTS: [ConnectionResetError(), ConnectionResetError()]})
-    fetcher, stats, done = fetcher_for(downloader)
-    run(fetcher.fetch(ORIGIN))
+    fetcher, stats, _, _ = fetcher_for(downloader)
+    outcome = run(fetcher.fetch(ORIGIN))
     state = fetcher.store.get(ORIGIN)
     assert state is not None and state.kind is Kind.SERVER_ERROR
     assert state.reason == "ConnectionResetError"
     assert stats.get_value("robotstxt/exception_count/<class 'ConnectionResetError'>") == 2
-    assert stats.get_value("robotstxt/server_error") == 1
-    assert done.ended == [(ORIGIN, None)]  # reported back exactly once
+    assert outcome.state is state and not outcome.cut
 
 
 TIMEOUT: Exception = TxTimeoutError()  # type: ignore[no-untyped-call]
@@ -176,7 +243,7 @@ def test_a_timeout_or_an_unreachable_host_waits_for_the_backoff_not_retried_at_o
 ) -> None:
     """Issue 19: retrying a dead host at once held its slot of the budget twice as long."""
     downloader = Scripted({ROBOTS: [error, ok()]})
-    fetcher, stats, _ = fetcher_for(downloader, GBOT_ROBOTS_RETRY_TIMES=2)
+    fetcher, stats, _, _ = fetcher_for(downloader, GBOT_ROBOTS_RETRY_TIMES=2)
     run(fetcher.fetch(ORIGIN))
     state = fetcher.store.get(ORIGIN)
     assert state is not None and state.kind is Kind.SERVER_ERROR
@@ -189,7 +256,7 @@ def test_a_redirect_chain_past_the_limit_means_no_restrictions() -> None:
         f"{ORIGIN}/r{i}": [moved(f"{ORIGIN}/r{i}", f"/r{i + 1}")] for i in range(1, 7)
     }
     downloader = Scripted({ROBOTS: [moved(ROBOTS, "/r1")], **hops})
-    fetcher, _, _ = fetcher_for(downloader)
+    fetcher, _, _, _ = fetcher_for(downloader)
     run(fetcher.fetch(ORIGIN))
     state = fetcher.store.get(ORIGIN)
     assert state is not None and state.kind is Kind.ALLOW_ALL and state.reason == "redirect limit"
@@ -233,16 +300,15 @@ class Shared:
 
 def test_a_fresh_stored_state_is_adopted_instead_of_fetched() -> None:
     written: dict[str, Any] = {}
-    writer, _, _ = fetcher_for(Scripted({ROBOTS: [ok()]}), Shared(written))
+    writer, _, _, _ = fetcher_for(Scripted({ROBOTS: [ok()]}), Shared(written))
     run(writer.fetch(ORIGIN))  # another process fetched and stored it
     downloader = Scripted({})
-    fetcher, stats, done = fetcher_for(downloader, Shared(written))
-    run(fetcher.fetch(ORIGIN))
+    fetcher, _, _, _ = fetcher_for(downloader, Shared(written))
+    outcome = run(fetcher.fetch(ORIGIN))
     assert downloader.asked == []
     state = fetcher.store.get(ORIGIN)
     assert state is not None and state.kind is Kind.RULES
-    assert stats.get_value("robotstxt/cache/stored") == 1
-    assert done.ended == [(ORIGIN, None)]
+    assert outcome.state is state and outcome.source == "stored"
 
 
 def test_a_lock_held_elsewhere_asks_the_gate_to_look_again(tmp_path: Path) -> None:
@@ -250,11 +316,11 @@ def test_a_lock_held_elsewhere_asks_the_gate_to_look_again(tmp_path: Path) -> No
     holder = SqliteStore(db)
     assert run(holder.acquire(ORIGIN, 60.0))
     downloader = Scripted({})
-    fetcher, stats, done = fetcher_for(downloader, SqliteStore(db))
-    run(fetcher.fetch(ORIGIN))
+    fetcher, stats, _, _ = fetcher_for(downloader, SqliteStore(db))
+    outcome = run(fetcher.fetch(ORIGIN))
     assert downloader.asked == [] and fetcher.store.get(ORIGIN) is None
     assert stats.get_value("robotstxt/lock/waited") == 1
-    assert done.ended == [(ORIGIN, NOW + 1.0)]  # no state, no backoff: a recheck
+    assert outcome == Outcome(recheck_at=NOW + 1.0)  # no state, no backoff: a recheck
 
 
 def test_a_bug_while_deciding_still_reports_back_and_stores_a_server_error() -> None:
@@ -262,49 +328,17 @@ def test_a_bug_while_deciding_still_reports_back_and_stores_a_server_error() -> 
         async def download(self, request: Request) -> Response:
             return "not a response"  # type: ignore[return-value]
 
-    fetcher, _, done = fetcher_for(Broken({}))
-    run(fetcher.fetch(ORIGIN))
+    fetcher, _, _, _ = fetcher_for(Broken({}))
+    outcome = run(fetcher.fetch(ORIGIN))
     state = fetcher.store.get(ORIGIN)
     assert state is not None and state.kind is Kind.SERVER_ERROR
-    assert done.ended == [(ORIGIN, None)]
+    assert outcome.state is state
 
 
 @pytest.mark.parametrize("closing", [False, True])
 def test_no_immediate_retry_once_the_spider_closes(closing: bool) -> None:
     downloader = Scripted({ROBOTS: [ok(status=503, body=b""), ok()]})
-    fetcher, _, _ = fetcher_for(downloader)
-    fetcher.closing = closing
+    fetcher, _, _, engine = fetcher_for(downloader)
+    engine.open = not closing
     run(fetcher.fetch(ORIGIN))
     assert len(downloader.asked) == (1 if closing else 2)
-
-
-def test_the_gate_hears_of_the_fetch_through_its_own_interface() -> None:
-    store = TieredStore(MemoryStore(10))
-    downloader = Scripted({ROBOTS: [ok()]})
-    fetcher, _, _ = fetcher_for(downloader)
-    fetcher.store = store
-
-    class Actions:
-        def __init__(self) -> None:
-            self.released: list[str] = []
-
-        def fetch(self, origin: str, why: str) -> None:
-            pass
-
-        def release(self, origin: str, items: Any) -> None:
-            self.released.extend(items)
-
-        def drop(self, origin: str, items: Any, reason: str) -> None:
-            raise AssertionError("nothing is dropped")
-
-        def accepting(self) -> bool:
-            return True
-
-    actions = Actions()
-    gate: Gate[str] = Gate(
-        store, fetcher.policy, MemoryLot(), actions, park_timeout=60, max_fetches=1
-    )
-    fetcher.gate = gate
-    assert gate.schedule(ORIGIN, "page", NOW) is not None  # parked, fetch wanted
-    run(fetcher.fetch(ORIGIN))
-    assert actions.released == ["page"] and not gate.busy

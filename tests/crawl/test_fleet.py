@@ -221,7 +221,7 @@ async def test_workers_that_never_saw_the_origin_adopt_a_dead_workers_requests(
     # The watchers parked nothing themselves: every request they crawled was the dead
     # worker's, found through the index; one of them waited for its lock to expire.
     assert [s.get("robotstxt/deferred", 0) for s in stats] == [0, 0]
-    assert sum(s.get("store/lock_waits", 0) for s in stats) >= 1
+    assert sum(s.get("robotstxt/store/lock_waits", 0) for s in stats) >= 1
     assert sum(s.get("robotstxt/request_count", 0) for s in stats) == 1
     assert sum(s.get("robotstxt/forbidden", 0) for s in stats) == 1
     assert client.llen(parked) == 0 and client.zcard(f"{KEY}:parked_index") == 0

@@ -1,7 +1,7 @@
 """The gate, pure: fetch budget, parking, park clock, deadlines, retries, accounting.
 
 No Scrapy and no reactor: the gate is driven by hand with an explicit clock, a real
-MemoryStore, a real lot, and an Actions object that records what the gate asked for.
+MemoryStore, a real lot, and an Actions object that records the effects the gate writes.
 """
 
 from __future__ import annotations
@@ -19,7 +19,7 @@ from scrapy_gbot_robots.crawl.gate import Gate, ParkReason
 from scrapy_gbot_robots.parking.memory import MemoryLot
 from scrapy_gbot_robots.parking.sqlite import SqliteLot
 from scrapy_gbot_robots.policy.fetch import FetchResult, evaluate
-from scrapy_gbot_robots.policy.states import PolicyConfig
+from scrapy_gbot_robots.policy.states import Mode, PolicyConfig, rules_in_force
 from scrapy_gbot_robots.stores.memory import MemoryStore
 
 CFG = PolicyConfig()
@@ -58,6 +58,7 @@ def make_gate(
     lot: object | None = None,
     max_slow: int = 0,
     slow_after: float = 0.0,
+    observe: bool = False,
 ) -> tuple[Gate[str], Recorder, MemoryStore]:
     store = MemoryStore(1000)
     actions = Recorder()
@@ -66,10 +67,12 @@ def make_gate(
         CFG,
         lot if lot is not None else MemoryLot(),  # type: ignore[arg-type]
         actions,
+        actions.accepting,
         park_timeout=timeout,
         max_fetches=max_fetches,
         max_slow=max_slow,
         slow_after=slow_after,
+        observe=observe,
     )
     return gate, actions, store
 
@@ -241,6 +244,40 @@ def test_closing_starts_the_fetches_that_held_items_wait_for_first() -> None:
     assert [o for o, _ in actions.fetches] == ["http://busy", "http://media"]  # no other
 
 
+def test_a_download_waiting_in_place_goes_ahead_of_the_queue_while_the_crawl_runs() -> None:
+    """Issue 23, defect 3: it holds a download slot; its origin's fetch must not queue."""
+    gate, actions, store = make_gate(max_fetches=1)
+    gate.schedule("http://busy", "b", 0.0)  # holds the only slot
+    gate.schedule("http://parked", "p", 0.0)  # queued first
+    gate.wait("http://media", "held-m", 0.5)  # queued later, but waits in a download slot
+    finish(gate, store, "http://busy", 1.0)
+    assert [o for o, _ in actions.fetches] == ["http://busy", "http://media"]
+    finish(gate, store, "http://media", 2.0)
+    assert [o for o, _ in actions.fetches] == ["http://busy", "http://media", "http://parked"]
+
+
+def test_a_download_waiting_in_place_fails_at_once_when_its_origin_is_stopped() -> None:
+    """Issue 23, defect 3: it waits for its origin's fetch at most, never for a retry."""
+    gate, actions, store = make_gate()
+    gate.schedule("http://down", "page", 0.0)
+    assert gate.wait("http://down", "held-file", 0.0) is ParkReason.WAITING
+    finish(gate, store, "http://down", 1.0, status=503)
+    assert actions.dropped == [("http://down", "held-file", "stopped")]
+    assert gate.parked_for("http://down") == 1  # the page waits for the retry, as before
+    # Later downloads of that origin are refused without being held, even when a retry is due.
+    assert gate.wait("http://down", "held-2", 2.0) is ParkReason.STOPPED
+    assert gate.wait("http://down", "held-3", 5000.0) is ParkReason.STOPPED
+    assert gate.parked_for("http://down") == 1 and gate.tally.parked == 2
+    assert accounted(gate)
+
+
+def test_observe_mode_lets_a_download_of_a_stopped_origin_through() -> None:
+    gate, _, store = make_gate(observe=True)
+    gate.schedule("http://down", "page", 0.0)
+    finish(gate, store, "http://down", 1.0, status=503)
+    assert gate.wait("http://down", "held", 2.0) is None
+
+
 def test_while_closing_held_items_age_from_the_close_even_queued_for_the_budget() -> None:
     gate, actions, _ = make_gate(max_fetches=1, timeout=10.0)
     gate.schedule("http://busy", "b", 0.0)
@@ -359,7 +396,14 @@ def test_release_happens_in_bounded_batches() -> None:
 
     actions.release = release  # type: ignore[method-assign]
     gate: Gate[str] = Gate(
-        store, CFG, MemoryLot(), actions, park_timeout=10.0, max_fetches=1, release_batch=100
+        store,
+        CFG,
+        MemoryLot(),
+        actions,
+        actions.accepting,
+        park_timeout=10.0,
+        max_fetches=1,
+        release_batch=100,
     )
     for i in range(250):
         gate.schedule("http://a", str(i), 0.0)
@@ -415,7 +459,9 @@ def test_wake_ups_of_origins_long_gone_do_not_pile_up() -> None:
 
 def test_max_fetches_must_be_positive() -> None:
     with pytest.raises(ValueError, match="max_fetches"):
-        Gate(MemoryStore(1), CFG, MemoryLot(), Recorder(), park_timeout=1.0, max_fetches=0)
+        Gate(
+            MemoryStore(1), CFG, MemoryLot(), Recorder(), bool, park_timeout=1.0, max_fetches=0
+        )
     with pytest.raises(ValueError, match="max_slow"):
         make_gate(max_slow=-1, slow_after=5.0)
 
@@ -521,6 +567,7 @@ class GateMachine(RuleBasedStateMachine):
         self.now = 0.0
         self.sent = 0
         self.passed = 0
+        self.refused = 0  # downloads waiting in place refused at once: their origin is stopped
         self.closed_at: float | None = None
         self.held: dict[str, float] = {}  # held items not handed out yet: when they came
 
@@ -534,8 +581,11 @@ class GateMachine(RuleBasedStateMachine):
     def download_waits(self, origin: str) -> None:
         self.sent += 1
         item = f"held:{origin}#{self.sent}"
-        if self.gate.wait(origin, item, self.now) is None:
+        reason = self.gate.wait(origin, item, self.now)
+        if reason is None:
             self.passed += 1
+        elif reason is ParkReason.STOPPED:
+            self.refused += 1
         else:
             self.held[item] = self.now
 
@@ -562,7 +612,7 @@ class GateMachine(RuleBasedStateMachine):
     def nothing_lost(self) -> None:
         gate = self.gate
         assert accounted(gate)
-        assert gate.tally.parked + self.passed == self.sent
+        assert gate.tally.parked + self.passed + self.refused == self.sent
         handed = len(self.actions.released) + len(self.actions.dropped)
         assert handed + gate.tally.now == gate.tally.parked
         # The bound on downloads: budget + slow lane, and each fetch in exactly one of them.
@@ -579,14 +629,19 @@ class GateMachine(RuleBasedStateMachine):
         handed = {i for _, i in self.actions.released} | {i for _, i, _ in self.actions.dropped}
         for item in [item for item in self.held if item in handed]:
             del self.held[item]
-        if self.closed_at is None:
-            return
         gate = self.gate
-        for item, came in self.held.items():  # the tick that just ran dropped the overdue
-            assert max(came, self.closed_at) + 50.0 > self.now, item
         if gate.budget.running < 2:  # a free slot goes to an origin that a held item waits for
             queued = [o for o, rec in gate._recs.items() if rec.held and rec.fetch == 1]
             assert queued == []
+        for origin in self.ORIGINS:  # a download never waits for a retry
+            state = self.store.get(origin)
+            if gate._recs.get(origin) is not None and gate._recs[origin].held and state:
+                force = rules_in_force(state, self.now, CFG)
+                assert force.mode is not Mode.STOPPED or gate.fetching(origin), origin
+        if self.closed_at is None:
+            return
+        for item, came in self.held.items():  # the tick that just ran dropped the overdue
+            assert max(came, self.closed_at) + 50.0 > self.now, item
 
     def teardown(self) -> None:
         self.gate.close(persist=False, reason="end")

@@ -13,6 +13,7 @@ from scrapy.exceptions import IgnoreRequest
 
 from scrapy_gbot_robots._compat import engine_download
 from scrapy_gbot_robots._meta import SCHEDULED
+from scrapy_gbot_robots.crawl.keys import ORIGIN_MEMO
 
 pytestmark = pytest.mark.crawl
 
@@ -104,15 +105,45 @@ async def test_per_origin_bookkeeping_stays_within_the_cache_size(server: Server
         make_spider(urls=urls), {"GBOT_ROBOTS_CACHE_SIZE": 5, "GBOT_ROBOTS_PARK_TIMEOUT": 0.5}
     )
     mw = middleware_of(crawler)
-    assert crawler.stats.get_value("robotstxt/dropped") == 40
-    assert len(mw.store) <= 5
-    assert mw.gate.tally.now == 0 and not mw.gate.busy
-    for name, value in vars(mw).items():  # no dict keyed by origin beyond the bound
-        if name == "_origins":  # the scheme://netloc memo: capped at 100,000 entries itself
+    stats = crawler.stats.get_stats()
+    assert stats["robotstxt/dropped"] == 40
+    assert stats["robotstxt/deferred"] == 40 and stats["robotstxt/parked_peak"] <= 40
+    assert sum(mw.origin_state(url) is not None for url in urls) <= 5
+    # Every container of ours reachable from the middleware, whatever its name or owner:
+    # none holds more origins than the bound (the scheme://netloc memo caps itself at
+    # 100,000 entries, and is the one exception).
+    containers = _our_containers(mw)
+    paths = {where.rsplit(".", 1)[-1] for where, _ in containers}
+    assert {"_origins", "_recs", "_at"} <= paths, paths  # the walk reaches keys, gate, wake-ups
+    for where, container in containers:
+        keys = container.keys() if isinstance(container, dict) else container
+        origins = [k for k in keys if isinstance(k, str) and k.startswith("http://e")]
+        if len(origins) > 5:
+            assert len(container) <= ORIGIN_MEMO and where.endswith("._origins"), where
+
+
+def _our_containers(root: object) -> list[tuple[str, dict[Any, Any] | set[Any]]]:
+    """(path, dict or set) for every container held by an object of this package."""
+    found: list[tuple[str, dict[Any, Any] | set[Any]]] = []
+    seen: set[int] = set()
+    todo: list[tuple[str, object]] = [("mw", root)]
+    while todo:
+        path, obj = todo.pop()
+        if id(obj) in seen:
             continue
-        if isinstance(value, dict):
-            origins = [k for k in value if isinstance(k, str) and k.startswith("http://e")]
-            assert len(origins) <= 5, name
+        seen.add(id(obj))
+        module = type(obj).__module__
+        if not module.startswith("scrapy_gbot_robots"):
+            continue
+        slots = [s for c in type(obj).__mro__ for s in getattr(c, "__slots__", ())]
+        names = list(getattr(obj, "__dict__", {})) + list(slots)
+        for name in names:
+            value = getattr(obj, name, None)
+            if isinstance(value, (dict, set)):
+                found.append((f"{path}.{name}", value))
+            elif value is not None and type(value).__module__.startswith("scrapy_gbot_robots"):
+                todo.append((f"{path}.{name}", value))
+    return found
 
 
 class _Boom(Scheduler):

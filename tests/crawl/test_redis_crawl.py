@@ -222,8 +222,6 @@ async def test_redis_killed_mid_crawl_loses_nothing_and_is_used_again(
     try:
         await until(lambda: _opened(crawler), 10, "the crawl to start")
         spider = crawler.spider
-        mw = middleware_of(crawler)
-        assert mw.fetcher.lock_ttl == 30.0  # Redis renews its locks: a short default expiry
 
         inject(hosts[:4])  # Redis up: states stored
         await until(lambda: decided(hosts[:4]), 15, "the first origins")
@@ -235,17 +233,20 @@ async def test_redis_killed_mid_crawl_loses_nothing_and_is_used_again(
             15,
             "robots.txt in flight under Redis locks",
         )
-        assert len(client.keys("gbot_robots:lock:*")) == 4
+        locks = client.keys("gbot_robots:lock:*")
+        assert len(locks) == 4
+        # Redis renews its locks: a short default expiry (30 s), not the slowest fetch's.
+        assert all(0 < client.pttl(lock) <= 30_000 for lock in locks)
         rs.kill()
         inject(hosts[8:12])  # Redis down from the start of their fetch
         await until(lambda: decided(hosts[4:12]), 20, "the origins fetched during the outage")
-        backing = mw.store.persistent
-        assert backing.down and backing.outages == 1
+        await until(
+            lambda: crawler.stats.get_value("robotstxt/store/outages") == 1, 5, "the outage"
+        )
 
         rs.restart()  # empty: it had no persistence
         client = rs.client()
         await until(lambda: stored(hosts[4:12]), 40, "the writes kept during the outage")
-        assert not backing.down
 
         inject(hosts[12:13])  # after the outage: written as usual
         await until(lambda: decided(hosts[12:13]), 15, "an origin after the outage")
@@ -268,8 +269,7 @@ async def test_redis_killed_mid_crawl_loses_nothing_and_is_used_again(
     stats = crawler.stats.get_stats()
     assert stats["robotstxt/store/outages"] == 1
     assert stats["robotstxt/store/errors"] >= 1
-    # o13: waited for the lock "held elsewhere"
-    assert mw.store.persistent.counters()["lock_waits"] >= 1
+    assert stats["robotstxt/store/lock_waits"] >= 1  # o13: the lock "held elsewhere"
     assert "robotstxt/dropped" not in stats and "robotstxt/store/write_errors" not in stats
     assert sorted(spider.crawled) == sorted(server.url("/a", h) for h in hosts)
     assert all(server.count("/private/b", h) == 0 for h in hosts)
@@ -349,7 +349,7 @@ async def test_a_dead_lock_holders_origin_is_crawled_once_the_lock_expires(
         assert server.count("/private/c") == 0
         assert all(server.count(_path(url)) == 1 for url in allowed)  # the holder got none
         stats = waiter.stats()
-        assert stats["store/lock_waits"] >= 1
+        assert stats["robotstxt/store/lock_waits"] >= 1
         assert stats["robotstxt/request_count"] == 1
         assert client.get(lock) is None
     finally:

@@ -11,6 +11,7 @@ import pytest_twisted
 from _httpserver import Server, crawl, make_spider
 
 from scrapy_gbot_robots._settings import Config, ConfigError, configured_token, load
+from scrapy_gbot_robots.crawl import wiring
 
 
 def _load(**values: Any) -> Config:
@@ -208,7 +209,8 @@ def test_every_setting_works_in_custom_settings() -> None:
 
     crawler = get_crawler(Spider, {"ROBOTSTXT_OBEY": False, "GBOT_ROBOTS_PARK_TIMEOUT": 1})
     mw = GoogleRobotsTxtMiddleware.from_crawler(crawler)
-    config, policy = mw.config, mw.config.policy
+    config = wiring.configure(crawler)  # what the middleware was built from, read once
+    policy = config.policy
     assert mw.token == "PerSpiderBot"
     assert config.clock is time.monotonic
     values = {

@@ -107,3 +107,56 @@ def _state(crawler: object, url: str) -> Any:
     state = middleware_of(crawler).origin_state(url)
     assert state is not None
     return state
+
+
+#: The two ways a project runs without RobotsBodyMiddleware: the add-on with the body
+#: middleware switched off, and the 0.2.0 way, our middleware named without the add-on.
+WITHOUT_BODY_MIDDLEWARE: dict[str, dict[str, Any]] = {
+    "add-on, body middleware off": {
+        "DOWNLOADER_MIDDLEWARES": {"scrapy_gbot_robots.RobotsBodyMiddleware": None}
+    },
+    "0.2.0 install, no add-on": {
+        "ADDONS": {},
+        "DOWNLOADER_MIDDLEWARES": {
+            "scrapy.downloadermiddlewares.robotstxt.RobotsTxtMiddleware": None,
+            "scrapy_gbot_robots.middleware.GoogleRobotsTxtMiddleware": 100,
+        },
+    },
+}
+
+
+@pytest.mark.parametrize("install", sorted(WITHOUT_BODY_MIDDLEWARE))
+@pytest_twisted.ensureDeferred
+async def test_without_the_body_middleware_a_huge_file_is_not_read_whole(
+    server: Server, install: str, caplog: pytest.LogCaptureFixture
+) -> None:
+    """Issue 24, item 2: the download used to read a 100 MiB robots.txt to its end (181 MB
+    RSS), whatever DOWNLOAD_MAXSIZE. Scrapy's size limit now stops it near 500 KiB: a
+    server error (never "no restrictions"), and one WARNING says what the install costs."""
+    import logging
+
+    caplog.set_level(logging.WARNING)
+    body = HEAD + b"#" * (20 << 20)
+    streamer = Streamer(body, chunk=65_536, pause=0.001)
+    server.handle("/robots.txt", streamer)
+    urls = [server.url("/ok"), server.url("/private/x")]
+    settings = {"DOWNLOAD_MAXSIZE": 0, **WITHOUT_BODY_MIDDLEWARE[install]}
+    crawler = await crawl(make_spider(urls=urls), settings)
+    await streamer.wait_disconnected()
+    assert streamer.disconnected and streamer.sent < 2 << 20  # not 20 MiB
+    stats = crawler.stats.get_stats()
+    assert stats["robotstxt/origin_state/server_error"] == 1
+    assert server.count("/private/x") == 0 and server.count("/ok") == 0
+    warnings = [
+        r.getMessage() for r in caplog.records if "RobotsBodyMiddleware is not enabled" in r.msg
+    ]
+    assert len(warnings) == 1 and "512000 bytes" in warnings[0]
+
+
+@pytest_twisted.ensureDeferred
+async def test_with_the_body_middleware_nothing_is_said_about_it(
+    server: Server, caplog: pytest.LogCaptureFixture
+) -> None:
+    server.route("/robots.txt", body=HEAD)
+    await crawl(make_spider(urls=[server.url("/ok")]))
+    assert not [r for r in caplog.records if "RobotsBodyMiddleware" in r.getMessage()]

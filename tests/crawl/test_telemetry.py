@@ -15,6 +15,7 @@ from scrapy.http import Request
 from scrapy.utils.test import get_crawler
 
 from scrapy_gbot_robots import signals
+from scrapy_gbot_robots.crawl.effects import Outbox
 from scrapy_gbot_robots.crawl.gate import Gate, ParkReason
 from scrapy_gbot_robots.crawl.telemetry import Telemetry
 from scrapy_gbot_robots.engine.rules import parse
@@ -89,14 +90,14 @@ def test_deferred_and_dropped_are_counted_logged_and_signalled(
     t.crawler.signals.connect(dropped, signal=signals.request_dropped)
     request = Request(ORIGIN + "/a")
     with caplog.at_level(logging.DEBUG, logger="scrapy_gbot_robots.middleware"):
-        t.deferred(request, ORIGIN, ParkReason.MISS)
+        t.parked(request, ORIGIN, ParkReason.MISS)
         t.dropped(request, ORIGIN, "deadline")
     assert t.stats.get_value("robotstxt/deferred") == 1
     assert t.stats.get_value("robotstxt/dropped") == 1
     assert [c["request"] for c in deferred.calls] == [request]
     assert [(c["request"], c["reason"]) for c in dropped.calls] == [(request, "deadline")]
     messages = [r.getMessage() for r in caplog.records]
-    assert any("Deferred until the robots.txt of http://a.test is decided" in m for m in messages)
+    assert any("Parked until the robots.txt of http://a.test is decided" in m for m in messages)
     assert any(m.startswith("Dropped <GET http://a.test/a>") for m in messages)
     assert t.report is not None
     origin = t.report.to_json({})["origins"][0]
@@ -105,10 +106,12 @@ def test_deferred_and_dropped_are_counted_logged_and_signalled(
 
 def test_hits_reach_the_stats_on_flush_only() -> None:
     t = telemetry()
-    t.hits += 3
+    for _ in range(3):
+        t.checked()
     assert t.stats.get_value("robotstxt/cache/hit") is None
     t.flush()
-    t.hits += 2
+    for _ in range(2):
+        t.checked()
     t.flush()
     t.flush()
     assert t.stats.get_value("robotstxt/cache/hit") == 5
@@ -121,9 +124,9 @@ def test_a_server_error_is_counted_twice_and_a_state_change_signalled() -> None:
     cfg = PolicyConfig()
     failing = evaluate(FetchResult(status=503), 100.0, None, cfg)
     trigger = lambda: Request(ORIGIN + "/robots.txt")  # noqa: E731
-    t.decided(ORIGIN, failing, None, token="bot", trigger=trigger)
+    t.decided(ORIGIN, failing, None, trigger=trigger)
     again = evaluate(FetchResult(status=503), 200.0, failing, cfg)
-    t.decided(ORIGIN, again, failing, token="bot", trigger=trigger)
+    t.decided(ORIGIN, again, failing, trigger=trigger)
     assert t.stats.get_value("robotstxt/origin_state/server_error") == 2
     assert t.stats.get_value("robotstxt/server_error") == 2
     assert [c["state"] for c in changed.calls] == ["server_error"]  # same kind and reason
@@ -133,22 +136,15 @@ def test_closed_copies_the_gates_peaks_and_the_stores_totals() -> None:
     t = telemetry()
     store = TieredStore(MemoryStore(1))
 
-    class Idle:
-        def fetch(self, origin: str, why: str) -> None: ...
-        def release(self, origin: str, items: Any) -> None: ...
-        def drop(self, origin: str, items: Any, reason: str) -> None: ...
-        def accepting(self) -> bool:
-            return True
-
     gate: Gate[str] = Gate(
-        store, PolicyConfig(), MemoryLot(), Idle(), park_timeout=9, max_fetches=4
+        store, PolicyConfig(), MemoryLot(), Outbox(), lambda: True, park_timeout=9, max_fetches=4
     )
     for n in range(3):
         gate.schedule(f"http://o{n}.test", "page", 0.0)
     cfg = PolicyConfig()
     store.put("http://o0.test", evaluate(FetchResult(status=404), 0.0, None, cfg))
     store.put("http://o1.test", evaluate(FetchResult(status=404), 0.0, None, cfg))
-    t.closed(gate, store)
+    t.closed(gate.tally, gate.budget, store)
     assert t.stats.get_value("robotstxt/parked_peak") == 3
     assert t.stats.get_value("robotstxt/fetch_in_flight_peak") == 3
     assert t.stats.get_value("robotstxt/cache/evicted") == 1

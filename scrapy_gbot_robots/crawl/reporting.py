@@ -1,0 +1,70 @@
+"""The audit report's files (``GBOT_ROBOTS_REPORT``), written once when the crawl closes.
+
+Telemetry keeps the report's counters while the crawl runs (:mod:`..report.collector`); this
+writes them, with the crawl's own facts, to every path the setting names, last in the
+close so that every count is in. A file that cannot be written is logged, never fatal.
+"""
+
+from __future__ import annotations
+
+import logging
+import os
+from collections.abc import Mapping, Sequence
+from typing import TYPE_CHECKING, Any
+
+from .. import _stats as S
+from ..report.writer import write
+
+if TYPE_CHECKING:
+    from ..report.collector import ReportCollector
+    from .keys import Tokens
+
+logger = logging.getLogger("scrapy_gbot_robots.middleware")
+
+
+class ReportFiles:
+    """Writes the collector's report as JSON and/or HTML."""
+
+    def __init__(
+        self,
+        collector: ReportCollector,
+        stats: Any,
+        paths: Sequence[str],
+        *,
+        user_agent: Tokens,
+        settings: Mapping[str, Any],
+    ) -> None:
+        self._collector = collector
+        self._stats = stats
+        self._paths = tuple(paths)
+        self._user_agent = user_agent if isinstance(user_agent, str) else ", ".join(user_agent)
+        self._settings = dict(settings)
+
+    def write(self, spider_name: str, reason: str) -> None:
+        """Every file, now (a pause writes them too); never raises."""
+        stats = self._stats.get_stats()
+        crawl = {
+            "spider": spider_name,
+            "finish_reason": reason,
+            "user_agent": self._user_agent,
+            "start_time": str(stats.get("start_time", "")),
+            "stats": {k: v for k, v in stats.items() if k.startswith(S.PREFIX)},
+            "settings": self._settings,
+        }
+        try:
+            data = self._collector.to_json(crawl)
+        except Exception:
+            logger.exception("Could not build the robots.txt report")
+            return
+        for path in self._paths:
+            try:
+                write(data, path)
+            except Exception as exc:
+                logger.error(
+                    "Could not write the robots.txt report %(path)s: %(error)s",
+                    {"path": path, "error": exc},
+                )
+            else:
+                logger.info(
+                    "robots.txt report written to %(path)s", {"path": os.path.abspath(path)}
+                )

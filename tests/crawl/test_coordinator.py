@@ -1,0 +1,197 @@
+"""The coordinator in the fast layer: Scrapy's real crawler, signals and stats, a fake engine
+and a downloader that answers when the test says so.
+
+What only the coordinator does: carry out the gate's effects (fetch, release, drop), wait in
+place, tell the gate a fetch ended, and the close (bounded, nothing written after it, the
+report last). Real crawls cover the same ground end to end (``test_close.py``,
+``test_commands.py``); here each step is pinned without a network.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+import pytest_twisted
+from scrapy import Spider
+from scrapy.exceptions import IgnoreRequest
+from scrapy.http import Request, Response, TextResponse
+from scrapy.utils.defer import maybe_deferred_to_future
+from scrapy.utils.test import get_crawler
+from twisted.internet.defer import Deferred
+
+from scrapy_gbot_robots.crawl import coordinator as coordinator_module
+from scrapy_gbot_robots.crawl import wiring
+from scrapy_gbot_robots.crawl.coordinator import Coordinator
+from scrapy_gbot_robots.stores.sqlite import SqliteStore
+
+ORIGIN = "http://a.test"
+RULES = b"User-agent: *\nDisallow: /private\n"
+
+
+class Engine:
+    """The engine as the coordinator sees it: open or closing, and ``crawl()``."""
+
+    def __init__(self) -> None:
+        self._slot = type("Slot", (), {"closing": None, "scheduler": None, "nextcall": None})()
+        self.crawled: list[Request] = []
+        self.downloader = None
+
+    def crawl(self, request: Request) -> None:
+        self.crawled.append(request)
+
+    def close(self) -> None:
+        self._slot.closing = Deferred()
+
+
+class Answers:
+    """A downloader whose answers the test gives, one Deferred per request."""
+
+    def __init__(self) -> None:
+        self.pending: dict[str, list[Deferred[Response]]] = {}
+        self.asked: list[str] = []
+
+    async def download(self, request: Request) -> Response:
+        self.asked.append(request.url)
+        d: Deferred[Response] = Deferred()
+        self.pending.setdefault(request.url, []).append(d)
+        return await maybe_deferred_to_future(d)
+
+    def answer(self, url: str, status: int = 200, body: bytes = RULES) -> None:
+        self.pending[url].pop(0).callback(
+            TextResponse(url, status=status, body=body, encoding="utf-8")
+        )
+
+
+def build(settings: dict[str, Any] | None = None) -> tuple[Coordinator, Engine, Answers, Any]:
+    crawler = get_crawler(
+        Spider,
+        {
+            "ROBOTSTXT_OBEY": True,
+            "ADDONS": {"scrapy_gbot_robots.Addon": 0},
+            "GBOT_ROBOTS_TICK": 0.05,
+            **(settings or {}),
+        },
+    )
+    crawler.spider = Spider("fast")
+    engine = Engine()
+    crawler.engine = engine  # type: ignore[assignment]
+    answers = Answers()
+    return wiring.build(crawler, answers), engine, answers, crawler
+
+
+async def sleep(seconds: float) -> None:
+    from twisted.internet import reactor, task
+
+    await task.deferLater(reactor, seconds, lambda: None)
+
+
+async def turn(times: int = 3) -> None:
+    """Let the event loop run the calls the coordinator scheduled for its next turns."""
+    for _ in range(times):
+        await sleep(0.001)
+
+
+async def until(condition: Any, what: str, bound: float = 5.0) -> None:
+    for _ in range(int(bound / 0.01)):
+        if condition():
+            return
+        await sleep(0.01)
+    raise AssertionError(f"timed out waiting for {what}")
+
+
+def started(coro: Any) -> asyncio.Future[Any]:
+    """Run a coroutine the coordinator returned, as Scrapy's downloader would."""
+    return asyncio.ensure_future(coro)
+
+
+@pytest.fixture
+def short_close(monkeypatch: pytest.MonkeyPatch) -> Iterator[None]:
+    monkeypatch.setattr(coordinator_module, "CLOSE_WAIT", 0.2)
+    yield
+
+
+@pytest_twisted.ensureDeferred
+async def test_a_request_parks_its_fetch_starts_and_the_decision_releases_it() -> None:
+    coord, engine, answers, crawler = build()
+    request = Request(ORIGIN + "/page")
+    with pytest.raises(IgnoreRequest, match="parked"):
+        coord.scheduled(request)
+    await until(lambda: answers.asked, "the fetch")
+    assert answers.asked == [ORIGIN + "/robots.txt"]
+    answers.answer(ORIGIN + "/robots.txt")
+    await until(lambda: engine.crawled, "the release")
+    assert engine.crawled == [request]
+    assert crawler.stats.get_value("robotstxt/undeferred") == 1
+    assert crawler.stats.get_value("robotstxt/origin_state/rules") == 1
+    assert coord.check(request) is None  # allowed now, on the hot path
+    with pytest.raises(IgnoreRequest, match="Forbidden"):
+        coord.check(Request(ORIGIN + "/private/x"))
+
+
+@pytest_twisted.ensureDeferred
+async def test_a_shell_session_is_not_a_closing_crawl() -> None:
+    """Defect 2: ``scrapy shell`` never calls ``Crawler.crawl()``; ``crawling`` stays False."""
+    coord, _, answers, crawler = build()
+    assert crawler.crawling is False
+    waiting = coord.check(Request(ORIGIN + "/page"))  # the shell's download waits in place
+    task = started(waiting)
+    await until(lambda: answers.asked, "the fetch a shell download waits for")
+    answers.answer(ORIGIN + "/robots.txt")
+    await until(task.done, "the download to go on")
+    assert task.result() is None
+
+
+@pytest_twisted.ensureDeferred
+async def test_a_download_waiting_in_place_fails_at_once_on_a_stopped_origin() -> None:
+    """Defect 3: it waits for its origin's fetch at most, never for a retry."""
+    coord, _, answers, crawler = build({"GBOT_ROBOTS_RETRY_TIMES": 0})
+    task = started(coord.check(Request(ORIGIN + "/file.txt")))
+    await until(lambda: answers.asked, "the fetch")
+    answers.answer(ORIGIN + "/robots.txt", status=503, body=b"")
+    await until(task.done, "the download to fail")
+    with pytest.raises(IgnoreRequest, match="stopped"):
+        task.result()
+    later = started(coord.check(Request(ORIGIN + "/other.txt")))  # refused, no waiting
+    await until(later.done, "the refusal")
+    with pytest.raises(IgnoreRequest, match="stopped"):
+        later.result()
+    assert answers.asked == [ORIGIN + "/robots.txt"]  # no retry waited for
+    assert crawler.stats.get_value("robotstxt/dropped") == 2
+
+
+@pytest_twisted.ensureDeferred
+async def test_the_close_is_bounded_and_nothing_is_written_after_it(
+    tmp_path: Path, short_close: None
+) -> None:
+    """Defect 5: a fetch still running when the close's wait runs out used to write its
+    state to a store already closed, after the report was written."""
+    db = tmp_path / "robots.sqlite3"
+    report = tmp_path / "report.json"
+    coord, engine, answers, crawler = build(
+        {"GBOT_ROBOTS_CACHE": f"sqlite://{db}", "GBOT_ROBOTS_REPORT": str(report)}
+    )
+    coord.opened(crawler.spider)
+    waiting = started(coord.check(Request(ORIGIN + "/file.txt")))
+    await until(lambda: answers.asked, "the fetch")
+    engine.close()
+    await Deferred.fromFuture(started(coord.closed(crawler.spider, "shutdown")))  # 0.2 s
+    assert report.exists()
+    written = report.read_bytes()
+    answers.answer(ORIGIN + "/robots.txt")  # the download ends after the close
+    await turn()
+    assert report.read_bytes() == written
+    store = SqliteStore(str(db))
+    try:
+        assert store.get_now(ORIGIN) is None  # the late result was not stored
+    finally:
+        store.close()
+    data = json.loads(written)
+    assert data["crawl"]["finish_reason"] == "shutdown"
+    assert waiting.done()  # the waiting download was given up at the close
+    with pytest.raises(IgnoreRequest):
+        waiting.result()
