@@ -106,7 +106,8 @@ async def until(condition: Any, what: str, bound: float = 5.0) -> None:
 
 def started(coro: Any) -> asyncio.Future[Any]:
     """Run a coroutine the coordinator returned, as Scrapy's downloader would."""
-    return asyncio.ensure_future(coro)
+    future: asyncio.Future[Any] = asyncio.ensure_future(coro)
+    return future
 
 
 @pytest.fixture

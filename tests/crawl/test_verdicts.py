@@ -48,7 +48,8 @@ def verdicts(**settings: Any) -> tuple[Verdicts, TieredStore, Any]:
 
 def decide(store: TieredStore, status: int | None = 200, body: bytes = BODY) -> None:
     result = FetchResult(status=status, body=body, error=None if status else "Timeout")
-    store.put(ORIGIN, evaluate(result, NOW, None, load({}.get).policy))
+    no_settings: dict[str, Any] = {}
+    store.put(ORIGIN, evaluate(result, NOW, None, load(no_settings.get).policy))
 
 
 def check(v: Verdicts, path: str) -> bool:
