@@ -110,18 +110,20 @@ class Config:
     user_agent: str = "Scrapy"  # USER_AGENT
     download_timeout: float = 30.0
     retry_times: int = 1
-    cache_size: int = 10_000
+    memory_size: int = 10_000  # GBOT_ROBOTS_CACHE_SIZE: origin states kept in memory
     park_timeout: float = 600.0
     tick: float = 1.0
     concurrent_fetches: int = 0  # 0: CONCURRENT_REQUESTS
     slow_fetch_after: float = 2.0  # 0: no slow lane
     slow_fetches: int = 0  # 0: SLOW_LANE_FACTOR x the fetch budget
     lock_ttl: float = 0.0  # 0: long enough for the slowest fetch (see the middleware)
-    cache_keep: float = 0.0  # 0: the SQLite or Redis store keeps every origin for ever
+    store_keep: float = 0.0  # GBOT_ROBOTS_CACHE_KEEP; 0: the store keeps every origin
     policy: PolicyConfig = field(default_factory=PolicyConfig)
     clock: Callable[[], float] = time.time
-    store: Callable[[int], Any] | None = None  # factory(max_entries) -> OriginStore
-    cache: tuple[str, str] = ("memory", "")  # GBOT_ROBOTS_CACHE: (kind, path or URL)
+    #: GBOT_ROBOTS_STORE: factory(max_entries) -> OriginStore, a store of the project's own.
+    custom_store: Callable[[int], Any] | None = None
+    #: GBOT_ROBOTS_CACHE (the setting's 0.1 name; it names the store): (kind, path or URL).
+    store_at: tuple[str, str] = ("memory", "")
     fleet_parking: bool = True  # GBOT_ROBOTS_FLEET_PARKING: park in Redis under scrapy-redis
     report: tuple[str, ...] = ()  # GBOT_ROBOTS_REPORT: .json / .html paths
     report_max_origins: int = 10_000
@@ -193,7 +195,7 @@ def _bool(setting: str, value: Any) -> bool:
     raise ConfigError(setting, f"expected a boolean, got {value!r}")
 
 
-def cache_spec(value: Any, jobdir: Any = None) -> tuple[str, str]:
+def store_spec(value: Any, jobdir: Any = None) -> tuple[str, str]:
     """``GBOT_ROBOTS_CACHE`` as (kind, where): memory, ``sqlite://PATH``, ``redis[s]://...``.
 
     Unset means memory, or an SQLite file inside ``JOBDIR`` when ``JOBDIR`` is set.
@@ -293,7 +295,7 @@ def load(get: Callable[[str], Any]) -> Config:
         raise ConfigError("USER_AGENT", f"expected a string, got {user_agent!r}")
     clock = _load_callable(PREFIX + "CLOCK", get(PREFIX + "CLOCK")) or time.time
     store = _load_callable(PREFIX + "STORE", get(PREFIX + "STORE"))
-    cache = cache_spec(get(PREFIX + "CACHE"), get("JOBDIR"))
+    cache = store_spec(get(PREFIX + "CACHE"), get("JOBDIR"))
     fleet = get(PREFIX + "FLEET_PARKING")
     if store is not None and get(PREFIX + "CACHE"):
         raise ConfigError(
@@ -317,18 +319,18 @@ def load(get: Callable[[str], Any]) -> Config:
         user_agent=user_agent or "Scrapy",
         download_timeout=nums["DOWNLOAD_TIMEOUT"],
         retry_times=int(nums["RETRY_TIMES"]),
-        cache_size=int(nums["CACHE_SIZE"]),
+        memory_size=int(nums["CACHE_SIZE"]),
         park_timeout=nums["PARK_TIMEOUT"],
         tick=nums["TICK"],
         concurrent_fetches=int(nums["CONCURRENT_FETCHES"]),
         slow_fetch_after=nums["SLOW_FETCH_AFTER"],
         slow_fetches=int(nums["SLOW_FETCHES"]),
         lock_ttl=nums["LOCK_TTL"],
-        cache_keep=nums["CACHE_KEEP"],
+        store_keep=nums["CACHE_KEEP"],
         policy=policy,
         clock=clock,
-        store=store,
-        cache=("memory", "") if store is not None else cache,
+        custom_store=store,
+        store_at=("memory", "") if store is not None else cache,
         fleet_parking=True if fleet is None else _bool(PREFIX + "FLEET_PARKING", fleet),
         report=report_paths(get(PREFIX + "REPORT")),
         report_max_origins=int(nums["REPORT_MAX_ORIGINS"]),

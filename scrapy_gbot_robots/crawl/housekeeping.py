@@ -24,7 +24,7 @@ class Housekeeping:
     """Stats and store chores, driven by the coordinator's tick."""
 
     def __init__(self, config: Config, store: TieredStore, telemetry: Telemetry) -> None:
-        self._keep = config.cache_keep
+        self._keep = config.store_keep
         self._store = store
         self._telemetry = telemetry
         self._pruned_at: float | None = None

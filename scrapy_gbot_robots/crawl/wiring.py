@@ -109,7 +109,7 @@ def build(crawler: Crawler, downloader: Downloader | None = None) -> Coordinator
             uses=config.usage,
         )
     telemetry = Telemetry(crawler, report, debug=_debug_visible(crawler))
-    read_backs = ReadBacks(telemetry, lifecycle, limit=config.cache_size)
+    read_backs = ReadBacks(telemetry, lifecycle, limit=config.memory_size)
     store = open_store(config, crawler, prepare=_matcher_of(token), on_read=read_backs.seen)
     codec = RequestCodec(lambda: crawler.spider, telemetry.unserializable)
     outbox: Outbox[Any] = Outbox()
@@ -151,7 +151,7 @@ def build(crawler: Crawler, downloader: Downloader | None = None) -> Coordinator
             user_agent=token,
             settings={
                 "concurrent_fetches": max_fetches,
-                "cache": config.cache[0],
+                "cache": config.store_at[0],
                 "park_timeout": config.park_timeout,
                 "mode": config.mode,
             },
@@ -195,13 +195,13 @@ def open_store(
     on_read: Callable[[str, OriginState], None] | None = None,
 ) -> TieredStore:
     """The store named by ``GBOT_ROBOTS_STORE`` or ``GBOT_ROBOTS_CACHE``."""
-    if config.store:
-        custom = config.store(config.cache_size)
+    if config.custom_store:
+        custom = config.custom_store(config.memory_size)
         if not isinstance(custom, OriginStore):
             raise ConfigError("GBOT_ROBOTS_STORE", f"{custom!r} does not implement OriginStore")
         return TieredStore(custom, prepare=prepare)
     return TieredStore(
-        MemoryStore(config.cache_size),
+        MemoryStore(config.memory_size),
         open_persistent(config, crawler),
         prepare=prepare,
         on_read=on_read,
@@ -210,7 +210,7 @@ def open_store(
 
 def open_persistent(config: Config, crawler: Crawler) -> PersistentStore | None:
     """The persistent or shared store named by ``GBOT_ROBOTS_CACHE`` (None: memory only)."""
-    kind, where = config.cache
+    kind, where = config.store_at
     setting = "GBOT_ROBOTS_CACHE" if crawler.settings.get("GBOT_ROBOTS_CACHE") else "JOBDIR"
     if kind == "sqlite":
         try:
@@ -233,7 +233,7 @@ def open_persistent(config: Config, crawler: Crawler) -> PersistentStore | None:
             "'twisted.internet.asyncioreactor.AsyncioSelectorReactor' (the default since "
             "Scrapy 2.13)",
         )
-    return RedisStore(where, max_bytes=config.policy.max_bytes, keep=config.cache_keep)
+    return RedisStore(where, max_bytes=config.policy.max_bytes, keep=config.store_keep)
 
 
 def lock_ttl(config: Config, persistent: PersistentStore | None) -> float:

@@ -30,7 +30,7 @@ def test_defaults_are_googles() -> None:
     # Well below Scrapy's 3 x 180 s for one robots.txt.
     assert config.download_timeout * (config.retry_times + 1) < 3 * 180
     assert config.clock is time.time
-    assert config.store is None
+    assert config.custom_store is None
 
 
 def test_robots_timeout_follows_a_lower_download_timeout() -> None:
@@ -75,7 +75,7 @@ def test_values_from_strings() -> None:
         GBOT_ROBOTS_PARK_TIMEOUT="12.5", GBOT_ROBOTS_CACHE_SIZE="7", ROBOTSTXT_OBEY="False"
     )
     assert config.park_timeout == 12.5
-    assert config.cache_size == 7
+    assert config.memory_size == 7
     assert not config.obey
 
 
@@ -142,7 +142,7 @@ def test_clock_and_store_by_import_path() -> None:
         GBOT_ROBOTS_STORE="scrapy_gbot_robots.stores.memory.MemoryStore",
     )
     assert config.clock is time.monotonic
-    assert config.store is not None and len(config.store(3)) == 0
+    assert config.custom_store is not None and len(config.custom_store(3)) == 0
 
 
 def test_token_from_robotstxt_user_agent_or_user_agent() -> None:
@@ -221,7 +221,7 @@ def test_every_setting_works_in_custom_settings() -> None:
         "CACHE_TTL": policy.cache_ttl,
         "CACHE_MIN_TTL": policy.min_ttl,
         "CACHE_MAX_TTL": policy.max_ttl,
-        "CACHE_SIZE": config.cache_size,
+        "CACHE_SIZE": config.memory_size,
         "ERROR_STOP": policy.error_stop,
         "ERROR_GRACE": policy.error_grace,
         "RETRY_BACKOFF": policy.retry_backoff,
@@ -232,7 +232,7 @@ def test_every_setting_works_in_custom_settings() -> None:
         "SLOW_FETCH_AFTER": config.slow_fetch_after,
         "SLOW_FETCHES": config.slow_fetches,
         "LOCK_TTL": config.lock_ttl,
-        "CACHE_KEEP": config.cache_keep,
+        "CACHE_KEEP": config.store_keep,
         "REPORT_MAX_ORIGINS": config.report_max_origins,
         "REPORT_MAX_RULES": config.report_max_rules,
         "REPORT_EXAMPLES": config.report_examples,
