@@ -68,6 +68,7 @@ if TYPE_CHECKING:
     from .housekeeping import Housekeeping
     from .keys import RequestKeys, Tokens
     from .lifecycle import Lifecycle
+    from .progress import Progress
     from .reporting import ReportFiles
     from .telemetry import Telemetry
     from .verdicts import Verdicts
@@ -114,6 +115,7 @@ class Coordinator:
         verdicts: Verdicts,
         admission: Admission,
         housekeeping: Housekeeping,
+        progress: Progress,
         codec: RequestCodec,
         report_files: ReportFiles | None,
         bounded_body: bool,
@@ -132,6 +134,7 @@ class Coordinator:
         self._verdicts = verdicts
         self._admission = admission
         self._housekeeping = housekeeping
+        self._progress = progress
         self._codec = codec
         self._report_files = report_files
         self._bounded_body = bounded_body
@@ -413,6 +416,7 @@ class Coordinator:
                 gate.adopt(now)  # a shared lot: origins a dead worker left waiting
             self._carry_out()
             self._housekeeping.tick(now, gate.lot)
+            self._progress.tick(gate.tally, gate.budget)
             if busy and not gate.busy:
                 wake_engine(self._crawler.engine)  # it may be idle now
         except Exception:

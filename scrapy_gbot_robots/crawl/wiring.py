@@ -40,6 +40,7 @@ from .housekeeping import Housekeeping
 from .keys import RequestKeys, Tokens
 from .lifecycle import Lifecycle
 from .lots import jobdir_lot
+from .progress import Progress
 from .read_back import ReadBacks
 from .reporting import ReportFiles
 from .telemetry import Telemetry
@@ -170,6 +171,7 @@ def build(crawler: Crawler, downloader: Downloader | None = None) -> Coordinator
         verdicts=Verdicts(config, keys, store, telemetry),
         admission=Admission(crawler),
         housekeeping=Housekeeping(config, store, telemetry),
+        progress=Progress(crawler.stats, crawler.settings.getfloat("LOGSTATS_INTERVAL", 60.0)),
         codec=codec,
         report_files=report_files,
         bounded_body=bounded_body,
