@@ -155,7 +155,7 @@ def _fast_select(lines: list[FastLine], agent: str | None) -> tuple[bool, list[s
 
     The same state machine, specialised to the tuples of :func:`fast_matcher_lines` so that
     the first check of a site does no per-line bookkeeping it does not need (a third of the
-    time of a first check).  ``tests/test_engine_internal.py`` pins it to
+    time of a first check).  ``tests/engine/test_engine_internal.py`` pins it to
     :func:`_walk_groups` on random bodies; keep the two in step.
     """
     specific_allows: list[str] = []
@@ -760,10 +760,10 @@ class RobotsTxt:
     def decide(self, url: str, user_agent: Agents, global_group: bool = True) -> Decision:
         """The verdict with the deciding line, and (``Decision.token``) whose group it was.
 
-        Like :meth:`allowed`, it expects a percent-encoded URL (see ``_url.crawler_url``).
-        The first call for an agent precompiles its rules with their lines (see
-        :func:`_build_detail`; nothing of it is built for :meth:`allowed` alone); later calls cost
-        about what :meth:`allowed` costs.
+        Like :meth:`allowed`, it expects a percent-encoded URL (see ``crawler_url`` in
+        ``engine/url.py``). The first call for an agent precompiles its rules with their lines
+        (see :func:`_build_detail`; nothing of it is built for :meth:`allowed` alone); later calls
+        cost about what :meth:`allowed` costs.
         """
         matcher = self._matcher
         if user_agent != self._agent or matcher is None or not global_group:
