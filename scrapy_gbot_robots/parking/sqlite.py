@@ -36,7 +36,8 @@ class SqliteLot(Generic[T]):
 
     Writes are grouped into one transaction per :meth:`flush` (crawl/gate.py flushes on each
     housekeeping tick, and :meth:`close` flushes), so parking costs a serialisation and an
-    insert, not a disk sync. Items the codec refuses stay in memory and are returned by :meth:`close`.
+    insert, not a disk sync. Items the codec refuses stay in memory and are returned by
+    :meth:`close`.
     """
 
     shared = False
