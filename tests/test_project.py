@@ -160,6 +160,115 @@ def test_pure_layers_import_nothing_from_scrapy_or_twisted(layer: str) -> None:
                     todo.append(found)  # what it imports of ours must be pure too
 
 
+#: The direction of the layers, as docs/design.md draws them: each layer of the package (a
+#: folder, or a module at its top) and the layers it may import. Bottom first: the engine
+#: knows no other layer, the policy only the engine, and so on up to the Scrapy side
+#: (``crawl``, the adapters at the top) and the command line (``cli``). A new module at the
+#: top of the package, or a new folder, gets its row here.
+_BELOW_CRAWL = frozenset(
+    {"_safetext", "_meta", "signals", "_compat", "engine", "policy", "_stats", "_settings"}
+    | {"_userlog", "stores", "parking", "report", "scrapy_parser"}
+)
+LAYERS: dict[str, frozenset[str]] = {
+    "_safetext": frozenset(),  # text from outside made printable
+    "_meta": frozenset(),
+    "signals": frozenset(),
+    "_compat": frozenset(),  # Scrapy's versions and internals, named
+    "engine": frozenset({"_safetext"}),
+    "policy": frozenset({"engine"}),
+    "_stats": frozenset({"policy"}),
+    "_settings": frozenset({"engine", "policy"}),
+    "_userlog": frozenset({"_settings"}),
+    "stores": frozenset({"engine", "policy"}),
+    "parking": frozenset({"engine", "policy"}),
+    "report": frozenset({"engine", "policy", "_safetext"}),
+    "scrapy_parser": frozenset({"engine"}),  # GoogleRobotParser: Scrapy's own middleware
+    "crawl": _BELOW_CRAWL,
+    "middleware": frozenset({"_meta", "crawl"}),  # the paths projects name: re-exports
+    "body": frozenset({"crawl"}),
+    "addon": frozenset({"_userlog"}),
+    # The command line uses the plugin as a project does: through its public modules.
+    "cli": frozenset(
+        {"_safetext", "_meta", "signals", "_compat", "engine", "policy", "report"}
+        | {"middleware", "__init__"}
+    ),
+    "__init__": frozenset(
+        {"_settings", "engine", "policy", "stores", "signals", "addon", "crawl", "scrapy_parser"}
+    ),
+    "__main__": frozenset({"cli"}),
+}
+
+
+def _layer(path: Path) -> str:
+    parts = path.relative_to(ROOT / "scrapy_gbot_robots").with_suffix("").parts
+    return parts[0]
+
+
+def _imported_modules(path: Path, source: str | None = None) -> set[Path]:
+    """Our modules ``path`` (or ``source`` read as ``path``) imports, deferred imports
+    included: ``from . import x`` imports ``x``, not the package it is in."""
+    found: set[Path] = set()
+    package = path.relative_to(ROOT).with_suffix("").parts[:-1]
+    text = path.read_text(encoding="utf-8") if source is None else source
+    for node in ast.walk(ast.parse(text)):
+        if isinstance(node, ast.Import):
+            names = [alias.name for alias in node.names]
+        elif isinstance(node, ast.ImportFrom):
+            base = list(package[: len(package) - node.level + 1]) if node.level else []
+            module = ".".join([*base, *(node.module.split(".") if node.module else [])])
+            names = [
+                f"{module}.{alias.name}"
+                if _module_path(f"{module}.{alias.name}") is not None
+                else module
+                for alias in node.names
+            ]
+        else:
+            continue
+        for name in names:
+            target = _module_path(name) if name.startswith("scrapy_gbot_robots") else None
+            if target is not None and target != path:
+                found.add(target)
+    return found
+
+
+def test_the_layer_table_places_every_module() -> None:
+    package = ROOT / "scrapy_gbot_robots"
+    layers = {_layer(path) for path in package.rglob("*.py")}
+    assert layers == set(LAYERS), "a module or folder without its row in LAYERS, or a stale row"
+    for layer, allowed in LAYERS.items():
+        assert layer not in allowed and allowed <= set(LAYERS), layer
+
+
+@pytest.mark.parametrize("layer", sorted(LAYERS))
+def test_each_layer_imports_only_the_layers_below_it(layer: str) -> None:
+    package = ROOT / "scrapy_gbot_robots"
+    wrong = sorted(
+        f"{path.relative_to(package)} imports {target.relative_to(package)}"
+        for path in package.rglob("*.py")
+        if _layer(path) == layer
+        for target in _imported_modules(path)
+        if _layer(target) != layer and _layer(target) not in LAYERS[layer]
+    )
+    assert not wrong, f"{layer} may import only {sorted(LAYERS[layer])}: {wrong}"
+
+
+def test_the_layer_check_sees_relative_and_deferred_imports() -> None:
+    package = ROOT / "scrapy_gbot_robots"
+    source = (
+        "from .. import _stats\nfrom ..policy import states\nfrom . import rules\n"
+        "import scrapy_gbot_robots.report.labels\n\n\n"
+        "def later() -> None:\n    from ..crawl.gate import Gate\n"
+    )
+    found = _imported_modules(package / "engine" / "sample.py", source)
+    assert {str(t.relative_to(package)) for t in found} == {
+        "_stats.py",
+        "policy/states.py",
+        "engine/rules.py",
+        "report/labels.py",
+        "crawl/gate.py",
+    }
+
+
 def test_no_import_cycle_inside_the_package() -> None:
     package = ROOT / "scrapy_gbot_robots"
     graph: dict[Path, set[Path]] = {}

@@ -145,7 +145,7 @@ def run_fetch(url: str, token: str, timeout: float | None, verbose: bool) -> Fet
 
     from .. import signals
     from .._meta import FETCH_META
-    from ..crawl.middleware import GoogleRobotsTxtMiddleware
+    from ..middleware import GoogleRobotsTxtMiddleware  # the class projects name
 
     run = FetchRun(attempts=[], scrapy_version=scrapy.__version__)
     settings: dict[str, Any] = {
