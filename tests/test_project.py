@@ -452,19 +452,24 @@ KNOWN_STALE: frozenset[tuple[str, str]] = frozenset()
 
 
 def _prose_of(source: str) -> list[tuple[int, str]]:
-    """Every docstring (bare string statement) and comment, with the line it starts on."""
-    found = [
-        (node.lineno, node.value.value)
-        for node in ast.walk(ast.parse(source))
-        if isinstance(node, ast.Expr)
-        and isinstance(node.value, ast.Constant)
-        and isinstance(node.value.value, str)
-    ]
-    found.extend(
-        (tok.start[0], tok.string)
-        for tok in tokenize.generate_tokens(io.StringIO(source).readline)
-        if tok.type == tokenize.COMMENT
-    )
+    """Every docstring (a statement that is a string alone) and comment, with its first line.
+
+    One pass of the tokenizer, no parse: this runs over every file of the project.
+    """
+    found: list[tuple[int, str]] = []
+    at_start = True  # the next token starts a statement
+    pending: tuple[int, str] | None = None  # a string that may be a statement of its own
+    for tok in tokenize.generate_tokens(io.StringIO(source).readline):
+        if tok.type == tokenize.COMMENT:
+            found.append((tok.start[0], tok.string))
+        elif tok.type == tokenize.NEWLINE:
+            if pending is not None:
+                found.append(pending)
+            pending, at_start = None, True
+        elif tok.type not in (tokenize.NL, tokenize.INDENT, tokenize.DEDENT):
+            value = ast.literal_eval(tok.string) if at_start and tok.type == tokenize.STRING else 0
+            pending = (tok.start[0], value) if isinstance(value, str) else None
+            at_start = False
     return found
 
 
@@ -543,6 +548,9 @@ def _mod_ref_missing(ref: str, where: Path) -> bool:
 def _stale_references(path: Path, source: str) -> list[tuple[int, str]]:
     """The references in the docstrings and comments of ``source`` (the text of ``path``) to
     files, modules, tests or private modules of ours that do not exist, each with its line."""
+    patterns = (FILE_REF, DOTTED_REF, MOD_REF, PRIVATE_REF)
+    if not any(pattern.search(source) for pattern in patterns):
+        return []  # nothing that looks like a reference, in prose or in code
     stems = {p.stem for p in SOURCES}
     names: set[str] | None = None
     stale: list[tuple[int, str]] = []
