@@ -9,8 +9,8 @@ Why this shape:
   built the way the middleware builds it (``evaluate`` of a 200 answer, then the crawl
   token's rules with ``names_agent("Googlebot")``) and put in the LRU, inside a tracemalloc
   window in a fresh subprocess, so the figure is what one more cached origin keeps alive
-  (body, parsed rules, state, LRU entry and key), not what parsing allocated and dropped. On
-  disk: the ``_entry.encode`` size of that state, and the SQLite file's size divided by its
+  (body, parsed rules, state, LRU entry and key), not what parsing allocated and dropped. On disk:
+  the ``stores/entry.py`` ``encode()`` size of that state, and the SQLite file's size divided by its
   entries once all of them are in (page and index overhead included).
 - **Scale**: a broad crawl that has seen 100,000 origins keeps the hot 10,000 (the default
   ``GBOT_ROBOTS_CACHE_SIZE``) in memory and the rest in the file. Each figure comes from a

@@ -116,7 +116,7 @@ class Config:
     concurrent_fetches: int = 0  # 0: CONCURRENT_REQUESTS
     slow_fetch_after: float = 2.0  # 0: no slow lane
     slow_fetches: int = 0  # 0: SLOW_LANE_FACTOR x the fetch budget
-    lock_ttl: float = 0.0  # 0: long enough for the slowest fetch (see the middleware)
+    lock_ttl: float = 0.0  # 0: chosen per store (lock_ttl in crawl/wiring.py)
     store_keep: float = 0.0  # GBOT_ROBOTS_CACHE_KEEP; 0: the store keeps every origin
     policy: PolicyConfig = field(default_factory=PolicyConfig)
     clock: Callable[[], float] = time.time

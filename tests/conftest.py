@@ -3,10 +3,10 @@
 The suite runs under pytest-twisted with the asyncio reactor (``--reactor=asyncio`` in
 pyproject's ``addopts``), Scrapy's default reactor, so ``CrawlerRunner`` accepts it.
 
-The folders mirror the package (``engine/``, ``policy/``, ``stores/``, ``crawl/``,
-``report/``, ``cli/``). Tests that run real crawls, servers or processes carry the ``crawl``
-marker: a module that starts processes says so itself, and any test that uses the HTTP
-server gets the marker here. ``pytest -m "not crawl"`` runs the fast layer alone.
+The folders mirror the package (``engine/``, ``policy/``, ``stores/``, ``parking/``,
+``crawl/``, ``report/``, ``cli/``). Tests that run real crawls, servers or processes carry the
+``crawl`` marker: a module that starts processes says so itself, and any test that uses the
+HTTP server gets the marker here. ``pytest -m "not crawl"`` runs the fast layer alone.
 """
 
 from __future__ import annotations

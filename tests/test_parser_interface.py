@@ -1,11 +1,11 @@
 """What Scrapy asks of every ``ROBOTSTXT_PARSER``, asked of ``GoogleRobotParser``.
 
-Mirrors ``BaseRobotParserTest`` in Scrapy's ``tests/test_robotstxt_interface.py`` (read at
-scrapy/scrapy commit 3d20e97ce578c079c7ce6fb266afa97b6b34e8f8, the suite Scrapy 2.19 runs),
-in our own words, plus ``RobotParser.crawl_delay()`` (new in Scrapy 2.18: a number of seconds,
-or None when unset). Keep it in step with that file: same bodies, same questions. Each case
-runs against our parser and, as a check that the mirror is faithful, against Scrapy's default
-``ProtegoRobotParser``, which passes Scrapy's own suite.
+Mirrors ``BaseRobotParserTest`` of Scrapy's own suite, the one Scrapy 2.19 runs:
+https://github.com/scrapy/scrapy/blob/3d20e97ce578c079c7ce6fb266afa97b6b34e8f8/tests/test_robotstxt_interface.py
+It is read at that commit and written in our own words, plus ``RobotParser.crawl_delay()`` (new in
+Scrapy 2.18: a number of seconds, or None when unset). Keep it in step with that file: same bodies,
+same questions. Each case runs against our parser and, as a check that the mirror is faithful,
+against Scrapy's default ``ProtegoRobotParser``, which passes Scrapy's own suite.
 
 Where parsers may differ, Scrapy lets each skip one of two precedence tests: Google's (and
 Protego's) is length-based, so the order-based one is skipped for both, as Scrapy skips it

@@ -3,7 +3,10 @@
 from __future__ import annotations
 
 import ast
+import importlib
+import io
 import re
+import tokenize
 from importlib import metadata
 from pathlib import Path
 
@@ -157,6 +160,115 @@ def test_pure_layers_import_nothing_from_scrapy_or_twisted(layer: str) -> None:
                     todo.append(found)  # what it imports of ours must be pure too
 
 
+#: The direction of the layers, as docs/design.md draws them: each layer of the package (a
+#: folder, or a module at its top) and the layers it may import. Bottom first: the engine
+#: knows no other layer, the policy only the engine, and so on up to the Scrapy side
+#: (``crawl``, the adapters at the top) and the command line (``cli``). A new module at the
+#: top of the package, or a new folder, gets its row here.
+_BELOW_CRAWL = frozenset(
+    {"_safetext", "_meta", "signals", "_compat", "engine", "policy", "_stats", "_settings"}
+    | {"_userlog", "stores", "parking", "report", "scrapy_parser"}
+)
+LAYERS: dict[str, frozenset[str]] = {
+    "_safetext": frozenset(),  # text from outside made printable
+    "_meta": frozenset(),
+    "signals": frozenset(),
+    "_compat": frozenset(),  # Scrapy's versions and internals, named
+    "engine": frozenset({"_safetext"}),
+    "policy": frozenset({"engine"}),
+    "_stats": frozenset({"policy"}),
+    "_settings": frozenset({"engine", "policy"}),
+    "_userlog": frozenset({"_settings"}),
+    "stores": frozenset({"engine", "policy"}),
+    "parking": frozenset({"engine", "policy"}),
+    "report": frozenset({"engine", "policy", "_safetext"}),
+    "scrapy_parser": frozenset({"engine"}),  # GoogleRobotParser: Scrapy's own middleware
+    "crawl": _BELOW_CRAWL,
+    "middleware": frozenset({"_meta", "crawl"}),  # the paths projects name: re-exports
+    "body": frozenset({"crawl"}),
+    "addon": frozenset({"_userlog"}),
+    # The command line uses the plugin as a project does: through its public modules.
+    "cli": frozenset(
+        {"_safetext", "_meta", "signals", "_compat", "engine", "policy", "report"}
+        | {"middleware", "__init__"}
+    ),
+    "__init__": frozenset(
+        {"_settings", "engine", "policy", "stores", "signals", "addon", "crawl", "scrapy_parser"}
+    ),
+    "__main__": frozenset({"cli"}),
+}
+
+
+def _layer(path: Path) -> str:
+    parts = path.relative_to(ROOT / "scrapy_gbot_robots").with_suffix("").parts
+    return parts[0]
+
+
+def _imported_modules(path: Path, source: str | None = None) -> set[Path]:
+    """Our modules ``path`` (or ``source`` read as ``path``) imports, deferred imports
+    included: ``from . import x`` imports ``x``, not the package it is in."""
+    found: set[Path] = set()
+    package = path.relative_to(ROOT).with_suffix("").parts[:-1]
+    text = path.read_text(encoding="utf-8") if source is None else source
+    for node in ast.walk(ast.parse(text)):
+        if isinstance(node, ast.Import):
+            names = [alias.name for alias in node.names]
+        elif isinstance(node, ast.ImportFrom):
+            base = list(package[: len(package) - node.level + 1]) if node.level else []
+            module = ".".join([*base, *(node.module.split(".") if node.module else [])])
+            names = [
+                f"{module}.{alias.name}"
+                if _module_path(f"{module}.{alias.name}") is not None
+                else module
+                for alias in node.names
+            ]
+        else:
+            continue
+        for name in names:
+            target = _module_path(name) if name.startswith("scrapy_gbot_robots") else None
+            if target is not None and target != path:
+                found.add(target)
+    return found
+
+
+def test_the_layer_table_places_every_module() -> None:
+    package = ROOT / "scrapy_gbot_robots"
+    layers = {_layer(path) for path in package.rglob("*.py")}
+    assert layers == set(LAYERS), "a module or folder without its row in LAYERS, or a stale row"
+    for layer, allowed in LAYERS.items():
+        assert layer not in allowed and allowed <= set(LAYERS), layer
+
+
+@pytest.mark.parametrize("layer", sorted(LAYERS))
+def test_each_layer_imports_only_the_layers_below_it(layer: str) -> None:
+    package = ROOT / "scrapy_gbot_robots"
+    wrong = sorted(
+        f"{path.relative_to(package)} imports {target.relative_to(package)}"
+        for path in package.rglob("*.py")
+        if _layer(path) == layer
+        for target in _imported_modules(path)
+        if _layer(target) != layer and _layer(target) not in LAYERS[layer]
+    )
+    assert not wrong, f"{layer} may import only {sorted(LAYERS[layer])}: {wrong}"
+
+
+def test_the_layer_check_sees_relative_and_deferred_imports() -> None:
+    package = ROOT / "scrapy_gbot_robots"
+    source = (
+        "from .. import _stats\nfrom ..policy import states\nfrom . import rules\n"
+        "import scrapy_gbot_robots.report.labels\n\n\n"
+        "def later() -> None:\n    from ..crawl.gate import Gate\n"
+    )
+    found = _imported_modules(package / "engine" / "sample.py", source)
+    assert {str(t.relative_to(package)) for t in found} == {
+        "_stats.py",
+        "policy/states.py",
+        "engine/rules.py",
+        "report/labels.py",
+        "crawl/gate.py",
+    }
+
+
 def test_no_import_cycle_inside_the_package() -> None:
     package = ROOT / "scrapy_gbot_robots"
     graph: dict[Path, set[Path]] = {}
@@ -306,3 +418,197 @@ def test_every_relative_link_resolves(page: Path) -> None:
     """A link to a moved page or a renamed heading fails here, not in a reader's browser."""
     broken = _broken_links(page)
     assert not broken, f"{page.relative_to(ROOT)}: {broken}"
+
+
+# ----------------------------------------------------------------------------- references
+
+#: The files whose docstrings and comments may name our modules and tests.
+SOURCES = sorted(
+    path
+    for folder in ("scrapy_gbot_robots", "tests", "benchmarks")
+    for path in (ROOT / folder).rglob("*.py")
+)
+#: The first folder of a path that is ours; any other (``scrapy/...``, ``../shared/...``)
+#: belongs to another project and is not checked.
+OURS = frozenset(
+    {"scrapy_gbot_robots", "tests", "benchmarks", "docs", "example_project", "gbot_demo"}
+    | {"engine", "policy", "stores", "parking", "crawl", "report", "cli"}
+)
+#: A path to a ``.py`` or ``.md`` file (``*`` globs), then maybe ``::test_name``. Never inside
+#: a URL: nothing that follows ``/``, a word character, ``.`` or ``-`` starts a match.
+FILE_REF = re.compile(r"(?<![\w./*-])((?:[\w.-]+/)*[\w*-]+\.(?:py|md))\b(?:::(\w+(?:::\w+)*))?")
+#: A bare file name that is ours by its shape: a test module, a benchmark, a private module.
+OWN_NAME = re.compile(r"(?:test_|bench_|_)[\w*]+\.py")
+DOTTED_REF = re.compile(r"\bscrapy_gbot_robots(?:\.\w+)+")
+MOD_REF = re.compile(r":mod:`~?(\.*\w+(?:\.\w+)*)`")
+#: A private name in backticks, alone or followed by attributes or a call: a private module of
+#: ours (``_settings``) or a private name that the file itself uses. A module that lost its
+#: underscore (stores/entry.py, once _entry) leaves its old name in backticks stale.
+PRIVATE_REF = re.compile(r"(?<![`\w])``?(_[A-Za-z0-9]\w*)(?:\.\w+)*(?:\(\))?``?(?![`\w])")
+
+#: Stale references the lead's files still hold while the crawl side is rewritten
+#: (issue 23): (file, reference) pairs, each to be fixed there and removed here.
+KNOWN_STALE: frozenset[tuple[str, str]] = frozenset()
+
+
+def _prose_of(source: str) -> list[tuple[int, str]]:
+    """Every docstring (a statement that is a string alone) and comment, with its first line.
+
+    One pass of the tokenizer, no parse: this runs over every file of the project.
+    """
+    found: list[tuple[int, str]] = []
+    at_start = True  # the next token starts a statement
+    pending: tuple[int, str] | None = None  # a string that may be a statement of its own
+    for tok in tokenize.generate_tokens(io.StringIO(source).readline):
+        if tok.type == tokenize.COMMENT:
+            found.append((tok.start[0], tok.string))
+        elif tok.type == tokenize.NEWLINE:
+            if pending is not None:
+                found.append(pending)
+            pending, at_start = None, True
+        elif tok.type not in (tokenize.NL, tokenize.INDENT, tokenize.DEDENT):
+            value = ast.literal_eval(tok.string) if at_start and tok.type == tokenize.STRING else 0
+            pending = (tok.start[0], value) if isinstance(value, str) else None
+            at_start = False
+    return found
+
+
+def _names_in(source: str) -> set[str]:
+    """Every name a module defines, uses or spells as a string (``getattr(x, "_slot")``)."""
+    names: set[str] = set()
+    for node in ast.walk(ast.parse(source)):
+        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+            names.add(node.name)
+        elif isinstance(node, ast.Name):
+            names.add(node.id)
+        elif isinstance(node, ast.Attribute):
+            names.add(node.attr)
+        elif isinstance(node, ast.arg):
+            names.add(node.arg)
+        elif isinstance(node, ast.alias):
+            names.update((node.asname or node.name).split("."))
+        elif isinstance(node, ast.Constant) and isinstance(node.value, str):
+            names.add(node.value)
+    return names
+
+
+def _defines(path: Path, name: str) -> bool:
+    tree = ast.parse(path.read_text(encoding="utf-8"))
+    return any(
+        isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef))
+        and node.name == name
+        for node in ast.walk(tree)
+    )
+
+
+def _file_ref_missing(ref: str, test: str | None, where: Path) -> bool:
+    if "/" in ref:
+        if ref.split("/")[0] not in OURS:
+            return False  # another project's path
+        bases = [ROOT, ROOT / "scrapy_gbot_robots", ROOT / "example_project", where.parent]
+        found = [hit for base in bases for hit in base.glob(ref)]
+    elif OWN_NAME.fullmatch(ref):
+        found = [
+            hit
+            for folder in ("scrapy_gbot_robots", "tests", "benchmarks", "example_project")
+            for hit in (ROOT / folder).rglob(ref)
+        ]
+    else:
+        return False  # a bare name such as utils.py: nothing says whose it is
+    if not found:
+        return True
+    return test is not None and not all(
+        any(_defines(hit, part) for hit in found) for part in test.split("::")
+    )
+
+
+def _dotted_ref_missing(ref: str) -> bool:
+    parts = ref.split(".")
+    for n in range(len(parts), 0, -1):
+        if _module_path(".".join(parts[:n])) is None:
+            continue
+        target: object = importlib.import_module(".".join(parts[:n]))
+        for attr in parts[n:]:
+            if not hasattr(target, attr):
+                return True
+            target = getattr(target, attr)
+        return False
+    return True
+
+
+def _mod_ref_missing(ref: str, where: Path) -> bool:
+    level = len(ref) - len(ref.lstrip("."))
+    name = ref.lstrip(".")
+    if level:
+        package = where.relative_to(ROOT).with_suffix("").parts[:-1]
+        name = ".".join([*package[: len(package) - level + 1], name])
+    return _module_path(name) is None
+
+
+def _stale_references(path: Path, source: str) -> list[tuple[int, str]]:
+    """The references in the docstrings and comments of ``source`` (the text of ``path``) to
+    files, modules, tests or private modules of ours that do not exist, each with its line."""
+    patterns = (FILE_REF, DOTTED_REF, MOD_REF, PRIVATE_REF)
+    if not any(pattern.search(source) for pattern in patterns):
+        return []  # nothing that looks like a reference, in prose or in code
+    stems = {p.stem for p in SOURCES}
+    names: set[str] | None = None
+    stale: list[tuple[int, str]] = []
+    for start, text in _prose_of(source):
+        for match in FILE_REF.finditer(text):
+            if _file_ref_missing(match[1], match[2], path):
+                stale.append((start + text.count("\n", 0, match.start()), match[0]))
+        for match in DOTTED_REF.finditer(text):
+            if _dotted_ref_missing(match[0]):
+                stale.append((start + text.count("\n", 0, match.start()), match[0]))
+        for match in MOD_REF.finditer(text):
+            if _mod_ref_missing(match[1], path):
+                stale.append((start + text.count("\n", 0, match.start()), match[0]))
+        for match in PRIVATE_REF.finditer(text):
+            head = match[1]
+            if head in stems:
+                continue
+            if names is None:
+                names = _names_in(source)
+            if head not in names:
+                stale.append((start + text.count("\n", 0, match.start()), match[0]))
+    return sorted(stale)
+
+
+@pytest.mark.parametrize("path", SOURCES, ids=lambda p: str(p.relative_to(ROOT)))
+def test_docstrings_and_comments_name_only_what_exists(path: Path) -> None:
+    """A module path (``engine/lines.py``), a test path
+    (``tests/test_project.py::test_a_stale_reference_is_found``), a dotted name
+    (``scrapy_gbot_robots.engine.rules``), a ``:mod:`` target or a private module (``_settings``)
+    named in a docstring or comment must exist."""
+    relative = str(path.relative_to(ROOT))
+    stale = [
+        f"line {line}: {ref}"
+        for line, ref in _stale_references(path, path.read_text(encoding="utf-8"))
+        if (relative, ref) not in KNOWN_STALE
+    ]
+    assert not stale, f"{relative} names what does not exist: {stale}"
+
+
+def test_a_stale_reference_is_found() -> None:
+    source = (
+        '"""From ``_lines.report()``, see engine/lines.py and engine/gone.py; tests/test_x.py\n'
+        "and tests/engine/test_lint.py::test_nothing_here; tests/engine/test_lint.py; a URL\n"
+        "https://example.com/tests/test_x.py; Scrapy's scrapy/utils/misc.py; utils.py;\n"
+        ":mod:`.rules` (read where it is) but :mod:`.gone`; scrapy_gbot_robots.engine.rules.parse\n"
+        'and scrapy_gbot_robots.engine.nothing; ``_settings``; ``_helper``.\n"""\n'
+        "\n"
+        "# tests/crawl/test_middleware*.py, tests/test_middleware*.py, _policy.py\n"
+        "def _helper() -> None: ...\n"
+    )
+    stale = _stale_references(ROOT / "scrapy_gbot_robots" / "engine" / "sample.py", source)
+    assert [ref for _, ref in stale] == [
+        "``_lines.report()``",
+        "engine/gone.py",
+        "tests/test_x.py",
+        "tests/engine/test_lint.py::test_nothing_here",
+        ":mod:`.gone`",
+        "scrapy_gbot_robots.engine.nothing",
+        "_policy.py",
+        "tests/test_middleware*.py",
+    ]

@@ -1,7 +1,7 @@
 """``gbot-robots``: test URLs against a robots.txt, lint it, or fetch it as the middleware does.
 
 Every verdict comes from the engine (``parse(...).decide``) and every line reading from
-``_lines.report()``, so the tool can never disagree with the middleware. Scrapy is imported
+``engine/lines.py``, so the tool can never disagree with the middleware. Scrapy is imported
 only when ``fetch`` runs, which keeps ``check`` and ``lint`` fast to start.
 
 Layout: one module per command (``check``, ``lint``, ``fetch``), each defining ``COMMAND``

@@ -1,7 +1,7 @@
 """``gbot-robots fetch``: a live robots.txt, fetched exactly as the middleware fetches it.
 
 A one-request Scrapy crawl with the add-on: the real middleware parks the request for the
-user's URL and fetches robots.txt (redirects, retry, timeout, size cap, ``_policy``); this
+user's URL and fetches robots.txt (redirects, retry, timeout, size cap, ``policy/fetch.py``); this
 module only watches through Scrapy's signals and reads the resulting origin state back. Scrapy
 and Twisted are imported inside functions, so ``check`` and ``lint`` never load them.
 """
@@ -136,7 +136,7 @@ def run_fetch(url: str, token: str, timeout: float | None, verbose: bool) -> Fet
     """Run a one-request Scrapy crawl with the add-on and watch the middleware fetch robots.txt.
 
     Nothing here interprets a status: the middleware follows redirects and hands the result
-    to ``_policy``; the state it stores is read back from it when the spider closes.
+    to ``policy/fetch.py``; the state it stores is read back from it when the spider closes.
     """
     import scrapy
     from scrapy import Spider
@@ -146,7 +146,7 @@ def run_fetch(url: str, token: str, timeout: float | None, verbose: bool) -> Fet
 
     from .. import signals
     from .._meta import FETCH_META
-    from ..crawl.middleware import GoogleRobotsTxtMiddleware
+    from ..middleware import GoogleRobotsTxtMiddleware  # the class projects name
 
     run = FetchRun(attempts=[], scrapy_version=scrapy.__version__)
     settings: dict[str, Any] = {

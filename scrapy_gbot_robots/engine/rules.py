@@ -38,8 +38,8 @@ from .usage import Usage, UsageIndex, UsagePreference, in_force
 
 Group = Literal["agent", "global", "none"]
 #: A crawler's product token, or its tokens most specific first (``["Googlebot-Image",
-#: "Googlebot"]``).
-Agents = str | Sequence[str]
+#: "Googlebot"]``): what every ``user_agent`` argument below accepts.
+Tokens = str | Sequence[str]
 
 _MAX_AGENTS = 16  # per-agent matchers kept per file; more agents than this is unusual
 
@@ -155,7 +155,7 @@ def _fast_select(lines: list[FastLine], agent: str | None) -> tuple[bool, list[s
 
     The same state machine, specialised to the tuples of :func:`fast_matcher_lines` so that
     the first check of a site does no per-line bookkeeping it does not need (a third of the
-    time of a first check).  ``tests/test_engine_internal.py`` pins it to
+    time of a first check).  ``tests/engine/test_engine_internal.py`` pins it to
     :func:`_walk_groups` on random bodies; keep the two in step.
     """
     specific_allows: list[str] = []
@@ -595,11 +595,11 @@ class _InForce(NamedTuple):
     unknown: list[tuple[int, bytes, bytes]]  # (line, key, value) of its other lines
 
 
-def _tokens(user_agent: Agents) -> tuple[str, ...]:
+def _tokens(user_agent: Tokens) -> tuple[str, ...]:
     return (user_agent,) if isinstance(user_agent, str) else tuple(user_agent)
 
 
-def _memo_key(user_agent: Agents, global_group: bool) -> object:
+def _memo_key(user_agent: Tokens, global_group: bool) -> object:
     """What a crawler's matchers are remembered under: a token alone is its own key."""
     if isinstance(user_agent, str):
         return user_agent if global_group else ((user_agent,), False)
@@ -607,7 +607,7 @@ def _memo_key(user_agent: Agents, global_group: bool) -> object:
 
 
 def _group_in_force(
-    entries: list[tuple[int, LineKind, bytes, bytes]], user_agent: Agents, global_group: bool
+    entries: list[tuple[int, LineKind, bytes, bytes]], user_agent: Tokens, global_group: bool
 ) -> _InForce:
     """Google's group selection for a token list, the one place it lives.
 
@@ -689,7 +689,7 @@ class RobotsTxt:
     # default through a dict lookup, which costs these per-request calls ~8 % (measured).
     # Pass it by name.
 
-    def allowed(self, url: str, user_agent: Agents, global_group: bool = True) -> bool:
+    def allowed(self, url: str, user_agent: Tokens, global_group: bool = True) -> bool:
         """Google's verdict for ``url`` (already percent-encoded) and a product token.
 
         ``user_agent`` may also be a list of tokens, most specific first; with
@@ -757,13 +757,13 @@ class RobotsTxt:
             path = path[: path.index("\0")]
         return path
 
-    def decide(self, url: str, user_agent: Agents, global_group: bool = True) -> Decision:
+    def decide(self, url: str, user_agent: Tokens, global_group: bool = True) -> Decision:
         """The verdict with the deciding line, and (``Decision.token``) whose group it was.
 
-        Like :meth:`allowed`, it expects a percent-encoded URL (see ``_url.crawler_url``).
-        The first call for an agent precompiles its rules with their lines (see
-        :func:`_build_detail`; nothing of it is built for :meth:`allowed` alone); later calls cost
-        about what :meth:`allowed` costs.
+        Like :meth:`allowed`, it expects a percent-encoded URL (see ``crawler_url`` in
+        ``engine/url.py``). The first call for an agent precompiles its rules with their lines
+        (see :func:`_build_detail`; nothing of it is built for :meth:`allowed` alone); later calls
+        cost about what :meth:`allowed` costs.
         """
         matcher = self._matcher
         if user_agent != self._agent or matcher is None or not global_group:
@@ -786,7 +786,7 @@ class RobotsTxt:
             path = path[: path.index("\0")]
         return matcher.decide(path, detail)
 
-    def names_agent(self, user_agent: Agents) -> bool:
+    def names_agent(self, user_agent: Tokens) -> bool:
         """Whether a group names this agent (or one of these tokens): ``*`` is then hidden."""
         return self._matcher_for(user_agent).specific
 
@@ -801,7 +801,7 @@ class RobotsTxt:
             )
         return self._sitemaps
 
-    def crawl_delay(self, user_agent: Agents, global_group: bool = True) -> float | None:
+    def crawl_delay(self, user_agent: Tokens, global_group: bool = True) -> float | None:
         """The first valid ``Crawl-delay`` of the group in force (Google ignores it)."""
         group = _group_in_force(directives(self.body), user_agent, global_group)
         for _, key, value in group.unknown:
@@ -815,7 +815,7 @@ class RobotsTxt:
                 return delay
         return None
 
-    def usage(self, url: str, user_agent: Agents, global_group: bool = True) -> Usage:
+    def usage(self, url: str, user_agent: Tokens, global_group: bool = True) -> Usage:
         """What the group in force says about *using* the content of ``url``.
 
         Content-Signal and Content-Usage statements (a vendor convention and a draft; see
@@ -827,7 +827,7 @@ class RobotsTxt:
             return Usage(index.token)
         return index.usage(self._path_of(url))
 
-    def usage_statements(self, user_agent: Agents, global_group: bool = True) -> Usage:
+    def usage_statements(self, user_agent: Tokens, global_group: bool = True) -> Usage:
         """Every content-usage statement of the group in force, whatever path it names.
 
         :meth:`usage` answers for one URL; this is the group's whole say, in file order
@@ -839,7 +839,7 @@ class RobotsTxt:
     def refuses(
         self,
         url: str,
-        user_agent: Agents,
+        user_agent: Tokens,
         uses: Iterable[str],
         global_group: bool = True,
     ) -> UsagePreference | None:
@@ -858,7 +858,7 @@ class RobotsTxt:
             return index.refuses(None, wanted)
         return index.refuses(self._path_of(url), wanted)
 
-    def _usage_index(self, user_agent: Agents, global_group: bool) -> UsageIndex:
+    def _usage_index(self, user_agent: Tokens, global_group: bool) -> UsageIndex:
         key = _memo_key(user_agent, global_group)
         memo = self._usage
         index = memo.get(key) if memo is not None else None
@@ -874,7 +874,7 @@ class RobotsTxt:
             memo[key] = index
         return index
 
-    def _matcher_for(self, user_agent: Agents, global_group: bool = True) -> _AgentMatcher:
+    def _matcher_for(self, user_agent: Tokens, global_group: bool = True) -> _AgentMatcher:
         if global_group and user_agent == self._agent and self._matcher is not None:
             return self._matcher
         key = _memo_key(user_agent, global_group)
@@ -903,7 +903,7 @@ class RobotsTxt:
         self._matcher = matcher
         return matcher
 
-    def _build_matcher(self, user_agent: Agents, global_group: bool) -> _AgentMatcher:
+    def _build_matcher(self, user_agent: Tokens, global_group: bool) -> _AgentMatcher:
         """The matcher of the group in force (:func:`_group_in_force`), by the fast path."""
         lines = fast_matcher_lines(self.body)
         entries = matcher_directives(self.body) if lines is None else None

@@ -34,7 +34,7 @@ from functools import cache
 # An empty query ("/x?" or "/x?#top") is dropped, so those URLs take the slow path too, as do
 # URLs that do not start with "http://" or "https://" (another scheme, an upper-case one, a
 # relative or protocol-relative URL): there w3lib may find the authority elsewhere than Google
-# finds the path ("//a://b/c"). tests/test_url.py checks all this against w3lib itself.
+# finds the path ("//a://b/c"). tests/engine/test_url.py checks all this against w3lib itself.
 _HTTP = ("https://", "http://")
 _NO_HOST = ("http:///", "https:///")
 _KEPT = b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-._~:/?#@!$&()*+,=%"

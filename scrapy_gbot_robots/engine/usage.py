@@ -40,14 +40,13 @@ Design choices (docs/cli.md says the same to users):
 
 from __future__ import annotations
 
-import base64
-import binascii
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Final, Literal
 
 from .lines import escape_pattern
 from .match import wildcard_match
+from .structured_fields import StructuredFieldError, Token, parse_dictionary
 
 Mechanism = Literal["content-usage", "content-signal"]
 CONTENT_USAGE: Final = "content-usage"
@@ -90,13 +89,6 @@ USES: Final[Mapping[str, Mapping[Mechanism, tuple[str, ...]]]] = {
 }
 
 _WS = " \t"
-_LCALPHA = frozenset("abcdefghijklmnopqrstuvwxyz")
-_DIGITS = frozenset("0123456789")
-_ALPHA = _LCALPHA | frozenset("ABCDEFGHIJKLMNOPQRSTUVWXYZ")
-_KEY_CHARS = _LCALPHA | _DIGITS | frozenset("_-.*")
-_TOKEN_CHARS = _ALPHA | _DIGITS | frozenset("!#$%&'*+-.^_`|~:/")
-_B64_CHARS = _ALPHA | _DIGITS | frozenset("+/=")
-_LC_HEX = frozenset("0123456789abcdef")
 
 
 def consult(use: str) -> Mapping[Mechanism, tuple[str, ...]]:
@@ -260,20 +252,17 @@ def parse_statement(mechanism: Mechanism, value: bytes) -> Statement:
 
 
 def _content_usage(expression: bytes) -> tuple[tuple[Entry, ...], str | None]:
-    """A Structured Field Dictionary (RFC 9651 section 4.2.2); a parse failure says nothing."""
+    """A Structured Field Dictionary (``engine/structured_fields.py``); a parse failure says
+    nothing. Only the tokens ``y`` and ``n`` state a preference (not ``"y"``, not ``?1``)."""
     try:
-        text = expression.decode("ascii")
-    except UnicodeDecodeError:
-        return (), "not ASCII: a Structured Field dictionary is ASCII only"
-    try:
-        members = _SfParser(text).dictionary()
-    except _SfError as exc:
+        members = parse_dictionary(expression)
+    except StructuredFieldError as exc:
         return (), str(exc)
     entries = []
-    for key, (value, shown) in members:
-        token = value if isinstance(value, _Token) else None
+    for member in members:
+        token = member.value if isinstance(member.value, Token) else None
         allowed = {"y": True, "n": False}.get(token) if token is not None else None
-        entries.append(Entry(key, shown, allowed))
+        entries.append(Entry(member.key, member.written, allowed))
     return tuple(entries), None
 
 
@@ -295,214 +284,6 @@ def _content_signal(expression: bytes) -> tuple[tuple[Entry, ...], tuple[str, ..
         else:
             entries.append(Entry(key, value, {"yes": True, "no": False}.get(value.lower())))
     return tuple(entries), tuple(problems)
-
-
-class _SfError(Exception):
-    """A Structured Field parse failure, with what was wrong."""
-
-
-class _Token(str):
-    """An sf-token, kept apart from an sf-string (``y`` and ``"y"`` differ)."""
-
-    __slots__ = ()
-
-
-# A parsed member: (bare item or inner list, the value as written).
-_Member = tuple[object, str]
-
-
-class _SfParser:
-    """RFC 9651 section 4.2 for a Dictionary: every type parsed, so a failure is a failure."""
-
-    def __init__(self, text: str) -> None:
-        self.text = text
-        self.at = 0
-
-    def _peek(self) -> str:
-        """The next character, or "" at the end (which is in no character set)."""
-        return self.text[self.at] if self.at < len(self.text) else ""
-
-    def _fail(self, why: str) -> _SfError:
-        return _SfError(f"{why} at column {self.at + 1}")
-
-    def dictionary(self) -> list[tuple[str, _Member]]:
-        text = self.text
-        while self._peek() == " ":
-            self.at += 1
-        members: list[tuple[str, _Member]] = []
-        while self.at < len(text):
-            key = self._key()
-            start = self.at
-            if self._peek() == "=":
-                self.at += 1
-                start = self.at
-                value = self._inner_list() if self._peek() == "(" else self._bare_item()
-            else:
-                value = True
-            self._parameters()
-            members.append((key, (value, text[start : self.at])))
-            while self._peek() in (" ", "\t"):
-                self.at += 1
-            if self.at >= len(text):
-                break
-            if text[self.at] != ",":
-                raise self._fail(f"expected ',' between members, found {text[self.at]!r}")
-            self.at += 1
-            while self._peek() in (" ", "\t"):
-                self.at += 1
-            if self.at >= len(text):
-                raise self._fail("a trailing ','")
-        # In written order, a repeated key at each place: the last one counts (section 4.2.2).
-        return members
-
-    def _key(self) -> str:
-        first = self._peek()
-        if first not in _LCALPHA and first != "*":
-            shown = repr(first) if first else "the end"
-            raise self._fail(f"a key must start with a-z or '*', found {shown}")
-        start = self.at
-        while self._peek() in _KEY_CHARS:
-            self.at += 1
-        return self.text[start : self.at]
-
-    def _parameters(self) -> None:
-        while self._peek() == ";":
-            self.at += 1
-            while self._peek() == " ":
-                self.at += 1
-            self._key()
-            if self._peek() == "=":
-                self.at += 1
-                self._bare_item()
-
-    def _inner_list(self) -> tuple[object, ...]:
-        self.at += 1  # "("
-        items: list[object] = []
-        while self.at < len(self.text):
-            while self._peek() == " ":
-                self.at += 1
-            if self._peek() == ")":
-                self.at += 1
-                return tuple(items)
-            items.append(self._bare_item())
-            self._parameters()
-            if self._peek() not in (" ", ")"):
-                raise self._fail("expected ' ' or ')' in an inner list")
-        raise self._fail("an inner list without ')'")
-
-    def _bare_item(self) -> object:
-        first = self._peek()
-        if first == "-" or first in _DIGITS:
-            return self._number()
-        if first == '"':
-            return self._string()
-        if first in _ALPHA or first == "*":
-            start = self.at
-            while self._peek() in _TOKEN_CHARS:
-                self.at += 1
-            return _Token(self.text[start : self.at])
-        if first == ":":
-            return self._bytes()
-        if first == "?":
-            value = self.text[self.at + 1 : self.at + 2]
-            if value not in ("0", "1"):
-                raise self._fail("a boolean is ?0 or ?1")
-            self.at += 2
-            return value == "1"
-        if first == "@":
-            self.at += 1
-            date = self._number()
-            if not isinstance(date, int):
-                raise self._fail("a date is an integer")
-            return date
-        if first == "%":
-            return self._display_string()
-        shown = repr(first) if first else "the end"
-        raise self._fail(f"expected a value, found {shown}")
-
-    def _number(self) -> int | float:
-        start = self.at
-        if self._peek() == "-":
-            self.at += 1
-        if self._peek() not in _DIGITS:
-            raise self._fail("a number needs a digit")
-        digits = 0
-        point = -1
-        while self._peek() in _DIGITS or (self._peek() == "." and point < 0):
-            if self._peek() == ".":
-                if digits > 12:
-                    raise self._fail("a decimal has at most 12 integer digits")
-                point = digits
-            else:
-                digits += 1
-            self.at += 1
-            if point < 0 and digits > 15:
-                raise self._fail("an integer has at most 15 digits")
-        written = self.text[start : self.at]
-        if point < 0:
-            return int(written)
-        fraction = digits - point
-        if fraction < 1 or fraction > 3:
-            raise self._fail("a decimal has 1 to 3 fractional digits")
-        return float(written)
-
-    def _string(self) -> str:
-        self.at += 1
-        out: list[str] = []
-        while self.at < len(self.text):
-            char = self.text[self.at]
-            self.at += 1
-            if char == "\\":
-                escaped = self._peek()
-                if escaped not in ('"', "\\"):
-                    raise self._fail("only '\\\"' and '\\\\' are escapes in a string")
-                self.at += 1
-                out.append(escaped)
-            elif char == '"':
-                return "".join(out)
-            elif ord(char) < 0x20 or ord(char) > 0x7E:
-                raise self._fail("a control character in a string")
-            else:
-                out.append(char)
-        raise self._fail("a string without its closing '\"'")
-
-    def _bytes(self) -> bytes:
-        end = self.text.find(":", self.at + 1)
-        if end < 0:
-            raise self._fail("a byte sequence without its closing ':'")
-        content = self.text[self.at + 1 : end]
-        if any(char not in _B64_CHARS for char in content):
-            raise self._fail("a byte sequence is base64")
-        self.at = end + 1
-        try:
-            return base64.b64decode(content + "=" * (-len(content) % 4))
-        except (binascii.Error, ValueError):
-            raise self._fail("a byte sequence is base64") from None
-
-    def _display_string(self) -> str:
-        if self.text[self.at + 1 : self.at + 2] != '"':
-            raise self._fail("a display string starts with %\"")
-        self.at += 2
-        out = bytearray()
-        while self.at < len(self.text):
-            char = self.text[self.at]
-            self.at += 1
-            if ord(char) < 0x20 or ord(char) > 0x7E:
-                raise self._fail("a control character in a display string")
-            if char == "%":
-                pair = self.text[self.at : self.at + 2]
-                if len(pair) < 2 or any(c not in _LC_HEX for c in pair):
-                    raise self._fail("'%' in a display string takes two lower-case hex digits")
-                out.append(int(pair, 16))
-                self.at += 2
-            elif char == '"':
-                try:
-                    return out.decode("utf-8")
-                except UnicodeDecodeError:
-                    raise self._fail("a display string is UTF-8") from None
-            else:
-                out.append(ord(char))
-        raise self._fail("a display string without its closing '\"'")
 
 
 # ----------------------------------------------------------------------------- per group

@@ -19,7 +19,7 @@ at or before the cutoff. Items belong to the fleet: they stay in Redis whatever 
 told, and whichever worker sees the origin decided releases them into the shared queue.
 
 Items the codec cannot serialise (``dumps`` raises ``ValueError``) stay in memory, for this
-process only, and ``close`` returns them (the middleware reports them dropped). When Redis
+process only, and ``close`` returns them (the crawl reports them dropped). When Redis
 fails, new items go to memory too (one WARNING per outage, one INFO when it answers again);
 they are pushed to Redis at the next ``flush`` once it answers, so they survive this worker
 from then on. Within an origin, Redis items come first, then this process's memory items.
@@ -166,7 +166,7 @@ class RedisLot(Generic[T]):
         self.key = key
         self.index_key = f"{key}:parked_index"
         self.list_prefix = f"{key}:parked:"
-        #: For the middleware's logs ("Resuming N parked requests from ...").
+        #: For the crawl's log (crawl/telemetry.py: "Resuming N parked requests from ...").
         self.where = f"Redis ({self.list_prefix}*)"
         self._dumps = dumps
         self._loads = loads

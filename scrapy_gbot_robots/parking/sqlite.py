@@ -34,9 +34,10 @@ CREATE INDEX IF NOT EXISTS parked_origin ON parked (origin, seq);
 class SqliteLot(Generic[T]):
     """Parked items serialised into one SQLite file: durable across a pause, off the heap.
 
-    Writes are grouped into one transaction per :meth:`flush` (the middleware flushes on its
-    housekeeping tick and at close), so parking costs a serialisation and an insert, not a
-    disk sync. Items the codec refuses stay in memory and are returned by :meth:`close`.
+    Writes are grouped into one transaction per :meth:`flush` (crawl/gate.py flushes on each
+    housekeeping tick, and :meth:`close` flushes), so parking costs a serialisation and an
+    insert, not a disk sync. Items the codec refuses stay in memory and are returned by
+    :meth:`close`.
     """
 
     shared = False

@@ -1,10 +1,10 @@
 """The audit report as one static HTML page: inline CSS and SVG, no JavaScript, no assets.
 
-Pure: a function of the JSON report (``_report.ReportCollector.to_json``), so the page can
-never say something the JSON does not. Everything that comes from the crawl (URLs, robots.txt
-lines, reasons, spider names) is untrusted and goes through :func:`esc` (control characters
-shown escaped, then :func:`html.escape`); nothing links
-out, so opening the page fetches nothing.
+Pure: a function of the JSON report (``ReportCollector.to_json`` in ``report/collector.py``),
+so the page can never say something the JSON does not. Everything that comes from the crawl (URLs,
+robots.txt lines, reasons, spider names) is untrusted and goes through :func:`esc` (control
+characters shown escaped, then :func:`html.escape`); nothing links out, so opening the page fetches
+nothing.
 """
 
 from __future__ import annotations

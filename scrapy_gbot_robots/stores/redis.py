@@ -7,14 +7,14 @@ the first use (the store is built before any loop runs).
 Keys (``prefix`` defaults to ``gbot_robots``):
 
 - ``{prefix}:origin:{origin}``: a hash with ``fetched_at`` (the state's fetch time as a
-  decimal string) and ``entry`` (the ``_entry`` bytes, exactly). No TTL by default: freshness
-  is decided from the times inside the entry, and the 30-day history must outlive any expiry;
-  with ``keep`` (``GBOT_ROBOTS_CACHE_KEEP``, at least 30 d + the longest cache lifetime) the
-  key expires ``keep`` seconds after its ``fetched_at``, so a fleet's Redis holds only the
-  origins fetched within that window. The write
+  decimal string) and ``entry`` (the ``stores/entry.py`` bytes, exactly). No TTL by default:
+  freshness is decided from the times inside the entry, and the 30-day history must outlive any
+  expiry; with ``keep`` (``GBOT_ROBOTS_CACHE_KEEP``, at least 30 d + the longest cache lifetime) the
+  key expires ``keep`` seconds after its ``fetched_at``, so a fleet's Redis holds only the origins
+  fetched within that window. The write
   is a Lua script that keeps the stored entry when its ``fetched_at`` is newer, so "a write
   never replaces a newer entry" holds atomically across processes. An entry that does not
-  even start with the ``_entry`` magic (garbage), or a key of another type, is replaced;
+  even start with the ``stores/entry.py`` magic (garbage), or a key of another type, is replaced;
   an entry of an unknown format version is compared by ``fetched_at`` like any other, so an
   older package never overwrites what a newer one wrote after it.
 - ``{prefix}:lock:{origin}``: the fetch lock, ``SET NX PX ttl`` holding this process's token
@@ -23,7 +23,7 @@ Keys (``prefix`` defaults to ``gbot_robots``):
   process lives, so the TTL only bounds how long a *dead* holder blocks the others. A process
   that finds the lock taken looks again for up to ``lock_wait`` (10 s) before it answers
   False, so it usually gets the lock, and with it the holder's fresh state, as soon as the
-  holder is done (the middleware otherwise looks again only a second later).
+  holder is done (crawl/fetcher.py otherwise looks again only a second later).
 
 Faults never stop or slow the crawl. A connection error marks Redis down: one WARNING (when
 the outage starts), ``outages`` and ``errors`` counted; while down, every operation answers
@@ -32,7 +32,7 @@ are kept, the latest per origin, at most ``max_pending`` origins) and one backgr
 PINGs with exponential backoff (``min_backoff`` doubling to ``max_backoff``). When it
 answers: one INFO, the kept writes are flushed and Redis is used again. Other Redis errors
 (an error reply, e.g. out of memory) are counted in ``errors`` and kept in ``last_error``,
-which the middleware logs once; a write refused that way is given up (``write_errors``).
+which crawl/telemetry.py logs once; a write refused that way is given up (``write_errors``).
 """
 
 from __future__ import annotations
@@ -225,7 +225,7 @@ class RedisStore:
         self.socket_timeout = socket_timeout
         self.lock_wait = max(0.0, lock_wait)
         self.token = f"{os.getpid()}-{uuid.uuid4().hex[:12]}"
-        # Counters the middleware copies into the crawl's stats (robotstxt/store/<name>).
+        # Counters crawl/telemetry.py copies into the crawl's stats (robotstxt/store/<name>).
         self.outages = 0
         self.errors = 0
         self.write_errors = 0

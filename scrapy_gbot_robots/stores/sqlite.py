@@ -2,7 +2,7 @@
 
 Standard library only. The in-memory LRU stays in front of it (see ``TieredStore``), so a
 check never waits on the file; the file is read when the LRU forgot an origin and written
-once per robots.txt fetch. Entries use the ``_entry`` format (no pickles), one row per
+once per robots.txt fetch. Entries use the ``stores/entry.py`` format (no pickles), one row per
 origin, and a write never replaces a newer entry: two crawl processes on one machine may
 share the file (WAL mode, a busy timeout), and a fetch lock row per origin keeps them from
 fetching the same robots.txt twice at once.

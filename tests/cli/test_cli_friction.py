@@ -1,8 +1,9 @@
 """What a new user tripped over in ``gbot-robots``, each pinned by a test that failed before.
 
-Run as the real console script, as tests/test_cli.py does. Elsewhere: the user-agent string
-reduced to its token (tests/test_cli.py), ``fetch`` exiting 1 on a disallowed URL
-(tests/test_cli_fetch.py).
+Run as the real console script, as tests/cli/test_cli.py does. Elsewhere: the user-agent
+string reduced to its token
+(tests/cli/test_cli.py::test_check_user_agent_string_is_reduced_to_its_token), ``fetch``
+exiting 1 on a disallowed URL (tests/cli/test_cli_fetch.py::test_disallowed_url_exits_1_like_check).
 """
 
 from __future__ import annotations

@@ -8,15 +8,13 @@ scrapy-redis's). One origin's robots.txt hangs; the worker that holds its fetch 
 killed with SIGKILL while every request of that origin waits in Redis; then robots.txt
 answers. A second crawl checks the case where only the dead worker knew the origin.
 
-Then the lot alone, against the same real server: one FIFO per origin that any worker can
-take over, the index kept in step, unserialisable items kept in memory, and a Redis outage
-answered from memory without losing an item.
+The lot alone, against a real server without a crawl, is tested in
+tests/parking/test_redis_lot.py.
 """
 
 from __future__ import annotations
 
 import json
-import time
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -225,132 +223,3 @@ async def test_workers_that_never_saw_the_origin_adopt_a_dead_workers_requests(
     assert sum(s.get("robotstxt/request_count", 0) for s in stats) == 1
     assert sum(s.get("robotstxt/forbidden", 0) for s in stats) == 1
     assert client.llen(parked) == 0 and client.zcard(f"{KEY}:parked_index") == 0
-
-
-# -- the lot alone: what the gate relies on, against the real server -------------------------
-
-
-def _lot(rs: RedisServer, backoff: float = 0.05, **kwargs: Any) -> Any:
-    """A RedisLot of strings; strings starting with "x" cannot be serialised."""
-    import redis
-    from redis.backoff import NoBackoff
-    from redis.retry import Retry
-
-    from scrapy_gbot_robots.parking.redis import RedisLot
-
-    def dumps(item: str) -> bytes:
-        if item.startswith("x"):
-            raise ValueError("kept in memory")
-        return item.encode()
-
-    def loads(data: bytes) -> str:
-        return "?" + data.hex() if not data.isascii() else data.decode()
-
-    server = redis.Redis(
-        port=rs.port, socket_timeout=1, socket_connect_timeout=1, retry=Retry(NoBackoff(), 0),
-        **kwargs,
-    )  # fmt: skip
-    return RedisLot(
-        server, "spider:gbot_robots", dumps, loads, min_backoff=backoff, max_backoff=backoff * 4
-    )
-
-
-def test_lot_is_one_fifo_per_origin_shared_by_workers(rs: RedisServer) -> None:
-    one, two = _lot(rs), _lot(rs)
-    a, b = "http://a.test", "http://b.test"
-    for i in range(5):
-        one.push(a, f"a{i}", 100.0 + i)
-    two.push(b, "b0", 99.5)
-    two.push(b, "b1", 200.0)
-    assert one.waiting() == two.waiting() == [(b, 2), (a, 5)]  # oldest first
-    assert one.oldest(a) == 100.0 and two.peek(a) == "a0"
-    assert two.take(a, 2) == ["a0", "a1"]  # another worker takes what the first parked
-    client = rs.client()
-    assert client.zscore("spider:gbot_robots:parked_index", a) == 102.0  # the new head's time
-    assert one.take_parked_before(a, 103.0) == ["a2", "a3"]
-    assert one.oldest(a) == 104.0
-    assert one.take(a, 10) == ["a4"]
-    assert client.zscore("spider:gbot_robots:parked_index", a) is None  # empty: unindexed
-    assert one.take(a, 10) == [] and one.oldest(a) is None and one.peek(a) is None
-    assert one.waiting() == [(b, 2)]
-    assert one.close(persist=False) == []  # items belong to the fleet: kept in Redis
-    assert two.take(b, 10) == ["b0", "b1"]
-    assert client.keys("spider:gbot_robots:*") == []
-
-
-def test_lot_keeps_unserialisable_items_in_memory_and_returns_them_at_close(
-    rs: RedisServer,
-) -> None:
-    lot, other = _lot(rs), _lot(rs)
-    a = "http://a.test"
-    lot.push(a, "a0", 1.0)
-    lot.push(a, "x-callback", 2.0)
-    lot.push(a, "a2", 3.0)
-    assert other.waiting() == [(a, 2)]  # the fleet sees only what it can take over
-    assert lot.waiting() == [(a, 3)]
-    assert lot.take(a, 2) == ["a0", "a2"]  # Redis items first, then this process's own
-    assert lot.take(a, 5) == ["x-callback"]
-    lot.push(a, "x-again", 4.0)
-    lot.push(a, "a5", 5.0)
-    assert lot.close(persist=True) == [(a, "x-again")]
-    assert other.take(a, 5) == ["a5"]
-
-
-def test_lot_malformed_elements_are_returned_not_lost(rs: RedisServer) -> None:
-    lot = _lot(rs)
-    a = "http://a.test"
-    client = rs.client()
-    client.rpush(f"spider:gbot_robots:parked:{a}", b"\x01")  # shorter than a park time
-    client.zadd("spider:gbot_robots:parked_index", {a: 0})
-    lot.push(a, "a1", 5.0)
-    assert lot.take_parked_before(a, 1.0) == [""]  # unreadable time counts as oldest
-    assert lot.take(a, 5) == ["a1"]
-
-
-def test_lot_falls_back_to_memory_while_redis_fails_then_hands_items_to_the_fleet(
-    rs: RedisServer, caplog: pytest.LogCaptureFixture
-) -> None:
-    import logging
-
-    caplog.set_level(logging.INFO, logger="scrapy_gbot_robots")
-    lot, a = _lot(rs), "http://a.test"
-    lot.push(a, "a0", 1.0)
-    rs.kill()
-    for i in range(1, 4):
-        lot.push(a, f"a{i}", 1.0 + i)  # no exception: kept in this process
-    assert lot.take(a, 1) == ["a1"]  # Redis items cannot be reached: ours still can
-    assert lot.waiting() == [(a, 2)]
-    warnings = [r.getMessage() for r in caplog.records if r.levelno == logging.WARNING]
-    assert len(warnings) == 1 and "memory" in warnings[0], warnings
-    rs.restart()  # empty: it had no persistence (a0 is gone with it, as Redis went)
-    deadline = time.monotonic() + 5
-    while len(rs.client().keys("spider:gbot_robots:parked:*")) == 0:
-        assert time.monotonic() < deadline, "the kept items never reached Redis"
-        time.sleep(0.05)
-        lot.flush()  # the gate's tick
-    assert _lot(rs).take(a, 10) == ["a2", "a3"]  # another worker can take them now
-    assert lot.close(persist=True) == []
-    infos = [r.getMessage() for r in caplog.records if r.levelno == logging.INFO]
-    assert len(infos) == 1 and "answers again" in infos[0], infos
-
-
-def test_lot_close_hands_memory_items_to_redis_even_during_the_backoff(rs: RedisServer) -> None:
-    """Redis came back while the lot still waits out its backoff, and the worker closes: the
-    items parked in its memory go to the fleet, not to ``request_dropped``."""
-    lot, a, b = _lot(rs, backoff=60.0), "http://a.test", "http://b.test"
-    rs.kill()
-    for i in range(300):
-        lot.push(a if i % 3 else b, f"i{i}", 1.0 + i)
-    rs.restart()
-    assert lot.close(persist=True) == []
-    other = _lot(rs)
-    assert other.take(a, 1000) == [f"i{i}" for i in range(300) if i % 3]  # in order
-    assert other.take(b, 1000) == [f"i{i}" for i in range(0, 300, 3)]
-
-
-def test_lot_reads_bytes_even_when_the_project_decodes_responses(rs: RedisServer) -> None:
-    lot = _lot(rs, decode_responses=True)  # scrapy-redis's REDIS_DECODE_RESPONSES = True
-    a = "http://a.test"
-    lot.push(a, "a0", 1.0)
-    assert lot.waiting() == [(a, 1)]
-    assert lot.take(a, 1) == ["a0"]

@@ -1176,9 +1176,10 @@ def test_index_htm__escaped_directory_name() -> None:
 
 
 # --------------------------------------------------------------------------------------------
-# 25-28. Fetching and caching are the middleware's job (scope/origin in _origin.py, status
-# codes, server errors and cache lifetime in _policy.py): the middleware tests
-# (tests/test_origin.py, tests/test_policy.py, tests/test_middleware*.py) cover them.
+# 25-28. Fetching and caching are the policy's job (scope/origin in policy/origin.py, status
+# codes, server errors and cache lifetime in policy/fetch.py), tested in tests/policy/
+# (tests/policy/test_origin.py, tests/policy/test_policy.py) and, in a crawl, in
+# tests/crawl/test_middleware*.py.
 # The engine's share is tested here.
 # --------------------------------------------------------------------------------------------
 

@@ -1,8 +1,8 @@
 """The audit report's collector, JSON, HTML and ``gbot-robots report``, without a crawl.
 
-Events are fed with real engine values: ``OriginState`` built as ``_policy.evaluate`` builds
-it and ``Decision`` values from ``parse(body).decide()``. The crawl-level agreement with the
-stats and the server's log is in tests/test_report_crawl.py.
+Events are fed with real engine values: ``OriginState`` built as ``evaluate`` (``policy/fetch.py``)
+builds it and ``Decision`` values from ``parse(body).decide()``. The crawl-level agreement with the
+stats and the server's log is in tests/report/test_report_crawl.py.
 """
 
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""The stored format of an origin's state (``_entry``): round trips, refusals, one golden entry.
+"""An origin's state as stored (``stores/entry.py``): round trips, refusals, one golden entry.
 
 Every persistent store writes these bytes and a later (or older) version of the package reads
 them back, so the format is pinned here: a state comes back equal, anything unreadable comes

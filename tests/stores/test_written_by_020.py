@@ -28,7 +28,7 @@ from scrapy_gbot_robots.stores.sqlite import SqliteStore
 
 A = "http://a.test"
 
-#: 0.2.0's ``_sqlite._SCHEMA`` (the store) and ``_parking._SCHEMA`` (the JOBDIR lot).
+#: The schemas 0.2.0 wrote: the store's (its _sqlite module) and the JOBDIR lot's (_parking).
 STORE_SCHEMA_020 = """
 CREATE TABLE IF NOT EXISTS robots (
     origin TEXT PRIMARY KEY,
