@@ -17,44 +17,19 @@ from typing import TYPE_CHECKING, Any
 if TYPE_CHECKING:
     from scrapy.settings import BaseSettings
 
+from ._components import BODY, OURS, path_of, spellings
+
 logger = logging.getLogger("scrapy_gbot_robots")
 
 BUILTIN = "scrapy.downloadermiddlewares.robotstxt.RobotsTxtMiddleware"
-OURS = "scrapy_gbot_robots.crawl.middleware.GoogleRobotsTxtMiddleware"
-BODY = "scrapy_gbot_robots.crawl.body.RobotsBodyMiddleware"
 _DEFAULT_PRIORITY = 100
 #: Between HttpCompressionMiddleware (590) and the downloader: its process_response sees
 #: robots.txt responses before they are decompressed.
 BODY_PRIORITY = 595
 
 
-def _path(component: Any) -> str:
-    if isinstance(component, str):
-        return component
-    return f"{component.__module__}.{component.__qualname__}"
-
-
-#: Every other spelling of the same classes: the package-level re-export, and the public
-#: module path projects name in ``DOWNLOADER_MIDDLEWARES`` (where the classes lived in 0.2.0).
-_ALIASES = {
-    OURS: {
-        "scrapy_gbot_robots.GoogleRobotsTxtMiddleware",
-        "scrapy_gbot_robots.middleware.GoogleRobotsTxtMiddleware",
-    },
-    BODY: {
-        "scrapy_gbot_robots.RobotsBodyMiddleware",
-        "scrapy_gbot_robots.body.RobotsBodyMiddleware",
-    },
-}
-
-
-def spellings(path: str) -> frozenset[str]:
-    """Every import path a project may write for one of our components."""
-    return frozenset({path, *_ALIASES.get(path, ())})
-
-
 def _is(component: Any, path: str) -> bool:
-    return _path(component) in spellings(path)
+    return path_of(component) in spellings(path)
 
 
 class Addon:

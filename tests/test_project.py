@@ -113,6 +113,7 @@ PURE = [
     "_stats.py",
     "_meta.py",
     "_safetext.py",
+    "_components.py",
 ]
 
 
@@ -167,13 +168,14 @@ def test_pure_layers_import_nothing_from_scrapy_or_twisted(layer: str) -> None:
 #: top of the package, or a new folder, gets its row here.
 _BELOW_CRAWL = frozenset(
     {"_safetext", "_meta", "signals", "_compat", "engine", "policy", "_stats", "_settings"}
-    | {"_userlog", "stores", "parking", "report", "scrapy_parser"}
+    | {"_userlog", "stores", "parking", "report", "scrapy_parser", "_components"}
 )
 LAYERS: dict[str, frozenset[str]] = {
     "_safetext": frozenset(),  # text from outside made printable
     "_meta": frozenset(),
     "signals": frozenset(),
     "_compat": frozenset(),  # Scrapy's versions and internals, named
+    "_components": frozenset(),  # the import paths of our Scrapy components
     "engine": frozenset({"_safetext"}),
     "policy": frozenset({"engine"}),
     "_stats": frozenset({"policy"}),
@@ -186,10 +188,10 @@ LAYERS: dict[str, frozenset[str]] = {
     "crawl": _BELOW_CRAWL,
     "middleware": frozenset({"_meta", "crawl"}),  # the paths projects name: re-exports
     "body": frozenset({"crawl"}),
-    "addon": frozenset({"_userlog"}),
+    "addon": frozenset({"_userlog", "_components"}),
     # The command line uses the plugin as a project does: through its public modules.
     "cli": frozenset(
-        {"_safetext", "_meta", "signals", "_compat", "engine", "policy", "report"}
+        {"_safetext", "_meta", "signals", "_compat", "engine", "policy", "report", "_settings"}
         | {"middleware", "__init__"}
     ),
     "__init__": frozenset(

@@ -22,8 +22,8 @@ from .._compat import (
     crawl_started,
     engine_accepts_requests,
 )
+from .._components import BODY, spellings
 from .._settings import Config, ConfigError, configured_token, load, unknown_settings
-from ..addon import BODY, spellings
 from ..parking.codec import RequestCodec
 from ..report.collector import ReportCollector
 from ..stores.base import OriginStore, PersistentStore

@@ -13,8 +13,8 @@ from scrapy.settings import Settings
 
 from scrapy_gbot_robots import Addon
 from scrapy_gbot_robots._compat import body_middleware_enabled
+from scrapy_gbot_robots._components import BODY, spellings
 from scrapy_gbot_robots._settings import load
-from scrapy_gbot_robots.addon import BODY, spellings
 from scrapy_gbot_robots.crawl.wiring import lock_ttl
 
 

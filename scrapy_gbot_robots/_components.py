@@ -1,0 +1,37 @@
+"""The import paths of our Scrapy components, and every other spelling a project may write.
+
+The add-on places them in ``DOWNLOADER_MIDDLEWARES``; the crawl looks for them in the chain
+the downloader builds (whether ``RobotsBodyMiddleware`` is really there). Pure: strings only.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+OURS = "scrapy_gbot_robots.crawl.middleware.GoogleRobotsTxtMiddleware"
+BODY = "scrapy_gbot_robots.crawl.body.RobotsBodyMiddleware"
+
+#: Every other spelling of the same classes: the package-level re-export, and the public
+#: module path projects name in ``DOWNLOADER_MIDDLEWARES`` (where the classes lived in 0.2.0).
+_ALIASES = {
+    OURS: {
+        "scrapy_gbot_robots.GoogleRobotsTxtMiddleware",
+        "scrapy_gbot_robots.middleware.GoogleRobotsTxtMiddleware",
+    },
+    BODY: {
+        "scrapy_gbot_robots.RobotsBodyMiddleware",
+        "scrapy_gbot_robots.body.RobotsBodyMiddleware",
+    },
+}
+
+
+def spellings(path: str) -> frozenset[str]:
+    """Every import path a project may write for one of our components."""
+    return frozenset({path, *_ALIASES.get(path, ())})
+
+
+def path_of(component: Any) -> str:
+    """A component as ``DOWNLOADER_MIDDLEWARES`` may hold it (a path or a class), as a path."""
+    if isinstance(component, str):
+        return component
+    return f"{component.__module__}.{component.__qualname__}"
