@@ -60,13 +60,14 @@ if TYPE_CHECKING:
 
     from .._compat import Loop
     from .._settings import Config
+    from ..engine.rules import Tokens
     from ..parking.codec import RequestCodec
     from ..stores.tiered import TieredStore
     from .admission import Admission
     from .fetcher import Fetcher
     from .gate import Gate
     from .housekeeping import Housekeeping
-    from .keys import RequestKeys, Tokens
+    from .keys import RequestKeys
     from .lifecycle import Lifecycle
     from .progress import Progress
     from .reporting import ReportFiles

@@ -11,6 +11,7 @@ from typing import TYPE_CHECKING, TypeVar
 
 from .._meta import USER_AGENT_META
 from ..engine.agent import is_valid_token, product_token
+from ..engine.rules import Tokens  # one product token, or several, most specific first
 from ..policy.origin import origin_of
 
 if TYPE_CHECKING:
@@ -24,8 +25,6 @@ ORIGIN_MEMO = 100_000
 TOKEN_MEMO = 1_000
 
 _K = TypeVar("_K", str, bytes)
-#: One product token, or several, most specific first: what the engine's checks accept.
-Tokens = str | tuple[str, ...]
 
 
 class RequestKeys:

@@ -21,9 +21,9 @@ if TYPE_CHECKING:
     from scrapy.http import Request, Response
     from typing_extensions import Self
 
+    from ..engine.rules import Tokens
     from ..policy.states import OriginState
     from .coordinator import Coordinator
-    from .keys import Tokens
 
 __all__ = ["FETCH_META", "GoogleRobotsTxtMiddleware"]
 

@@ -16,8 +16,8 @@ from .. import _stats as S
 from ..report.writer import write
 
 if TYPE_CHECKING:
+    from ..engine.rules import Tokens
     from ..report.collector import ReportCollector
-    from .keys import Tokens
 
 logger = logging.getLogger("scrapy_gbot_robots.middleware")
 

@@ -30,14 +30,13 @@ if TYPE_CHECKING:
     from scrapy.crawler import Crawler
     from scrapy.http import Request
 
-    from ..engine.rules import Decision, RobotsTxt
+    from ..engine.rules import Decision, RobotsTxt, Tokens
     from ..parking.base import Lot
     from ..report.collector import Hop, ReportCollector
     from ..stores.tiered import TieredStore
     from .budget import FetchBudget
     from .effects import FetchReason
     from .gate import ParkReason
-    from .keys import Tokens
     from .tally import Tally
 
 #: The logger named in the README and the docs (the middleware's historical module path).

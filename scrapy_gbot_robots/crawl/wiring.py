@@ -24,6 +24,7 @@ from .._compat import (
 )
 from .._components import BODY, spellings
 from .._settings import Config, ConfigError, configured_token, load, unknown_settings
+from ..engine.rules import Tokens
 from ..parking.codec import RequestCodec
 from ..report.collector import ReportCollector
 from ..stores.base import OriginStore, PersistentStore
@@ -37,7 +38,7 @@ from .effects import Outbox
 from .fetcher import Downloader, EngineDownloader, Fetcher
 from .gate import Gate
 from .housekeeping import Housekeeping
-from .keys import RequestKeys, Tokens
+from .keys import RequestKeys
 from .lifecycle import Lifecycle
 from .lots import jobdir_lot
 from .progress import Progress
