@@ -25,7 +25,7 @@ from email.utils import parsedate_to_datetime
 from urllib.parse import urljoin, urlsplit
 
 from ..engine.rules import parse
-from .states import Kind, OriginState, PolicyConfig
+from .states import Kind, OriginState, PolicyConfig, note_page_ok
 
 
 @dataclass(frozen=True, slots=True)
@@ -154,6 +154,27 @@ def retry_at_once(result: FetchResult) -> bool:
     if _names_a_wait(result.retry_after):
         return False
     return result.status is not None or result.error not in _SLOW_OR_UNREACHABLE
+
+
+def shows_site_serving(status: int) -> bool:
+    """Whether a page's HTTP answer shows the site serving: 2xx, 3xx, or 4xx other than 429.
+
+    Google reads a 429 as a server error, and a 5xx is one: neither is evidence that the
+    site is "generally available" (the 30-day rule of :func:`.states.rules_in_force`).
+    """
+    return 200 <= status < 500 and status != 429
+
+
+def note_page_answer(state: OriginState, status: int, now: float) -> OriginState | None:
+    """The state to store when another page of the origin answered ``status``, else None.
+
+    Every page answer may be passed: only those that show the site serving
+    (:func:`shows_site_serving`) count, and only the first of an error streak changes the
+    state (:func:`.states.note_page_ok`).
+    """
+    if not shows_site_serving(status):
+        return None
+    return note_page_ok(state, now)
 
 
 def _names_a_wait(retry_after: str | None) -> bool:

@@ -17,6 +17,7 @@ from scrapy_gbot_robots.policy.fetch import (
     is_server_error,
     max_age,
     next_hop,
+    note_page_answer,
     retry_after_seconds,
     retry_at_once,
     ttl,
@@ -233,6 +234,28 @@ def test_after_30_days_depends_on_site_availability() -> None:
     assert rules_in_force(answered_before, after, CFG).mode is Mode.STOPPED
     answers = replace(err, page_ok_at=T0 + 2 * DAY)
     assert rules_in_force(answers, after, CFG).mode is Mode.ALLOW_ALL  # site answers
+
+
+@pytest.mark.parametrize("status", [200, 204, 301, 304, 400, 401, 403, 404, 410, 451])
+def test_a_page_answer_that_shows_the_site_serving_counts(status: int) -> None:
+    err = evaluate(FetchResult(status=503), T0, None, CFG)
+    noted = note_page_answer(err, status, T0 + DAY)
+    assert noted is not None and noted.page_ok_at == T0 + DAY
+    assert rules_in_force(noted, T0 + 30 * DAY, CFG).mode is Mode.ALLOW_ALL
+    assert note_page_answer(noted, status, T0 + 2 * DAY) is None  # once per streak
+
+
+@pytest.mark.parametrize("status", [429, 500, 502, 503, 504, 599, 600, 999, 100, 0])
+def test_a_429_or_a_5xx_page_answer_is_no_evidence_of_availability(status: int) -> None:
+    """Issue 24: Google reads a 429 as a server error; the site must stay stopped."""
+    err = evaluate(FetchResult(status=503), T0, None, CFG)
+    assert note_page_answer(err, status, T0 + DAY) is None
+    assert rules_in_force(err, T0 + 30 * DAY, CFG).mode is Mode.STOPPED
+
+
+def test_a_page_answer_changes_nothing_outside_an_error_streak() -> None:
+    assert note_page_answer(evaluate(ok(), T0, None, CFG), 200, T0 + 1) is None
+    assert note_page_answer(evaluate(FetchResult(status=404), T0, None, CFG), 200, T0) is None
 
 
 def test_error_streak_keeps_its_start_and_backs_off() -> None:
