@@ -245,6 +245,8 @@ def policy_text(state: OriginState, force: InForce, cfg: PolicyConfig) -> tuple[
     if state.kind is Kind.ALLOW_ALL:
         if state.reason == "redirect limit":
             why = f"still redirecting after {cfg.max_redirects} hops, which counts as a 404"
+        elif state.reason == "unusable redirect":
+            why = "a redirect without a usable Location, which counts as a 404"
         else:
             why = f"HTTP {state.status}: a 4xx other than 429 means there is no robots.txt"
         return mode.value, f"no restrictions ({why})"

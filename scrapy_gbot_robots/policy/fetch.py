@@ -5,7 +5,9 @@ HTTP status codes" and "Caching"):
 
 - 2xx: obey the body (capped at 500 KiB).
 - 3xx: follow at least ``max_redirects`` hops (the caller follows, asking :func:`next_hop`);
-  a chain that is still redirecting, or a redirect without ``Location``, counts as a 404.
+  a chain that is still redirecting, or a redirect without a usable ``Location`` (none, one
+  that cannot be parsed, a bad port, no host, a scheme other than http and https), counts as
+  a 404 (reason ``"redirect limit"`` or ``"unusable redirect"``).
 - 4xx except 429: no restrictions, whatever the body says.
 - 429, 5xx, anything else, and network failures (DNS, timeout, reset, truncated transfer):
   server error, retried with exponential backoff, or after ``Retry-After`` when the server
@@ -25,6 +27,7 @@ from email.utils import parsedate_to_datetime
 from urllib.parse import urljoin, urlsplit
 
 from ..engine.rules import parse
+from .origin import origin_of
 from .states import Kind, OriginState, PolicyConfig, note_page_ok
 
 
@@ -58,14 +61,21 @@ def next_hop(
 
     Follows any 3xx with a ``Location`` (also to other hosts and schemes that can serve
     HTTP), up to ``cfg.max_redirects`` hops already made. Only HTTP redirects: a meta
-    refresh in a 200 body is just body text.
+    refresh in a 200 body is just body text. Never raises: a ``Location`` is whatever a
+    server sent, and one that names no robots.txt we could fetch (unparsable, such as
+    ``http://[::1/``; a port out of range or 0; no host; ``ftp:``) ends the chain, which
+    then counts as a 404 (:func:`evaluate`).
     """
     if not is_redirect(status) or not location or hops >= cfg.max_redirects:
         return None
-    target = urljoin(url, location.strip())
-    if urlsplit(target).scheme.lower() not in ("http", "https"):
+    try:
+        target = urljoin(url, location.strip()).split("#", 1)[0]
+        port = urlsplit(target).port  # ValueError when out of range or not a number
+    except ValueError:
         return None
-    return target.split("#", 1)[0]
+    if port == 0 or origin_of(target) is None:  # not http(s), no host, a bad host or port
+        return None
+    return target
 
 
 _MAX_AGE_RE = re.compile(r'(?:^|,)\s*max-age\s*=\s*"?(\d+)"?\s*(?:,|$)', re.IGNORECASE)
@@ -227,7 +237,10 @@ def evaluate(
             status=result.status,
         )
     # 3xx at the end of the chain (limit reached, or no usable Location) or 4xx but 429.
-    reason = "redirect limit" if is_redirect(result.status) else str(result.status)
+    reason = str(result.status)
+    if is_redirect(result.status):
+        limit = result.redirects >= cfg.max_redirects
+        reason = "redirect limit" if limit else "unusable redirect"
     return OriginState(
         kind=Kind.ALLOW_ALL,
         reason=reason,

@@ -150,6 +150,37 @@ def test_next_hop_ends_chain() -> None:
     assert next_hop(url, 302, "/r", 0, PolicyConfig(max_redirects=0)) is None
 
 
+UNUSABLE_LOCATIONS = [
+    "http://[::1/robots.txt",  # unparsable (an IPv6 host without its closing bracket)
+    "http://h:99999/robots.txt",  # port out of range
+    "http://h:0/robots.txt",
+    "http://h:6a/robots.txt",
+    "ftp://h/robots.txt",  # a scheme that serves no robots.txt of ours
+    "mailto:a@b.test",
+]
+
+
+@pytest.mark.parametrize("location", UNUSABLE_LOCATIONS)
+def test_a_redirect_without_a_usable_location_ends_the_chain_as_a_404(location: str) -> None:
+    """Issue 24: ``http://[::1/`` raised ValueError (a traceback, a server error); a bad port
+    was fetched and failed (a server error, retried at once). All count as a 404 now."""
+    url = "http://a.test/robots.txt"
+    assert next_hop(url, 301, location, 0, CFG) is None
+    state = evaluate(FetchResult(status=301, redirects=0), T0, None, CFG)
+    assert state.kind is Kind.ALLOW_ALL and state.reason == "unusable redirect"
+    assert not retry_at_once(FetchResult(status=301))
+
+
+@given(st.text(max_size=60), st.integers(0, 4))
+def test_next_hop_never_raises_and_only_names_urls_with_a_robots_txt(
+    location: str, hops: int
+) -> None:
+    from scrapy_gbot_robots.policy.origin import origin_of
+
+    target = next_hop("http://a.test/robots.txt", 302, location, hops, CFG)
+    assert target is None or origin_of(target) is not None
+
+
 # -- caching --------------------------------------------------------------------------------
 def test_default_ttl_is_24h() -> None:
     state = evaluate(ok(), T0, None, CFG)
