@@ -59,3 +59,45 @@ async def test_a_redirect_to_an_unusable_location_counts_as_a_404_without_a_trac
     for host in UNUSABLE:
         assert server.count("/robots.txt", host) == 1
     assert server.count("/robots.txt", "h.test") == 0
+
+
+# -- item 7: a Content-Encoding chain nested 1,200 times ------------------------------------
+
+
+def _nested_gzip(data: bytes, layers: int) -> bytes:
+    for _ in range(layers):
+        data = gzip.compress(data, compresslevel=1)
+    return data
+
+
+@pytest_twisted.ensureDeferred
+async def test_1200_nested_gzip_layers_are_one_body_error_not_a_traceback_per_chunk(
+    server: Server, caplog: pytest.LogCaptureFixture
+) -> None:
+    """1,200 nested layers raised RecursionError in the body middleware's signal handler: one
+    ERROR traceback per received chunk. Now: one body error, the fetch a server error (a 2xx
+    that cannot be read, as documented), the origin's requests dropped at the deadline."""
+    caplog.set_level(logging.DEBUG)
+    layers = 1_200
+    body = _nested_gzip(b"User-agent: *\nDisallow: /private/\n", layers)
+    server.route(
+        "/robots.txt", body=body, headers={"Content-Encoding": ", ".join(["gzip"] * layers)}
+    )
+    urls = [server.url("/ok"), server.url("/private/x")]
+    crawler: Any = await crawl(make_spider(urls=urls), {"GBOT_ROBOTS_PARK_TIMEOUT": 0.5})
+    assert _errors(caplog) == []
+    assert crawler.spider.crawled == []
+    assert server.count("/ok") == server.count("/private/x") == 0
+    stats = crawler.stats.get_stats()
+    assert stats["robotstxt/origin_state/server_error"] == 1
+    assert stats["robotstxt/dropped"] == 2
+    assert [k for k in stats if k.startswith("robotstxt/exception_count/")] == [
+        "robotstxt/exception_count/<class 'scrapy_gbot_robots.policy.decode.RobotsBodyError'>"
+    ]
+    about = [
+        r.getMessage()
+        for r in caplog.records
+        if r.levelno >= logging.INFO and "robots.txt of" in r.getMessage()
+    ]
+    assert len(about) <= 1, about
+    assert server.count("/robots.txt") == 1
