@@ -15,6 +15,7 @@ from typing import TYPE_CHECKING, Any
 from scrapy import signals as _scrapy_signals
 from scrapy.core.engine import ExecutionEngine
 from scrapy.crawler import Crawler
+from scrapy.settings import default_settings as _default_settings
 from scrapy.utils.defer import maybe_deferred_to_future
 
 if TYPE_CHECKING:
@@ -30,6 +31,20 @@ ROBOTS_PARSED_SIGNAL: object | None = getattr(_scrapy_signals, "robots_parsed", 
 
 #: Scrapy 2.14 added ``engine.close_spider_async()``; before it, ``close_spider(spider, reason)``.
 ENGINE_HAS_CLOSE_SPIDER_ASYNC: bool = hasattr(ExecutionEngine, "close_spider_async")
+
+
+#: Scrapy 2.19 added ``LOG_INSTALL_ROOT_HANDLER`` and deprecated ``CrawlerProcess``'s
+#: ``install_root_handler`` argument, the only way before it.
+LOG_ROOT_HANDLER_SETTING: bool = hasattr(_default_settings, "LOG_INSTALL_ROOT_HANDLER")
+
+
+def crawler_process_without_log_handler(settings: dict[str, Any]) -> Any:
+    """A ``CrawlerProcess`` that leaves the root logger's handlers to the caller."""
+    from scrapy.crawler import CrawlerProcess
+
+    if LOG_ROOT_HANDLER_SETTING:
+        return CrawlerProcess({**settings, "LOG_INSTALL_ROOT_HANDLER": False})
+    return CrawlerProcess(settings, install_root_handler=False)
 
 
 async def engine_download(engine: Any, request: Request) -> Response:

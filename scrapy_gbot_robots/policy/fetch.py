@@ -63,8 +63,8 @@ def next_hop(
     HTTP), up to ``cfg.max_redirects`` hops already made. Only HTTP redirects: a meta
     refresh in a 200 body is just body text. Never raises: a ``Location`` is whatever a
     server sent, and one that names no robots.txt we could fetch (unparsable, such as
-    ``http://[::1/``; a port out of range or 0; no host; ``ftp:``) ends the chain, which
-    then counts as a 404 (:func:`evaluate`).
+    ``http://[::1/``; a port out of range or 0; no host, or one with a control character or
+    a space; ``ftp:``) ends the chain, which then counts as a 404 (:func:`evaluate`).
     """
     if not is_redirect(status) or not location or hops >= cfg.max_redirects:
         return None
@@ -73,9 +73,15 @@ def next_hop(
         port = urlsplit(target).port  # ValueError when out of range or not a number
     except ValueError:
         return None
-    if port == 0 or origin_of(target) is None:  # not http(s), no host, a bad host or port
+    origin = origin_of(target)  # None: not http(s), no host, a bad host or port
+    if origin is None or port == 0 or not _SENDABLE_HOST.fullmatch(origin):
         return None
     return target
+
+
+#: An origin key a request can be sent to: printable ASCII, no space (HTTP clients refuse
+#: a host with a control character, as Twisted does, before connecting).
+_SENDABLE_HOST = re.compile(r"[\x21-\x7e]+")
 
 
 _MAX_AGE_RE = re.compile(r'(?:^|,)\s*max-age\s*=\s*"?(\d+)"?\s*(?:,|$)', re.IGNORECASE)

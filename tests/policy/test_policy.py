@@ -155,6 +155,8 @@ UNUSABLE_LOCATIONS = [
     "http://h:99999/robots.txt",  # port out of range
     "http://h:0/robots.txt",
     "http://h:6a/robots.txt",
+    "http://evil\x1bc\x07.test/robots.txt",  # a host no client sends (Twisted refuses it)
+    "http://a b.test/robots.txt",
     "ftp://h/robots.txt",  # a scheme that serves no robots.txt of ours
     "mailto:a@b.test",
 ]
