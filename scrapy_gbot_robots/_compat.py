@@ -33,8 +33,9 @@ ROBOTS_PARSED_SIGNAL: object | None = getattr(_scrapy_signals, "robots_parsed", 
 ENGINE_HAS_CLOSE_SPIDER_ASYNC: bool = hasattr(ExecutionEngine, "close_spider_async")
 
 
-#: Scrapy 2.19 added ``LOG_INSTALL_ROOT_HANDLER`` and deprecated ``CrawlerProcess``'s
-#: ``install_root_handler`` argument, the only way before it.
+#: Newer Scrapy reads the ``LOG_INSTALL_ROOT_HANDLER`` setting and deprecates
+#: ``CrawlerProcess``'s ``install_root_handler`` argument (2.19 does); older Scrapy (2.11) has
+#: only the argument.
 LOG_ROOT_HANDLER_SETTING: bool = hasattr(_default_settings, "LOG_INSTALL_ROOT_HANDLER")
 
 
