@@ -16,6 +16,7 @@ from typing import TYPE_CHECKING, Any
 from scrapy.exceptions import NotConfigured
 
 from .._compat import redis_server
+from .._redact import redacted
 from .._settings import Config, ConfigError, configured_token, load, unknown_settings
 from ..parking.codec import RequestCodec
 from ..parking.memory import MemoryLot
@@ -162,7 +163,9 @@ def open_store(config: Config, crawler: Crawler) -> TieredStore:
     if config.store:
         custom = config.store(config.cache_size)
         if not isinstance(custom, OriginStore):
-            raise ConfigError("GBOT_ROBOTS_STORE", f"{custom!r} does not implement OriginStore")
+            raise ConfigError(
+                "GBOT_ROBOTS_STORE", f"{redacted(repr(custom))} does not implement OriginStore"
+            )
         return TieredStore(custom)
     return TieredStore(MemoryStore(config.cache_size), open_persistent(config, crawler))
 
@@ -183,14 +186,15 @@ def open_persistent(config: Config, crawler: Crawler) -> PersistentStore | None:
     except ImportError as exc:
         raise ConfigError(
             "GBOT_ROBOTS_CACHE",
-            f'{where} needs the redis client: pip install "scrapy-gbot-robots[redis]" ({exc})',
+            f'{redacted(where)} needs the redis client: pip install "scrapy-gbot-robots[redis]" '
+            f"({exc})",
         ) from exc
     from scrapy.utils.reactor import is_asyncio_reactor_installed
 
     if not is_asyncio_reactor_installed():
         raise ConfigError(
             "GBOT_ROBOTS_CACHE",
-            f"{where} needs Scrapy's asyncio reactor: TWISTED_REACTOR = "
+            f"{redacted(where)} needs Scrapy's asyncio reactor: TWISTED_REACTOR = "
             "'twisted.internet.asyncioreactor.AsyncioSelectorReactor' (the default since "
             "Scrapy 2.13)",
         )
