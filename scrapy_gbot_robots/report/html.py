@@ -548,9 +548,29 @@ def _crawl(data: dict[str, Any]) -> str:
     return "".join(out)
 
 
+def _conformed(data: Any) -> dict[str, Any]:
+    """The report as :func:`.schema.conform` leaves it, checked only where the page reads.
+
+    The page shows the first ``HTML_ROWS`` rules and origins and counts the rest: only those
+    are checked (a full report's 10,000 origins would cost the page several times its own
+    rendering), the others are carried as they are, for their number.
+    """
+    if not isinstance(data, dict):
+        return conform(data)
+    rows = {
+        name: data[name]
+        for name in ("rules", "origins")
+        if isinstance(data.get(name), list) and len(data[name]) > HTML_ROWS
+    }
+    out = conform({**data, **{name: rows[name][:HTML_ROWS] for name in rows}})
+    for name, every in rows.items():
+        out[name] = out[name] + every[HTML_ROWS:]  # never read: only len() is
+    return out
+
+
 def render(data: dict[str, Any]) -> str:
     """The whole page, from the JSON report (fields of the wrong type are left out)."""
-    data = conform(data)
+    data = _conformed(data)
     crawl = data.get("crawl", {})
     words = _Words(observed(data))
     title = f"robots.txt report: {crawl.get('spider', '')}"

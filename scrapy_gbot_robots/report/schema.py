@@ -26,7 +26,15 @@ _DROP: Any = object()
 
 
 class Spec:
-    """What one value must be (subclasses say it in words in ``expected``, for the error line)."""
+    """What one value must be (subclasses say it in words in ``expected``, for the error line).
+
+    ``fits`` is the fast check every reader runs first (no path is built, nothing copied):
+    a report as a crawl writes it costs one pass of it. ``problem`` and ``conform`` descend
+    only into what does not fit.
+    """
+
+    def fits(self, value: Any) -> bool:
+        raise NotImplementedError
 
     def problem(self, value: Any, path: str) -> str | None:
         """``None`` when ``value`` fits, else one line naming ``path`` and what was wrong."""
@@ -56,14 +64,22 @@ def _kind(value: Any) -> str:
 
 @dataclass(frozen=True)
 class Scalar(Spec):
+    """A JSON scalar; ``types`` (with ``no_bool``) when ``test`` is exactly that isinstance
+    check, which objects then run inline (the fast path of a big report)."""
+
     expected: str
-    fits: Callable[[Any], bool]
+    test: Callable[[Any], bool]
+    types: tuple[type, ...] = ()
+    no_bool: bool = False
+
+    def fits(self, value: Any) -> bool:
+        return self.test(value)
 
     def problem(self, value: Any, path: str) -> str | None:
-        return None if self.fits(value) else f"{path} is {_kind(value)}, expected {self.expected}"
+        return None if self.test(value) else f"{path} is {_kind(value)}, expected {self.expected}"
 
     def conform(self, value: Any) -> Any:
-        return value if self.fits(value) else _DROP
+        return value if self.test(value) else _DROP
 
 
 @dataclass(frozen=True)
@@ -71,6 +87,9 @@ class Nullable(Spec):
     """``inner``, or null."""
 
     inner: Spec
+
+    def fits(self, value: Any) -> bool:
+        return value is None or self.inner.fits(value)
 
     def problem(self, value: Any, path: str) -> str | None:
         found = None if value is None else self.inner.problem(value, path)
@@ -82,6 +101,9 @@ class Nullable(Spec):
         return None if value is None else self.inner.conform(value)
 
 
+_ABSENT: Any = object()
+
+
 @dataclass(frozen=True)
 class Obj(Spec):
     """An object: known fields checked, unknown ones kept; ``required`` must be present."""
@@ -89,8 +111,43 @@ class Obj(Spec):
     fields: dict[str, Spec]
     required: frozenset[str] = field(default_factory=frozenset)
     expected: str = "an object"
+    #: (name, types, no_bool, nullable) of the fields whose check is one isinstance.
+    _plain: tuple[tuple[str, tuple[type, ...], bool, bool], ...] = field(
+        init=False, repr=False, compare=False
+    )
+    _other: tuple[tuple[str, Spec], ...] = field(init=False, repr=False, compare=False)
+
+    def __post_init__(self) -> None:
+        plain, other = [], []
+        for name, spec in self.fields.items():
+            nullable = isinstance(spec, Nullable)
+            inner = spec.inner if isinstance(spec, Nullable) else spec
+            if isinstance(inner, Scalar) and inner.types:
+                plain.append((name, inner.types, inner.no_bool, nullable))
+            else:
+                other.append((name, spec))
+        object.__setattr__(self, "_plain", tuple(plain))
+        object.__setattr__(self, "_other", tuple(other))
+
+    def fits(self, value: Any) -> bool:
+        if not isinstance(value, dict) or not self.required <= value.keys():
+            return False
+        get = value.get
+        for name, types, no_bool, nullable in self._plain:
+            item = get(name, _ABSENT)
+            if item is _ABSENT or (item is None and nullable):
+                continue
+            if not isinstance(item, types) or (no_bool and item.__class__ is bool):
+                return False
+        for name, spec in self._other:
+            item = get(name, _ABSENT)
+            if item is not _ABSENT and not spec.fits(item):
+                return False
+        return True
 
     def problem(self, value: Any, path: str) -> str | None:
+        if self.fits(value):
+            return None
         if not isinstance(value, dict):
             return f"{path} is {_kind(value)}, expected {self.expected}"
         for name in sorted(self.required):
@@ -101,9 +158,11 @@ class Obj(Spec):
                 found = spec.problem(value[name], f"{path}.{name}")
                 if found is not None:
                     return found
-        return None
+        return None  # pragma: no cover - fits() said otherwise
 
     def conform(self, value: Any) -> Any:
+        if self.fits(value):
+            return value
         if not isinstance(value, dict):
             return _DROP
         out = dict(value)
@@ -126,18 +185,24 @@ class Items(Spec):
     item: Spec
     expected: str = "a list"
 
+    def fits(self, value: Any) -> bool:
+        fits = self.item.fits
+        return isinstance(value, list) and all(fits(item) for item in value)
+
     def problem(self, value: Any, path: str) -> str | None:
         if not isinstance(value, list):
             return f"{path} is {_kind(value)}, expected {self.expected}"
+        fits = self.item.fits
         for i, item in enumerate(value):
-            found = self.item.problem(item, f"{path}[{i}]")
-            if found is not None:
-                return found
+            if not fits(item):
+                return self.item.problem(item, f"{path}[{i}]")
         return None
 
     def conform(self, value: Any) -> Any:
         if not isinstance(value, list):
             return _DROP
+        if self.fits(value):
+            return value
         kept = (self.item.conform(item) for item in value)
         return [item for item in kept if item is not _DROP]
 
@@ -149,18 +214,24 @@ class Mapping(Spec):
     value: Spec
     expected: str = "an object"
 
+    def fits(self, value: Any) -> bool:
+        fits = self.value.fits
+        return isinstance(value, dict) and all(fits(item) for item in value.values())
+
     def problem(self, value: Any, path: str) -> str | None:
         if not isinstance(value, dict):
             return f"{path} is {_kind(value)}, expected {self.expected}"
+        fits = self.value.fits
         for key, item in value.items():
-            found = self.value.problem(item, f"{path}[{key!r}]")
-            if found is not None:
-                return found
+            if not fits(item):
+                return self.value.problem(item, f"{path}[{key!r}]")
         return None
 
     def conform(self, value: Any) -> Any:
         if not isinstance(value, dict):
             return _DROP
+        if self.fits(value):
+            return value
         kept = ((key, self.value.conform(item)) for key, item in value.items())
         return {key: item for key, item in kept if item is not _DROP}
 
@@ -173,10 +244,10 @@ def _is_number(value: Any) -> bool:
     return isinstance(value, (int, float)) and not isinstance(value, bool) and math.isfinite(value)
 
 
-INT = Scalar("an integer", _is_int)
+INT = Scalar("an integer", _is_int, (int,), no_bool=True)
 NUMBER = Scalar("a number", _is_number)
-STR = Scalar("a string", lambda v: isinstance(v, str))
-BOOL = Scalar("a boolean", lambda v: isinstance(v, bool))
+STR = Scalar("a string", lambda v: isinstance(v, str), (str,))
+BOOL = Scalar("a boolean", lambda v: isinstance(v, bool), (bool,))
 ANY = Scalar("anything", lambda v: True)
 #: A JSON scalar: what a setting or a stat may be.
 SCALAR = Scalar(
