@@ -61,7 +61,7 @@ from collections import deque
 from collections.abc import Callable
 from typing import Any, Generic, TypeVar
 
-from redis.exceptions import RedisError, ResponseError
+from redis.exceptions import RedisError
 from redis.exceptions import TimeoutError as RedisTimeoutError
 
 from .._redact import redacted
@@ -339,12 +339,12 @@ class RedisLot(Generic[T]):
             keys = [self._list(origin), self.index_key]
             try:
                 self._push(keys=keys, args=[element, repr(parked_at), origin])
-            except ResponseError as exc:  # refused: not pushed
-                self._failed(exc, "push")
-            except RedisError as exc:  # no reply: Redis may push it yet (see the docstring)
+            except RedisTimeoutError as exc:  # no reply: Redis may push it yet (docstring)
                 self._doubtful.push(origin, (item, element), parked_at)
                 self._failed(exc, "push")
                 return
+            except RedisError as exc:  # refused, or no Redis to run it: not pushed
+                self._failed(exc, "push")
             else:
                 self._mine += 1
                 self._answered()
