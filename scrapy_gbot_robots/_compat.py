@@ -17,6 +17,7 @@ from weakref import WeakKeyDictionary
 from scrapy import signals as _scrapy_signals
 from scrapy.core.engine import ExecutionEngine
 from scrapy.crawler import Crawler
+from scrapy.settings import default_settings as _default_settings
 from scrapy.utils.defer import maybe_deferred_to_future
 from twisted.internet.defer import Deferred, DeferredList
 
@@ -33,6 +34,21 @@ ROBOTS_PARSED_SIGNAL: object | None = getattr(_scrapy_signals, "robots_parsed", 
 
 #: Scrapy 2.14 added ``engine.close_spider_async()``; before it, ``close_spider(spider, reason)``.
 ENGINE_HAS_CLOSE_SPIDER_ASYNC: bool = hasattr(ExecutionEngine, "close_spider_async")
+
+
+#: Newer Scrapy reads the ``LOG_INSTALL_ROOT_HANDLER`` setting and deprecates
+#: ``CrawlerProcess``'s ``install_root_handler`` argument (2.19 does); older Scrapy (2.11) has
+#: only the argument.
+LOG_ROOT_HANDLER_SETTING: bool = hasattr(_default_settings, "LOG_INSTALL_ROOT_HANDLER")
+
+
+def crawler_process_without_log_handler(settings: dict[str, Any]) -> Any:
+    """A ``CrawlerProcess`` that leaves the root logger's handlers to the caller."""
+    from scrapy.crawler import CrawlerProcess
+
+    if LOG_ROOT_HANDLER_SETTING:
+        return CrawlerProcess({**settings, "LOG_INSTALL_ROOT_HANDLER": False})
+    return CrawlerProcess(settings, install_root_handler=False)
 
 
 async def engine_download(engine: Any, request: Request) -> Response:
@@ -319,3 +335,59 @@ def reserve_download_slot(engine: Any, delta: int) -> None:
     limit = getattr(downloader, "total_concurrency", 0)
     if isinstance(limit, int) and limit > 0 and limit + delta > 0:
         downloader.total_concurrency = limit + delta
+
+
+def drop_from_twisted_stderr_printer(kind: type[BaseException]) -> bool:
+    """Stop Twisted's start-up printer from writing a ``kind`` failure's traceback to stderr.
+
+    Until an application calls ``globalLogBeginner.beginLoggingTo()`` (Scrapy never does),
+    Twisted's ``LogBeginner`` keeps a temporary observer that writes every critical event to
+    stderr as text, traceback included, beside Scrapy's ``PythonLoggingObserver``. On a
+    reactor other than asyncio's, an exception raised while Scrapy builds the middlewares
+    ends as such an event ("Unhandled error in Deferred"), which no ``logging`` filter sees.
+    The observer (``_temporaryObserver``, in the publisher's ``_observers``) is wrapped so
+    that it skips those events and passes every other one on; True when it was. Twisted
+    internals: when they are not there, nothing changes.
+    """
+    from twisted.logger import globalLogBeginner, globalLogPublisher
+
+    observer = getattr(globalLogBeginner, "_temporaryObserver", None)
+    observers = getattr(globalLogPublisher, "_observers", None)
+    if observer is None or not isinstance(observers, list) or observer not in observers:
+        return False
+    if isinstance(observer, _SkippingObserver):
+        return True
+    skipping = _SkippingObserver(observer, kind)
+    observers[observers.index(observer)] = skipping
+    # beginLoggingTo() removes the attribute's observer: it must remove this one.
+    setattr(globalLogBeginner, "_temporaryObserver", skipping)  # noqa: B010
+    return True
+
+
+#: What Twisted logs, as an event of its own, just before an unhandled Deferred's failure.
+UNHANDLED_IN_DEFERRED = "Unhandled error in Deferred:"
+
+
+class _SkippingObserver:
+    """A Twisted log observer that passes every event on, except failures of one kind.
+
+    The "Unhandled error in Deferred:" event that Twisted sends just before such a failure is
+    held until the next event says whether it belongs to one (then both are skipped).
+    """
+
+    def __init__(self, inner: Any, kind: type[BaseException]) -> None:
+        self.inner = inner
+        self.kind = kind
+        self._held: dict[str, Any] | None = None
+
+    def __call__(self, event: dict[str, Any]) -> None:
+        held, self._held = self._held, None
+        failure = event.get("log_failure")
+        if failure is None and event.get("log_format") == UNHANDLED_IN_DEFERRED:
+            self._held = event
+            return
+        if isinstance(getattr(failure, "value", None), self.kind):
+            return
+        if held is not None:
+            self.inner(held)
+        self.inner(event)

@@ -26,7 +26,7 @@ Pure: imports nothing from Scrapy or Twisted.
 
 from __future__ import annotations
 
-__all__ = ["display", "printable", "quoted", "short"]
+__all__ = ["display", "printable", "printable_lines", "quoted", "short"]
 
 _TAB = "\t"
 
@@ -48,6 +48,14 @@ def printable(text: str) -> str:
     if text.isprintable() or (_TAB in text and text.replace(_TAB, "").isprintable()):
         return text
     return "".join(ch if ch.isprintable() or ch == _TAB else _escape(ch) for ch in text)
+
+
+def printable_lines(text: str) -> str:
+    """:func:`printable` line by line: the newlines that separate lines are kept (a log
+    record with its traceback), every other control character is escaped (CR included)."""
+    if text.isprintable():
+        return text
+    return "\n".join(printable(line) for line in text.split("\n"))
 
 
 def display(raw: bytes) -> str:

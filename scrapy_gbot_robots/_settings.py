@@ -18,6 +18,7 @@ from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from typing import Any
 
+from ._redact import redacted
 from .engine.agent import is_valid_token, product_token
 from .policy.states import PolicyConfig
 
@@ -207,7 +208,7 @@ def store_spec(value: Any, jobdir: Any = None) -> tuple[str, str]:
         return "memory", ""
     expected = "expected 'memory', 'sqlite://PATH' or 'redis://HOST:PORT/DB'"
     if not isinstance(value, str):
-        raise ConfigError(setting, f"{expected}, got {value!r}")
+        raise ConfigError(setting, f"{expected}, got {redacted(repr(value))}")
     text = value.strip()
     if text.lower() == "memory":
         return "memory", ""
@@ -221,7 +222,7 @@ def store_spec(value: Any, jobdir: Any = None) -> tuple[str, str]:
         if not rest:
             raise ConfigError(setting, f"{scheme}:// needs a host, got {value!r}")
         return "redis", text
-    raise ConfigError(setting, f"{expected}, got {value!r}")
+    raise ConfigError(setting, f"{expected}, got {redacted(value)!r}")
 
 
 def report_paths(value: Any) -> tuple[str, ...]:

@@ -50,10 +50,13 @@ CACHE_STORED = "robotstxt/cache/stored"
 LOCK_WAITED = "robotstxt/lock/waited"
 STORE_PRUNED = "robotstxt/store/pruned"
 STORE = "robotstxt/store/"  # + a counter of the persistent store (see COMPONENT_COUNTERS)
-PARKING = "robotstxt/parking/"  # + a counter of the parking lot
+PARKING = "robotstxt/parking/"  # + a counter of the parking lot (see LOT_COUNTERS)
 
-#: The counters a persistent store or a parking lot may report (``counters()``).
+#: The counters a persistent store may report (``counters()``).
 COMPONENT_COUNTERS = ("write_errors", "errors", "outages", "lock_waits")
+#: The counters a parking lot may report (``counters()``); ``timeouts``: calls to a hung
+#: Redis cut at the lot's bound, each a freeze of the crawl avoided.
+LOT_COUNTERS = ("errors", "outages", "timeouts")
 
 # Fetches.
 RETRY = "robotstxt/retry"
@@ -82,5 +85,5 @@ def documented_names() -> list[str]:
     out += [RESPONSE_STATUS + "<status>", EXCEPTION + "<exception class>"]
     out += [ORIGIN_STATE + kind.value for kind in Kind]
     out += [STORE + counter for counter in COMPONENT_COUNTERS]
-    out += [PARKING + counter for counter in ("errors", "outages")]
+    out += [PARKING + counter for counter in LOT_COUNTERS]
     return sorted(set(out))

@@ -45,9 +45,13 @@ def free_port() -> int:
         return int(sock.getsockname()[1])
 
 
-def _pong(port: int) -> bool:
+def _pong(port: int, password: str | None = None) -> bool:
     try:
         with socket.create_connection(("127.0.0.1", port), timeout=0.5) as sock:
+            if password is not None:
+                sock.sendall(f"AUTH {password}\r\n".encode())
+                if not sock.recv(64).startswith(b"+OK"):
+                    return False
             sock.sendall(b"PING\r\n")
             return sock.recv(64).startswith(b"+PONG")
     except OSError:
@@ -55,11 +59,24 @@ def _pong(port: int) -> bool:
 
 
 class RedisServer:
-    """One ``redis-server`` process; ``port`` stays the same across ``restart()``."""
+    """One ``redis-server`` process; ``port`` stays the same across ``restart()``.
 
-    def __init__(self, directory: Path, port: int | None = None) -> None:
+    ``password`` starts it with ``--requirepass``; ``args`` are more ``redis-server``
+    arguments (``--unixsocket PATH``, another ``--bind``).
+    """
+
+    def __init__(
+        self,
+        directory: Path,
+        port: int | None = None,
+        *,
+        password: str | None = None,
+        args: tuple[str, ...] = (),
+    ) -> None:
         self.directory = directory
         self.port = port or free_port()
+        self.password = password
+        self.args = args
         self.process: subprocess.Popen[bytes] | None = None
         self.starts = 0
 
@@ -87,6 +104,8 @@ class RedisServer:
             "--dir", str(self.directory),
             "--daemonize", "no",
             "--logfile", str(log),
+            *(("--requirepass", self.password) if self.password is not None else ()),
+            *self.args,
         ]  # fmt: skip
         self.process = subprocess.Popen(
             args,
@@ -95,7 +114,7 @@ class RedisServer:
             stderr=subprocess.STDOUT,
         )
         deadline = time.monotonic() + timeout
-        while not _pong(self.port):
+        while not _pong(self.port, self.password):
             if self.process.poll() is not None or time.monotonic() > deadline:
                 self.kill()
                 text = log.read_text(errors="replace")[-2000:] if log.exists() else ""
@@ -113,12 +132,23 @@ class RedisServer:
         with contextlib.suppress(subprocess.TimeoutExpired):
             process.wait(timeout=5)
 
+    def pause(self) -> None:
+        """SIGSTOP: the server keeps its sockets but answers nothing (a hung Redis)."""
+        if self.process is not None and self.process.poll() is None:
+            os.kill(self.process.pid, signal.SIGSTOP)
+
+    def resume(self) -> None:
+        """SIGCONT after :meth:`pause`."""
+        if self.process is not None and self.process.poll() is None:
+            os.kill(self.process.pid, signal.SIGCONT)
+
     def stop(self, timeout: float = 5.0) -> None:
         """SIGTERM, then SIGKILL when it has not exited within ``timeout``."""
         process = self.process
         if process is None:
             return
         if process.poll() is None:
+            os.kill(process.pid, signal.SIGCONT)  # a paused server must see the SIGTERM
             os.kill(process.pid, signal.SIGTERM)
             with contextlib.suppress(subprocess.TimeoutExpired):
                 process.wait(timeout=timeout)
@@ -133,7 +163,9 @@ class RedisServer:
         """A synchronous client (bytes replies) for the test's own checks."""
         import redis
 
-        return redis.Redis(host="127.0.0.1", port=self.port, socket_timeout=5)
+        return redis.Redis(
+            host="127.0.0.1", port=self.port, socket_timeout=5, password=self.password
+        )
 
 
 @contextlib.contextmanager

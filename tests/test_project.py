@@ -114,6 +114,7 @@ PURE = [
     "_meta.py",
     "_safetext.py",
     "_components.py",
+    "_redact.py",
 ]
 
 
@@ -168,7 +169,7 @@ def test_pure_layers_import_nothing_from_scrapy_or_twisted(layer: str) -> None:
 #: top of the package, or a new folder, gets its row here.
 _BELOW_CRAWL = frozenset(
     {"_safetext", "_meta", "signals", "_compat", "engine", "policy", "_stats", "_settings"}
-    | {"_userlog", "stores", "parking", "report", "scrapy_parser", "_components"}
+    | {"_userlog", "stores", "parking", "report", "scrapy_parser", "_components", "_redact"}
 )
 LAYERS: dict[str, frozenset[str]] = {
     "_safetext": frozenset(),  # text from outside made printable
@@ -176,13 +177,14 @@ LAYERS: dict[str, frozenset[str]] = {
     "signals": frozenset(),
     "_compat": frozenset(),  # Scrapy's versions and internals, named
     "_components": frozenset(),  # the import paths of our Scrapy components
+    "_redact": frozenset(),  # secrets out of every text that names a store or a lot
     "engine": frozenset({"_safetext"}),
     "policy": frozenset({"engine"}),
     "_stats": frozenset({"policy"}),
-    "_settings": frozenset({"engine", "policy"}),
-    "_userlog": frozenset({"_settings"}),
-    "stores": frozenset({"engine", "policy"}),
-    "parking": frozenset({"engine", "policy"}),
+    "_settings": frozenset({"engine", "policy", "_redact"}),
+    "_userlog": frozenset({"_settings", "_compat", "_redact"}),
+    "stores": frozenset({"engine", "policy", "_redact", "_settings"}),
+    "parking": frozenset({"engine", "policy", "_redact"}),
     "report": frozenset({"engine", "policy", "_safetext"}),
     "scrapy_parser": frozenset({"engine"}),  # GoogleRobotParser: Scrapy's own middleware
     "crawl": _BELOW_CRAWL,

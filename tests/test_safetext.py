@@ -56,3 +56,11 @@ def test_any_bytes_display_as_printable_text(raw: bytes) -> None:
     except UnicodeDecodeError:
         return
     assert shown == printable(text)
+
+
+def test_printable_lines_keeps_the_lines_and_escapes_the_rest() -> None:
+    from scrapy_gbot_robots._safetext import printable_lines
+
+    assert printable_lines("a\nb\tc") == "a\nb\tc"
+    assert printable_lines("x\x1b[2J\ny\rz\u202e") == "x\\x1b[2J\ny\\x0dz\\u202e"
+    assert printable_lines("") == ""

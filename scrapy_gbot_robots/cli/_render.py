@@ -9,12 +9,13 @@ their outside text themselves, with the same function.
 
 from __future__ import annotations
 
+import logging
 import os
 from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import IO
 
-from .._safetext import display, printable
+from .._safetext import display, printable, printable_lines
 from .._safetext import short as short  # re-exported for the commands
 from ..engine.lines import LineReport
 
@@ -92,3 +93,14 @@ def line_text(reports: Sequence[LineReport], number: int) -> str:
     if not 1 <= number <= len(reports):
         return ""
     return display(reports[number - 1].text.strip(b" \t\n\v\f\r"))
+
+
+class SafeLogFormatter(logging.Formatter):
+    """A log formatter whose every line is escaped as the command's own output is.
+
+    For the log of the crawl ``fetch`` runs (Scrapy's lines and the middleware's): they hold
+    URLs, hosts and messages from a server, which must not drive the terminal either.
+    """
+
+    def format(self, record: logging.LogRecord) -> str:
+        return printable_lines(super().format(record))

@@ -10,8 +10,9 @@ from __future__ import annotations
 
 import argparse
 import json
+import sys
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any
+from typing import IO, TYPE_CHECKING, Any
 
 from .._safetext import printable, quoted
 from .._settings import load
@@ -30,7 +31,7 @@ from ._args import (
     add_agent_arguments,
     resolve_agents,
 )
-from ._render import Cell, Painter, colour_wanted, line_text, render_table
+from ._render import Cell, Painter, SafeLogFormatter, colour_wanted, line_text, render_table
 from .check import decision_json, usage_text
 from .lint import count, lint_exit, write_lint_report
 
@@ -132,19 +133,26 @@ class FetchRun:
     scrapy_version: str = ""
 
 
-def run_fetch(url: str, token: str, timeout: float | None, verbose: bool) -> FetchRun:
+def run_fetch(
+    url: str, token: str, timeout: float | None, verbose: bool, log: IO[str] | None = None
+) -> FetchRun:
     """Run a one-request Scrapy crawl with the add-on and watch the middleware fetch robots.txt.
 
     Nothing here interprets a status: the middleware follows redirects and hands the result
     to ``policy/fetch.py``; the state it stores is read back from it when the spider closes.
+    The crawl's log (``-v``: everything; else errors only) goes to ``log`` (stderr) in Scrapy's
+    format, each line escaped (:class:`._render.SafeLogFormatter`), never raw.
     """
+    import logging
+
     import scrapy
     from scrapy import Spider
     from scrapy import signals as scrapy_signals
-    from scrapy.crawler import CrawlerProcess
     from scrapy.http import Request
+    from scrapy.settings import default_settings
 
     from .. import signals
+    from .._compat import crawler_process_without_log_handler
     from .._meta import FETCH_META
     from ..middleware import GoogleRobotsTxtMiddleware  # the class projects name
 
@@ -181,11 +189,18 @@ def run_fetch(url: str, token: str, timeout: float | None, verbose: bool) -> Fet
         def ignore(self, _: Any) -> None:
             return None
 
-    process = CrawlerProcess(settings)
+    handler = logging.StreamHandler(log if log is not None else sys.stderr)
+    handler.setFormatter(
+        SafeLogFormatter(default_settings.LOG_FORMAT, default_settings.LOG_DATEFORMAT)
+    )
+    level = logging.DEBUG if verbose else logging.ERROR
+    handler.setLevel(level)
+    process = crawler_process_without_log_handler(settings)
+    root_level = logging.root.level
+    logging.root.setLevel(level)  # what Scrapy's own root handler would have set
+    logging.root.addHandler(handler)
     if not verbose:
         # Retries are shown in the chain; Scrapy's "Gave up retrying" would only repeat them.
-        import logging
-
         logging.getLogger("scrapy.downloadermiddlewares.retry").setLevel(logging.CRITICAL)
     crawler = process.create_crawler(FetchSpider)
 
@@ -221,7 +236,11 @@ def run_fetch(url: str, token: str, timeout: float | None, verbose: bool) -> Fet
     crawler.signals.connect(state_changed, signal=signals.origin_state_changed)
     crawler.signals.connect(closed, signal=scrapy_signals.spider_closed)
     process.crawl(crawler)
-    process.start()
+    try:
+        process.start()
+    finally:
+        logging.root.removeHandler(handler)
+        logging.root.setLevel(root_level)
     for attempt in run.attempts:
         attempt.request = None
     return run
@@ -246,6 +265,8 @@ def policy_text(state: OriginState, force: InForce, cfg: PolicyConfig) -> tuple[
     if state.kind is Kind.ALLOW_ALL:
         if state.reason == "redirect limit":
             why = f"still redirecting after {cfg.max_redirects} hops, which counts as a 404"
+        elif state.reason == "unusable redirect":
+            why = "a redirect without a usable Location, which counts as a 404"
         else:
             why = f"HTTP {state.status}: a 4xx other than 429 means there is no robots.txt"
         return mode.value, f"no restrictions ({why})"
@@ -297,7 +318,7 @@ def run(ns: argparse.Namespace, io: IOStreams) -> int:
     checked = sendable_url(url)  # the URL check would check: one answer for both commands
     if checked != url and not ns.json:
         io.note(f"note: {quoted(url)} is checked as {checked}, the form a crawler requests")
-    fetched = run_fetch(url, token, ns.timeout, ns.verbose)
+    fetched = run_fetch(url, token, ns.timeout, ns.verbose, io.err)
     state, cfg = fetched.state, fetched.policy
     if state is None or cfg is None:
         io.note(f"{PROG} fetch: error: the middleware did not decide {robots_url(origin)}")

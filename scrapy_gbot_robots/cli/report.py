@@ -23,6 +23,7 @@ from ..report.labels import (  # SCHEMA: the one schema version this command rea
     observed,
     usage_statements,
 )
+from ..report.schema import problem
 from ._args import EXIT_OK, Command, IOStreams, UsageError, read_input
 from ._render import Cell, Painter, colour_wanted, plural, render_table, short
 
@@ -37,7 +38,8 @@ examples:
 
 The report is written by a crawl with GBOT_ROBOTS_REPORT = "robots-report.json" (docs/report.md).
 exit status: 0 the summary was printed; 2 usage error (a missing file, a file that is not a
-gbot-robots report, or a report of another schema version).
+gbot-robots report, a report with a field of the wrong type, or a report of another schema
+version).
 """
 
 _GROUPS = {"agent": "own", "global": "*", "none": "-"}
@@ -85,6 +87,9 @@ def load_report(path: str, stdin: IO[bytes]) -> dict[str, Any]:
             raise UsageError(f"{quoted(path)} is not a complete report: {key!r} is missing")
     if not isinstance(data.get("origins"), list):
         raise UsageError(f"{quoted(path)} is not a complete report: 'origins' is missing")
+    wrong = problem(data)
+    if wrong is not None:
+        raise UsageError(f"{quoted(path)} is not a valid report: {printable(wrong)}")
     report: dict[str, Any] = data
     return report
 

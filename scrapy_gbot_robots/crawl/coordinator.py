@@ -43,8 +43,9 @@ from twisted.python.failure import Failure
 from .._compat import call_later, engine_scheduler, listen, looping_call, settle, wake_engine
 from .._meta import BOUNCED, DONT_OBEY, DROPPED, FETCH_META, SCHEDULED, SEEN
 from ..parking.codec import Unreadable
+from ..policy.fetch import note_page_answer
 from ..policy.origin import robots_url
-from ..policy.states import OriginState, note_page_ok, rules_in_force
+from ..policy.states import OriginState, rules_in_force
 from .effects import Drop, Fetch, FetchReason, Outbox
 from .fetcher import Outcome, route_of
 from .gate import ParkReason
@@ -190,12 +191,13 @@ class Coordinator:
         return None
 
     def answered(self, request: Request, response: Response) -> Response:
-        """Remember that an origin in server error still answers other pages."""
-        if response.status < 500 and FETCH_META not in request.meta:
+        """Remember that an origin in server error still serves other pages (the policy says
+        which answers count: not a 429 nor a 5xx)."""
+        if FETCH_META not in request.meta:
             origin = self.keys.origin(request.url)
             state = self.store.get(origin) if origin else None
             if state is not None:
-                updated = note_page_ok(state, self._clock())
+                updated = note_page_answer(state, response.status, self._clock())
                 if updated is not None:
                     self.store.put(origin, updated)
         return response

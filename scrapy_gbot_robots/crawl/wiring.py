@@ -23,6 +23,7 @@ from .._compat import (
     engine_accepts_requests,
 )
 from .._components import BODY, spellings
+from .._redact import redacted
 from .._settings import Config, ConfigError, configured_token, load, unknown_settings
 from ..engine.rules import Tokens
 from ..parking.codec import RequestCodec
@@ -201,7 +202,9 @@ def open_store(
     if config.custom_store:
         custom = config.custom_store(config.memory_size)
         if not isinstance(custom, OriginStore):
-            raise ConfigError("GBOT_ROBOTS_STORE", f"{custom!r} does not implement OriginStore")
+            raise ConfigError(
+                "GBOT_ROBOTS_STORE", f"{redacted(repr(custom))} does not implement OriginStore"
+            )
         return TieredStore(custom, prepare=prepare)
     return TieredStore(
         MemoryStore(config.memory_size),
@@ -227,12 +230,13 @@ def open_persistent(config: Config, crawler: Crawler) -> PersistentStore | None:
     except ImportError as exc:
         raise ConfigError(
             "GBOT_ROBOTS_CACHE",
-            f'{where} needs the redis client: pip install "scrapy-gbot-robots[redis]" ({exc})',
+            f'{redacted(where)} needs the redis client: pip install "scrapy-gbot-robots[redis]" '
+            f"({exc})",
         ) from exc
     if not asyncio_available():
         raise ConfigError(
             "GBOT_ROBOTS_CACHE",
-            f"{where} needs Scrapy's asyncio reactor: TWISTED_REACTOR = "
+            f"{redacted(where)} needs Scrapy's asyncio reactor: TWISTED_REACTOR = "
             "'twisted.internet.asyncioreactor.AsyncioSelectorReactor' (the default since "
             "Scrapy 2.13)",
         )

@@ -51,7 +51,7 @@ class Lot(Protocol[T]):
         """Make pushed and taken items durable (a no-op in memory)."""
 
     def counters(self) -> dict[str, int]:
-        """The lot's own counts (``errors``, ``outages``); empty when it has none."""
+        """The lot's own counts (``errors``, ``outages``, ``timeouts``); empty when none."""
 
     def close(self, persist: bool) -> list[tuple[str, T]]:
         """Shut the lot; return the items it could not keep (all of them unless persisted)."""

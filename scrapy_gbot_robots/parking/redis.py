@@ -1,9 +1,17 @@
 """Parked requests in Redis, shared by a scrapy-redis fleet: no worker's death loses them.
 
-Used when the scheduler is scrapy-redis's. It talks through scrapy-redis's own synchronous
-client (``scheduler.server``): the same blocking model as scrapy-redis's queue, which already
-makes a round trip per request on the same connection, so parking adds one short round trip
-per parked request and nothing per passing request.
+Used when the scheduler is scrapy-redis's. It talks to scrapy-redis's Redis synchronously,
+the same blocking model as scrapy-redis's queue, which already makes a round trip per request,
+so parking adds one short round trip per parked request and nothing per passing request. But
+not through scrapy-redis's client (``scheduler.server``): its socket timeout is 30 s by
+default, retried on a timeout, and every call runs on the reactor, so a hung Redis (paused,
+or a network that drops packets) would freeze the whole crawl that long at each call. The lot
+builds a client of its own from the same connection parameters (host or socket, database,
+credentials, TLS), with replies as bytes, no retry, and ``timeout`` (``CALL_TIMEOUT``, 1 s)
+for connecting and for each reply: a call to a hung Redis fails after 1 s instead, like any
+failure (below), and is counted in ``timeouts`` (stat ``robotstxt/parking/timeouts``: each a
+freeze of the crawl avoided). A healthy Redis answers these calls in well under a millisecond
+on a LAN; the largest, ``take_parked_before``, moves at most ``EXPIRE_LIMIT`` items.
 
 Keys (``key`` is ``<spider name>:gbot_robots``):
 
@@ -23,6 +31,19 @@ process only, and ``close`` returns them (the crawl reports them dropped). When 
 fails, new items go to memory too (one WARNING per outage, one INFO when it answers again);
 they are pushed to Redis at the next ``flush`` once it answers, so they survive this worker
 from then on. Within an origin, Redis items come first, then this process's memory items.
+While a failure's backoff runs (0.5 s doubling to 30 s), no call is made at all, so a hung
+Redis costs at most one bounded wait per backoff.
+
+A reply that never came does not say whether Redis ran the command (a paused Redis runs it when
+it wakes up). A ``push`` cut so is kept in memory, out of reach of ``take`` (it may be in Redis
+too) until Redis answers: the next ``flush`` looks for it there (``LPOS``) and keeps it only if
+Redis does not have it, so a request is never parked twice nor lost (unless the worker closes
+before Redis answers: then ``close`` returns it). A ``take`` cut so may have popped items
+nobody received: each take leaves a copy of what it popped under a receipt key
+(``{key}:receipt:<worker token>:<n>``, expiring after ``RECEIPT_TTL_MS``, deleted once the
+reply arrived: one more round trip per take that got items), and a take whose reply was lost is
+recovered at the next ``flush`` that reaches Redis: its items are put back at the head of their
+origin's list, in order, to be taken again.
 
 ``__len__`` is this process's estimate (items it parked minus items it took, never below
 zero, plus its memory items): other workers change the lists at any time, and the gate
@@ -32,13 +53,18 @@ treats a shared lot's counts as estimates anyway.
 from __future__ import annotations
 
 import logging
+import os
 import struct
 import time
+import uuid
+from collections import deque
 from collections.abc import Callable
 from typing import Any, Generic, TypeVar
 
 from redis.exceptions import RedisError
+from redis.exceptions import TimeoutError as RedisTimeoutError
 
+from .._redact import redacted
 from .memory import MemoryLot
 
 logger = logging.getLogger(__name__)
@@ -53,6 +79,14 @@ WAITING_LIMIT = 1_000
 EXPIRE_LIMIT = 10_000
 #: Memory items ``flush`` hands to Redis at most per call (whole origins; the tick calls again).
 FLUSH_LIMIT = 10_000
+#: Seconds a call may wait for Redis (to connect, then for each reply): the longest the
+#: crawl can freeze on one call to a hung Redis. See the module docstring.
+CALL_TIMEOUT = 1.0
+#: How long Redis keeps a take's receipt (a copy of what it popped), in milliseconds: longer
+#: than any backoff (30 s), so a lost reply is recovered at the next flush that gets through.
+RECEIPT_TTL_MS = 600_000
+#: Takes whose reply was lost, remembered for recovery at most (oldest forgotten first).
+UNSURE_LIMIT = 1_000
 
 # Lua helper: the park time at the head of a list (0 for a malformed element), as a score.
 _HEAD_SCORE = """
@@ -76,19 +110,35 @@ redis.call('ZADD', KEYS[2], 'NX', ARGV[2], ARGV[3])
 return 1
 """
 
-# KEYS[1] list, KEYS[2] index; ARGV[1] limit, ARGV[2] origin.
+# Lua helper: keep a copy of what a take popped under its receipt (in pieces: Lua's unpack
+# has a limit).
+_RECEIPT = """
+local function receipt(key, ttl, items)
+  for i = 1, #items, 1000 do
+    redis.call('RPUSH', key, unpack(items, i, math.min(i + 999, #items)))
+  end
+  if #items > 0 then redis.call('PEXPIRE', key, ttl) end
+end
+"""
+
+# KEYS[1] list, KEYS[2] index, KEYS[3] receipt; ARGV[1] limit, ARGV[2] origin,
+# ARGV[3] receipt ttl ms.
 _TAKE = (
     _HEAD_SCORE
+    + _RECEIPT
     + """
-local items = redis.call('LPOP', KEYS[1], ARGV[1])
+local items = redis.call('LPOP', KEYS[1], ARGV[1]) or {}
 fix_index(KEYS[1], KEYS[2], ARGV[2])
-return items or {}
+receipt(KEYS[3], ARGV[3], items)
+return items
 """
 )
 
-# KEYS[1] list, KEYS[2] index; ARGV[1] cutoff, ARGV[2] origin, ARGV[3] max items.
+# KEYS[1] list, KEYS[2] index, KEYS[3] receipt; ARGV[1] cutoff, ARGV[2] origin,
+# ARGV[3] max items, ARGV[4] receipt ttl ms.
 _TAKE_BEFORE = (
     _HEAD_SCORE
+    + _RECEIPT
     + """
 local cutoff = tonumber(ARGV[1])
 local most = tonumber(ARGV[3])
@@ -107,7 +157,21 @@ while #out < most do
   if n < #chunk or #chunk < 100 then break end
 end
 fix_index(KEYS[1], KEYS[2], ARGV[2])
+receipt(KEYS[3], ARGV[4], out)
 return out
+"""
+)
+
+# KEYS[1] receipt, KEYS[2] list, KEYS[3] index; ARGV[1] origin. The items of a take whose
+# reply was lost go back to the head of their list, in their order; how many.
+_RECOVER = (
+    _HEAD_SCORE
+    + """
+local items = redis.call('LRANGE', KEYS[1], 0, -1)
+for i = #items, 1, -1 do redis.call('LPUSH', KEYS[2], items[i]) end
+redis.call('DEL', KEYS[1])
+if #items > 0 then fix_index(KEYS[2], KEYS[3], ARGV[1]) end
+return #items
 """
 )
 
@@ -129,22 +193,35 @@ return out
 """
 
 
-def binary_client(server: Any) -> Any:
-    """``server``, or a sibling client on the same server when it decodes replies to str.
+def bounded_client(server: Any, timeout: float) -> Any:
+    """A client of the lot's own on ``server``'s Redis: same connection, bounded calls.
 
-    Parked items are bytes; scrapy-redis lets a project set ``REDIS_DECODE_RESPONSES``.
+    The connection parameters of ``server``'s pool (host or unix socket, database,
+    credentials, TLS) with bytes replies (parked items are bytes; scrapy-redis lets a project
+    set ``REDIS_DECODE_RESPONSES``), ``timeout`` to connect and for each reply, and no retry.
+    ``server`` itself when it is not a redis-py client whose pool can be copied (then calls
+    are as bounded as its own settings make them).
     """
     pool = getattr(server, "connection_pool", None)
     kwargs = getattr(pool, "connection_kwargs", None)
-    if not isinstance(kwargs, dict) or not kwargs.get("decode_responses"):
+    connection_class = getattr(pool, "connection_class", None)
+    if not isinstance(kwargs, dict) or connection_class is None:
         return server
     import redis
+    from redis.backoff import NoBackoff
+    from redis.retry import Retry
 
-    binary_pool = redis.ConnectionPool(
-        connection_class=pool.connection_class,  # type: ignore[union-attr]
-        **{**kwargs, "decode_responses": False},
+    params = {
+        **kwargs,
+        "decode_responses": False,
+        "socket_timeout": timeout,
+        "socket_connect_timeout": timeout,
+        "retry_on_timeout": False,
+        "retry": Retry(NoBackoff(), 0),
+    }
+    return redis.Redis(
+        connection_pool=redis.ConnectionPool(connection_class=connection_class, **params)
     )
-    return redis.Redis(connection_pool=binary_pool)
 
 
 class RedisLot(Generic[T]):
@@ -161,8 +238,10 @@ class RedisLot(Generic[T]):
         *,
         min_backoff: float = 0.5,
         max_backoff: float = 30.0,
+        timeout: float = CALL_TIMEOUT,
     ) -> None:
-        self.server = binary_client(server)
+        self.server = bounded_client(server, timeout)
+        self.timeout = timeout
         self.key = key
         self.index_key = f"{key}:parked_index"
         self.list_prefix = f"{key}:parked:"
@@ -173,13 +252,22 @@ class RedisLot(Generic[T]):
         self._push = self.server.register_script(_PUSH)
         self._take = self.server.register_script(_TAKE)
         self._take_before = self.server.register_script(_TAKE_BEFORE)
+        self._recover = self.server.register_script(_RECOVER)
         self._waiting = self.server.register_script(_WAITING)
+        self._receipt_prefix = f"{key}:receipt:{os.getpid()}-{uuid.uuid4().hex[:12]}:"
+        self._receipts = 0
+        #: (receipt, origin) of takes whose reply was lost: recovered by ``flush``.
+        self._unsure: deque[tuple[str, str]] = deque(maxlen=UNSURE_LIMIT)
         self._unserialisable: MemoryLot[T] = MemoryLot()  # never leaves this process
         self._fallback: MemoryLot[T] = MemoryLot()  # parked while Redis failed: pushed later
+        #: Pushes that got no reply (with their element), until Redis says whether it has them.
+        self._doubtful: MemoryLot[tuple[T, bytes]] = MemoryLot()
         self._mine = 0  # items this process parked in Redis minus those it took (estimate)
         self.unserialisable = 0
         self.errors = 0
         self.outages = 0
+        self.timeouts = 0  # calls cut at ``timeout``: freezes of the crawl avoided
+        self.recovered = 0  # items of lost takes put back in Redis
         self.min_backoff = min_backoff
         self.max_backoff = max(min_backoff, max_backoff)
         self._down = False
@@ -194,6 +282,8 @@ class RedisLot(Generic[T]):
 
     def _failed(self, exc: Exception, what: str) -> None:
         self.errors += 1
+        if isinstance(exc, RedisTimeoutError):
+            self.timeouts += 1
         now = time.monotonic()
         if not self._down:
             self._down = True
@@ -203,7 +293,7 @@ class RedisLot(Generic[T]):
             logger.warning(
                 "Redis parking lot %(key)s failed (%(what)s: %(error)s): requests are parked "
                 "in this worker's memory until Redis answers again",
-                {"key": self.key, "what": what, "error": f"{type(exc).__name__}: {exc}"},
+                {"key": self.key, "what": what, "error": f"{type(exc).__name__}: {redacted(exc)}"},
             )
         else:
             self._backoff = min(self._backoff * 2, self.max_backoff)
@@ -245,20 +335,29 @@ class RedisLot(Generic[T]):
             self._unserialisable.push(origin, item, parked_at)
             return
         element = _TIME.pack(parked_at) + data
-        keys = [self._list(origin), self.index_key]
-        if self._ask(
-            "push", lambda: self._push(keys=keys, args=[element, repr(parked_at), origin])
-        ):
-            self._mine += 1
-            return
+        if self._redis_ok():
+            keys = [self._list(origin), self.index_key]
+            try:
+                self._push(keys=keys, args=[element, repr(parked_at), origin])
+            except RedisTimeoutError as exc:  # no reply: Redis may push it yet (docstring)
+                self._doubtful.push(origin, (item, element), parked_at)
+                self._failed(exc, "push")
+                return
+            except RedisError as exc:  # refused, or no Redis to run it: not pushed
+                self._failed(exc, "push")
+            else:
+                self._mine += 1
+                self._answered()
+                return
         self._fallback.push(origin, item, parked_at)
 
     def take(self, origin: str, limit: int) -> list[T]:
         out: list[T] = []
         if limit > 0:
-            keys = [self._list(origin), self.index_key]
             out = self._decode(
-                self._ask("take", lambda: self._take(keys=keys, args=[limit, origin]))
+                self._taking(
+                    origin, lambda keys, ttl: self._take(keys=keys, args=[limit, origin, ttl])
+                )
             )
         for lot in (self._fallback, self._unserialisable):
             if len(out) < limit:
@@ -266,17 +365,45 @@ class RedisLot(Generic[T]):
         return out
 
     def take_parked_before(self, origin: str, cutoff: float) -> list[T]:
-        keys = [self._list(origin), self.index_key]
-        args = [repr(cutoff), origin, EXPIRE_LIMIT]
-        out = self._decode(self._ask("take", lambda: self._take_before(keys=keys, args=args)))
+        out = self._decode(
+            self._taking(
+                origin,
+                lambda keys, ttl: self._take_before(
+                    keys=keys, args=[repr(cutoff), origin, EXPIRE_LIMIT, ttl]
+                ),
+            )
+        )
         out.extend(self._fallback.take_parked_before(origin, cutoff))
         out.extend(self._unserialisable.take_parked_before(origin, cutoff))
         return out
 
+    def _taking(self, origin: str, script: Callable[[list[str], int], Any]) -> Any:
+        """A take under a new receipt; a reply that never came leaves it to recover."""
+        if not self._redis_ok():
+            return None
+        self._receipts += 1
+        receipt = f"{self._receipt_prefix}{self._receipts}"
+        keys = [self._list(origin), self.index_key, receipt]
+        try:
+            result = script(keys, RECEIPT_TTL_MS)
+        except RedisError as exc:
+            # Redis may have run it (a paused Redis runs it when it wakes up): recover later.
+            self._unsure.append((receipt, origin))
+            self._failed(exc, "take")
+            return None
+        self._answered()
+        if result:  # received: the copy is not needed (if this fails, it expires alone)
+            self._ask("take", lambda: self.server.delete(receipt))
+        return result
+
     def oldest(self, origin: str) -> float | None:
         times = [
             t
-            for t in (self._fallback.oldest(origin), self._unserialisable.oldest(origin))
+            for t in (
+                self._fallback.oldest(origin),
+                self._unserialisable.oldest(origin),
+                self._doubtful.oldest(origin),
+            )
             if t is not None
         ]
         score = self._ask("read", lambda: self.server.zscore(self.index_key, origin))
@@ -299,7 +426,8 @@ class RedisLot(Generic[T]):
         for i in range(0, len(rows) - len(rows) % 3, 3):
             origin = rows[i].decode() if isinstance(rows[i], bytes) else str(rows[i])
             found[origin] = (float(rows[i + 1]), int(rows[i + 2]))
-        for lot in (self._fallback, self._unserialisable):
+        memory: tuple[MemoryLot[Any], ...] = (self._fallback, self._unserialisable, self._doubtful)
+        for lot in memory:
             for origin, n in lot.waiting():
                 when = lot.oldest(origin) or 0.0
                 old = found.get(origin)
@@ -308,7 +436,7 @@ class RedisLot(Generic[T]):
         return [(origin, n) for origin, (_, n) in ordered]
 
     def __len__(self) -> int:
-        return self._mine + len(self._fallback) + len(self._unserialisable)
+        return self._mine + len(self._fallback) + len(self._unserialisable) + len(self._doubtful)
 
     def flush(self) -> None:
         """Move items parked in memory during a Redis failure to Redis, once it answers.
@@ -316,6 +444,10 @@ class RedisLot(Generic[T]):
         One transaction per origin, at most ``FLUSH_LIMIT`` items per call (the gate's tick
         calls again), so a long outage's backlog never stalls the reactor in one go.
         """
+        if self._unsure and self._redis_ok():
+            self._recover_takes()
+        if len(self._doubtful) and self._redis_ok():
+            self._settle_pushes()
         fallback = self._fallback
         if not len(fallback) or not self._redis_ok():
             return
@@ -348,18 +480,67 @@ class RedisLot(Generic[T]):
             moved += len(sent)
         self._answered()
 
+    def _recover_takes(self) -> None:
+        """Put back the items of takes whose reply was lost (see the module docstring)."""
+        pipe = self.server.pipeline(transaction=False)
+        unsure = list(self._unsure)
+        for receipt, origin in unsure:
+            keys = [receipt, self._list(origin), self.index_key]
+            self._recover(keys=keys, args=[origin], client=pipe)
+        try:
+            counts = pipe.execute()
+        except RedisError as exc:
+            self._failed(exc, "recover")
+            return
+        self._unsure.clear()
+        back = sum(n for n in counts if isinstance(n, int))
+        self.recovered += back  # still counted in ``_mine``: their take returned nothing
+        if back:
+            logger.info(
+                "Redis parking lot %(key)s: %(n)d parked requests whose take got no reply "
+                "were put back",
+                {"key": self.key, "n": back},
+            )
+        self._answered()
+
+    def _settle_pushes(self) -> None:
+        """Pushes that got no reply: forget those Redis has (it ran them), keep the others.
+
+        A kept one goes to the memory items, pushed by this flush: so a request is in Redis
+        once, whatever the lost reply hid.
+        """
+        doubtful = [(o, e) for o, _ in self._doubtful.waiting() for e in self._doubtful.drain(o)]
+        pipe = self.server.pipeline(transaction=False)
+        for origin, (_, (_, element)) in doubtful:
+            pipe.lpos(self._list(origin), element)
+        try:
+            found = pipe.execute()
+        except RedisError as exc:
+            for origin, (when, pair) in doubtful:
+                self._doubtful.push(origin, pair, when)
+            self._failed(exc, "push")
+            return
+        for (origin, (when, (item, _))), position in zip(doubtful, found, strict=True):
+            if position is None:
+                self._fallback.push(origin, item, when)
+            else:
+                self._mine += 1
+        self._answered()
+
     def counters(self) -> dict[str, int]:
-        return {"errors": self.errors, "outages": self.outages}
+        return {"errors": self.errors, "outages": self.outages, "timeouts": self.timeouts}
 
     def close(self, persist: bool) -> list[tuple[str, T]]:
         """Items in Redis stay for the fleet; return those only this process held.
 
-        One last attempt to hand the memory items to Redis, backoff or not: what stays here
-        is lost with the process.
+        One last attempt to hand the memory items to Redis (and to put back what takes
+        without a reply popped), backoff or not: what stays here is lost with the process.
         """
         self._retry_at = 0.0
         self.flush()
         left = self._fallback.close(persist) + self._unserialisable.close(persist)
+        # Still unsure: maybe in Redis (the fleet crawls it), maybe not (lost with us).
+        left += [(origin, pair[0]) for origin, pair in self._doubtful.close(persist)]
         self._mine = 0
         return left
 

@@ -35,6 +35,13 @@ capped at 8 MiB as RFC 9659 and browsers do (a frame asking for more is invalid)
 ("gzip, br") was applied in that order and is decoded in reverse; names are
 case-insensitive.
 
+At most ``MAX_CODINGS`` (5) codings are decoded, with no recursion (one loop over the chain).
+Google's 500 KiB rule needs no nesting at all, and servers send one coding, rarely two (a
+proxy compressing a body the origin had compressed already); curl refuses more than 5 too
+(CVE-2022-32206, and CVE-2023-23916 for a chain spread over several headers, which the caller
+joins into one list). A longer chain is one body error, like any body that cannot be read
+(for a 2xx: a server error), and nothing is decoded.
+
 Pure: stdlib zlib plus the optional brotli / zstd modules; nothing from Scrapy or Twisted.
 """
 
@@ -50,6 +57,9 @@ __all__ = ["BodyDecoder", "DecodedBody", "RobotsBodyError", "supported_encodings
 
 #: Output limit of every decompressor call, and the slice size raw input is fed in.
 CHUNK = 65_536
+
+#: Codings decoded at most in one Content-Encoding chain (identity not counted); see above.
+MAX_CODINGS = 5
 
 #: RFC 9659: a zstd Content-Encoding window is at most 8 MiB (browsers enforce it).
 ZSTD_WINDOW_LOG_MAX = 23
@@ -418,7 +428,13 @@ class BodyDecoder:
         self._stages: list[_Stage] = []
         self._error: str | None = None
         self._fatal = False  # an error no amount of decoded content makes usable
-        for name in reversed(self.codings):
+        if len(self.codings) > MAX_CODINGS:
+            self._error = (
+                f"{len(self.codings)} nested Content-Encoding codings "
+                f"(at most {MAX_CODINGS} are decoded)"
+            )
+            self._fatal = True
+        for name in reversed(self.codings if self._error is None else ()):
             stage = _stage(name)
             if stage is None:
                 known = name in ("br", "zstd")
@@ -460,7 +476,7 @@ class BodyDecoder:
             else:
                 view = memoryview(chunk)
                 for start in range(0, len(chunk), CHUNK):
-                    self._push(0, bytes(view[start : start + CHUNK]))
+                    self._push(bytes(view[start : start + CHUNK]))
                     if self._done:
                         break
         except _Invalid as exc:
@@ -470,18 +486,27 @@ class BodyDecoder:
             self._done = True
         return self._done
 
-    def _push(self, index: int, data: bytes) -> None:
-        """Give ``data`` to stage ``index`` and drain it downstream in bounded pieces."""
-        if index == len(self._stages):
-            self._emit(data)
-            return
-        stage = self._stages[index]
-        stage.put(data)
-        while not self._done:
-            out = stage.pull(CHUNK)
+    def _push(self, data: bytes) -> None:
+        """Give raw ``data`` to the outermost coding and drain the chain in bounded pieces.
+
+        Depth first, without recursion: each piece a stage yields goes to the next stage,
+        which is drained before its producer is asked again, so a stage is only given input
+        once it returned b"" (see :class:`_Stage`) and holds at most one piece.
+        """
+        stages = self._stages
+        last = len(stages) - 1
+        stages[0].put(data)
+        draining = [0]  # indexes of stages that may still yield output, innermost last
+        while draining and not self._done:
+            index = draining[-1]
+            out = stages[index].pull(CHUNK)
             if not out:
-                return
-            self._push(index + 1, out)
+                draining.pop()
+            elif index == last:
+                self._emit(out)
+            else:
+                stages[index + 1].put(out)
+                draining.append(index + 1)
 
     def _emit(self, data: bytes) -> None:
         room = self.max_bytes - len(self._out)

@@ -5,7 +5,9 @@ HTTP status codes" and "Caching"):
 
 - 2xx: obey the body (capped at 500 KiB).
 - 3xx: follow at least ``max_redirects`` hops (the caller follows, asking :func:`next_hop`);
-  a chain that is still redirecting, or a redirect without ``Location``, counts as a 404.
+  a chain that is still redirecting, or a redirect without a usable ``Location`` (none, one
+  that cannot be parsed, a bad port, no host, a scheme other than http and https), counts as
+  a 404 (reason ``"redirect limit"`` or ``"unusable redirect"``).
 - 4xx except 429: no restrictions, whatever the body says.
 - 429, 5xx, anything else, and network failures (DNS, timeout, reset, truncated transfer):
   server error, retried with exponential backoff, or after ``Retry-After`` when the server
@@ -25,7 +27,8 @@ from email.utils import parsedate_to_datetime
 from urllib.parse import urljoin, urlsplit
 
 from ..engine.rules import parse
-from .states import Kind, OriginState, PolicyConfig
+from .origin import origin_of
+from .states import Kind, OriginState, PolicyConfig, note_page_ok
 
 
 @dataclass(frozen=True, slots=True)
@@ -58,14 +61,27 @@ def next_hop(
 
     Follows any 3xx with a ``Location`` (also to other hosts and schemes that can serve
     HTTP), up to ``cfg.max_redirects`` hops already made. Only HTTP redirects: a meta
-    refresh in a 200 body is just body text.
+    refresh in a 200 body is just body text. Never raises: a ``Location`` is whatever a
+    server sent, and one that names no robots.txt we could fetch (unparsable, such as
+    ``http://[::1/``; a port out of range or 0; no host, or one with a control character or
+    a space; ``ftp:``) ends the chain, which then counts as a 404 (:func:`evaluate`).
     """
     if not is_redirect(status) or not location or hops >= cfg.max_redirects:
         return None
-    target = urljoin(url, location.strip())
-    if urlsplit(target).scheme.lower() not in ("http", "https"):
+    try:
+        target = urljoin(url, location.strip()).split("#", 1)[0]
+        port = urlsplit(target).port  # ValueError when out of range or not a number
+    except ValueError:
         return None
-    return target.split("#", 1)[0]
+    origin = origin_of(target)  # None: not http(s), no host, a bad host or port
+    if origin is None or port == 0 or not _SENDABLE_HOST.fullmatch(origin):
+        return None
+    return target
+
+
+#: An origin key a request can be sent to: printable ASCII, no space (HTTP clients refuse
+#: a host with a control character, as Twisted does, before connecting).
+_SENDABLE_HOST = re.compile(r"[\x21-\x7e]+")
 
 
 _MAX_AGE_RE = re.compile(r'(?:^|,)\s*max-age\s*=\s*"?(\d+)"?\s*(?:,|$)', re.IGNORECASE)
@@ -156,6 +172,27 @@ def retry_at_once(result: FetchResult) -> bool:
     return result.status is not None or result.error not in _SLOW_OR_UNREACHABLE
 
 
+def shows_site_serving(status: int) -> bool:
+    """Whether a page's HTTP answer shows the site serving: 2xx, 3xx, or 4xx other than 429.
+
+    Google reads a 429 as a server error, and a 5xx is one: neither is evidence that the
+    site is "generally available" (the 30-day rule of :func:`.states.rules_in_force`).
+    """
+    return 200 <= status < 500 and status != 429
+
+
+def note_page_answer(state: OriginState, status: int, now: float) -> OriginState | None:
+    """The state to store when another page of the origin answered ``status``, else None.
+
+    Every page answer may be passed: only those that show the site serving
+    (:func:`shows_site_serving`) count, and only the first of an error streak changes the
+    state (:func:`.states.note_page_ok`).
+    """
+    if not shows_site_serving(status):
+        return None
+    return note_page_ok(state, now)
+
+
 def _names_a_wait(retry_after: str | None) -> bool:
     """Whether ``Retry-After`` asks for a wait: delta-seconds above 0, or an HTTP date."""
     delay = retry_after_seconds(retry_after, 0.0)  # a date is then far ahead of "now"
@@ -206,7 +243,10 @@ def evaluate(
             status=result.status,
         )
     # 3xx at the end of the chain (limit reached, or no usable Location) or 4xx but 429.
-    reason = "redirect limit" if is_redirect(result.status) else str(result.status)
+    reason = str(result.status)
+    if is_redirect(result.status):
+        limit = result.redirects >= cfg.max_redirects
+        reason = "redirect limit" if limit else "unusable redirect"
     return OriginState(
         kind=Kind.ALLOW_ALL,
         reason=reason,

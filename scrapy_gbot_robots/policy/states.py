@@ -4,8 +4,8 @@
 says what that means for a request at a given time, including Google's server-error
 timeline: for ``error_stop`` (12 h) after the first error the origin is not crawled; then,
 up to ``error_grace`` (30 d) after it, the last good copy is obeyed (no copy: no
-restrictions); after that, no restrictions if other pages of the origin respond, else
-still stopped.
+restrictions); after that, no restrictions if other pages of the origin showed the site
+serving (a 2xx, 3xx or 4xx other than 429), else still stopped.
 
 No I/O and no clock: ``now`` is always an argument, so the 12 h and 30 d edges are tested
 without sleeping. Imports nothing from Scrapy or Twisted.
@@ -70,7 +70,8 @@ class OriginState:
     error_since: float | None = None  # first server error of the current streak
     errors: int = 0  # server errors in a row: the backoff exponent
     status: int | None = None  # final HTTP status, None for network errors
-    page_ok_at: float | None = None  # another page answered (< 500) during this error streak
+    #: another page answered during this error streak (2xx, 3xx, 4xx but 429: the site serves)
+    page_ok_at: float | None = None
     #: The answer of :func:`rules_in_force` when the clock cannot change it (rules, no
     #: restrictions), computed once here so the per-request question costs no allocation.
     fixed: InForce | None = field(init=False, repr=False, compare=False)
@@ -100,8 +101,10 @@ class InForce:
 def note_page_ok(state: OriginState, now: float) -> OriginState | None:
     """The state to store when another page of a failing origin answered, else None.
 
-    Only the first answer of an error streak changes anything ("site generally available"
-    needs one), so a store is written at most once per streak, not once per page.
+    The caller has established that the answer shows the site serving: pass every answer to
+    :func:`.fetch.note_page_answer` instead, which reads the status (a 429 or a 5xx is not
+    evidence of availability). Only the first answer of an error streak changes anything
+    ("site generally available" needs one), so a store is written at most once per streak.
     """
     if state.kind is not Kind.SERVER_ERROR:
         return None

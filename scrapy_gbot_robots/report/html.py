@@ -1,10 +1,12 @@
 """The audit report as one static HTML page: inline CSS and SVG, no JavaScript, no assets.
 
 Pure: a function of the JSON report (``ReportCollector.to_json`` in ``report/collector.py``),
-so the page can never say something the JSON does not. Everything that comes from the crawl (URLs,
-robots.txt lines, reasons, spider names) is untrusted and goes through :func:`esc` (control
-characters shown escaped, then :func:`html.escape`); nothing links out, so opening the page fetches
-nothing.
+so the page can never say something the JSON does not. Any report renders: :func:`render`
+first drops the fields of the wrong type (:func:`.schema.conform`), so a hand-edited or
+damaged report gives a page without them, never an exception. Everything that comes from the
+crawl (URLs, robots.txt lines, reasons, spider names) is untrusted and goes through
+:func:`esc` (control characters shown escaped, then :func:`html.escape`); nothing links out,
+so opening the page fetches nothing.
 """
 
 from __future__ import annotations
@@ -22,6 +24,7 @@ from .labels import (
     observed,
     usage_statements,
 )
+from .schema import conform
 
 #: Rows per table in the page; the JSON report has them all.
 HTML_ROWS = 1000
@@ -140,7 +143,8 @@ def bar_chart(rows: Sequence[tuple[str, Sequence[tuple[int, str]], str]], title:
     """Horizontal (stacked) bars: one row per (label, [(value, css class), ...], tooltip)."""
     if not rows:
         return ""
-    top = max(sum(v for v, _ in parts) for _, parts, _ in rows) or 1
+    # Positive parts only: each bar's share is then at most 1, whatever the numbers.
+    top = max(sum(v for v, _ in parts if v > 0) for _, parts, _ in rows) or 1
     height = len(rows) * _ROW_H + 8
     width = _LABEL_W + _BAR_W + 80
     out = [
@@ -544,8 +548,29 @@ def _crawl(data: dict[str, Any]) -> str:
     return "".join(out)
 
 
+def _conformed(data: Any) -> dict[str, Any]:
+    """The report as :func:`.schema.conform` leaves it, checked only where the page reads.
+
+    The page shows the first ``HTML_ROWS`` rules and origins and counts the rest: only those
+    are checked (a full report's 10,000 origins would cost the page several times its own
+    rendering), the others are carried as they are, for their number.
+    """
+    if not isinstance(data, dict):
+        return conform(data)
+    rows = {
+        name: data[name]
+        for name in ("rules", "origins")
+        if isinstance(data.get(name), list) and len(data[name]) > HTML_ROWS
+    }
+    out = conform({**data, **{name: rows[name][:HTML_ROWS] for name in rows}})
+    for name, every in rows.items():
+        out[name] = out[name] + every[HTML_ROWS:]  # never read: only len() is
+    return out
+
+
 def render(data: dict[str, Any]) -> str:
-    """The whole page, from the JSON report."""
+    """The whole page, from the JSON report (fields of the wrong type are left out)."""
+    data = _conformed(data)
     crawl = data.get("crawl", {})
     words = _Words(observed(data))
     title = f"robots.txt report: {crawl.get('spider', '')}"

@@ -45,7 +45,6 @@ import uuid
 from collections import OrderedDict
 from collections.abc import Callable, Coroutine
 from typing import Any
-from urllib.parse import urlsplit, urlunsplit
 
 import redis
 import redis.asyncio as aioredis
@@ -56,6 +55,8 @@ from redis.exceptions import NoScriptError, RedisError, ResponseError
 from redis.exceptions import TimeoutError as RedisTimeoutError
 from redis.retry import Retry
 
+from .._redact import redacted
+from .._settings import ConfigError
 from ..engine.lines import MAX_BODY_BYTES
 from ..policy.states import OriginState
 from .entry import MAGIC, decode, encode
@@ -139,21 +140,6 @@ _BATCH = 100
 _BATCHES_PER_RUN = 100
 
 
-def redacted(url: str) -> str:
-    """``url`` without its password, for logs and stats."""
-    try:
-        parts = urlsplit(url)
-    except ValueError:
-        return "redis://?"
-    if parts.password is None:
-        return url
-    host = parts.hostname or ""
-    if parts.port is not None:
-        host = f"{host}:{parts.port}"
-    user = parts.username or ""
-    return urlunsplit((parts.scheme, f"{user}:***@{host}", parts.path, parts.query, ""))
-
-
 class _Loops:
     """The store's background jobs (flush, probe, renew): at most one task of each name.
 
@@ -216,7 +202,13 @@ class RedisStore:
     ) -> None:
         self.url = url
         self.keep = keep
-        self.name = redacted(url)
+        self.name = redacted(url)  # every text that names the store shows this
+        try:
+            redis.connection.parse_url(url)  # type: ignore[no-untyped-call]  # what from_url() reads
+        except ValueError as exc:
+            raise ConfigError(
+                "GBOT_ROBOTS_CACHE", f"{self.name} is not a usable Redis URL ({redacted(exc)})"
+            ) from None
         self.max_bytes = max_bytes
         self.prefix = prefix
         self.max_pending = max(1, max_pending)
@@ -636,7 +628,8 @@ class RedisStore:
 
 
 def _describe(exc: BaseException) -> str:
-    text = str(exc)
+    """An error for a log line or ``last_error``: its type and text, never a secret."""
+    text = redacted(exc)
     return f"{type(exc).__name__}: {text}" if text else type(exc).__name__
 
 

@@ -237,3 +237,31 @@ def test_output_stays_safe_in_a_latin1_terminal(tmp_path: Path) -> None:
     assert proc.returncode == 1
     bad = sorted({b for b in raw if (b < 0x20 and b not in (0x09, 0x0A)) or 0x7F <= b < 0xA0})
     assert bad == [], bad
+
+
+def test_fetch_verbose_escapes_scrapys_own_log_lines(hostile: Hostile) -> None:
+    """Issue 24, item 9: with ``-v`` the crawl's log (Scrapy's lines and the middleware's)
+    went to stderr as it was, while the rest of the command escapes outside text."""
+    url = f"{hostile.base}/page{CLEAR}{C1_CSI}{RLO}"
+    status, out, err = run("fetch", url, "-v", "--color", "never")
+    assert status == 0, err
+    assert_safe(out)
+    assert_safe(err)
+    assert "[scrapy.core.engine] INFO: Spider opened" in err  # Scrapy's own lines are there
+    assert "DEBUG: Crawled (301) <GET " in err and "/moved.txt?" in err
+    assert err.count("\n") > 10 and "\\n" not in err  # lines stay lines
+
+
+@pytest.mark.parametrize("verbose", [["-v"], []])
+def test_fetch_log_lines_escape_a_hostile_host(verbose: list[str]) -> None:
+    """A host Scrapy keeps as written (w3lib escapes paths, not hosts) reached the terminal
+    raw in the middleware's log lines: "Deferred until the robots.txt of http://evil^[c...".
+    Twisted refuses the URL before any connection, so nothing leaves the machine."""
+    host = "evil" + "\x1bc" + "\x07" + ".test"
+    status, out, err = run("fetch", f"http://{host}/page", *verbose, "--color", "never")
+    assert status == 1, err  # a server error: crawling stops
+    assert_safe(out)
+    assert_safe(err)
+    assert "evil\\x1bc\\x07.test" in out
+    if verbose:
+        assert "Deferred until the robots.txt of http://evil\\x1bc\\x07.test" in err

@@ -271,6 +271,48 @@ async def test_error_streak_and_page_answers_survive_restarts(
     assert all(s4[h].errors == 4 for h in hosts)
 
 
+@pytest_twisted.ensureDeferred
+async def test_pages_answering_429_are_no_evidence_that_the_site_is_available(
+    server: Server, tmp_path: Path
+) -> None:
+    """Issue 24: after 30 days of robots.txt errors, a site whose pages answer 429 stays stopped.
+
+    Two origins whose robots.txt answers 503 from the start (no good copy): in the grace
+    period (+13 h) their pages are crawled, ``a.test``'s answering 429 and ``b.test``'s 200.
+    At +31 d only ``b.test`` showed the site serving: it is crawled, ``a.test`` is not.
+    """
+    hosts = ["a.test", "b.test"]
+    for host in hosts:
+        server.route("/robots.txt", host=host, status=503)
+    server.route("/p2", host="a.test", status=429, headers={"Retry-After": "0"})
+    clock = FlowingClock()
+    settings = {
+        "GBOT_ROBOTS_CACHE": sqlite_cache(tmp_path),
+        "GBOT_ROBOTS_CLOCK": clock,
+        "GBOT_ROBOTS_PARK_TIMEOUT": 0.5,
+    }
+
+    def states(crawler: Any) -> dict[str, Any]:
+        mw = middleware_of(crawler)
+        return {h: mw.origin_state(server.url("/", h)) for h in hosts}
+
+    c1 = await crawl(make_spider(urls=[server.url("/p1", h) for h in hosts]), settings)
+    assert c1.spider.crawled == [] and c1.stats.get_value("robotstxt/dropped") == 2
+    clock.advance(13 * HOUR)  # the grace period, no good copy: no restrictions
+    c2 = await crawl(make_spider(urls=[server.url("/p2", h) for h in hosts]), settings)
+    assert server.count("/p2", "a.test") == server.count("/p2", "b.test") == 1
+    s2 = states(c2)
+    assert s2["b.test"].page_ok_at is not None
+    assert s2["a.test"].kind is Kind.SERVER_ERROR
+    since = s2["a.test"].error_since
+    clock.advance(since + 31 * DAY - clock())
+    c4 = await crawl(make_spider(urls=[server.url("/p4", h) for h in hosts]), settings)
+    assert c4.spider.crawled == [server.url("/p4", "b.test")]
+    assert server.count("/p4", "a.test") == 0
+    assert c4.stats.get_value("robotstxt/dropped") == 1
+    assert states(c4)["a.test"].page_ok_at is None
+
+
 # -- more origins than the LRU holds ---------------------------------------------------------
 
 

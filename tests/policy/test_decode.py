@@ -345,6 +345,52 @@ def test_gzip_then_br_is_decoded_in_reverse_and_order_matters() -> None:
     assert wrong.error is not None and wrong.error.startswith("gzip: invalid data")
 
 
+def nested_gzip(data: bytes, layers: int) -> bytes:
+    for _ in range(layers):
+        data = gzip.compress(data, compresslevel=1)
+    return data
+
+
+@pytest.mark.parametrize("layers", [1, 2, _decode.MAX_CODINGS])
+def test_nested_codings_up_to_the_cap_are_decoded(layers: int) -> None:
+    data = nested_gzip(TEXT, layers)
+    encoding = ", ".join(["gzip"] * layers)
+    assert decode(encoding, data) == DecodedBody(TEXT)
+    assert decode(encoding, data, step=7).body == TEXT  # every chunking, each stage drained
+    assert decode(encoding, data, max_bytes=1000) == DecodedBody(TEXT[:1000], truncated=True)
+
+
+@pytest.mark.parametrize("layers", [_decode.MAX_CODINGS + 1, 1_200])
+def test_more_nested_codings_than_the_cap_are_one_body_error(layers: int) -> None:
+    """Issue 24: 1,200 nested gzip layers raised RecursionError (the decoder recursed once per
+    coding), once per received chunk in a crawl. Now: one error, at the first chunk, and no
+    decompressor is even built."""
+    data = nested_gzip(b"User-agent: *\nDisallow: /\n", min(layers, 40))
+    decoder = BodyDecoder(", ".join(["gzip"] * layers), MAX)
+    assert decoder.feed(data) is True  # stop reading at once
+    assert decoder.feed(data) is True
+    result = decoder.finish(complete=True)
+    assert result.body == b"" and not result.truncated
+    assert result.error == (
+        f"{layers} nested Content-Encoding codings (at most {_decode.MAX_CODINGS} are decoded)"
+    )
+    assert decoder.raw_bytes == 0
+    # identity is no coding: it does not count.
+    assert BodyDecoder(", ".join(["identity"] * 50 + ["gzip"]), MAX).feed(b"") is False
+
+
+def test_the_decoder_does_not_recurse_per_coding(monkeypatch: pytest.MonkeyPatch) -> None:
+    """With the cap lifted, 1,200 nested layers decode: a recursion per coding would pass
+    Python's recursion limit (1,000 frames) long before the innermost layer."""
+    import sys
+
+    monkeypatch.setattr(_decode, "MAX_CODINGS", 2_000)
+    layers = max(1_200, sys.getrecursionlimit() + 200)
+    body = b"User-agent: *\nDisallow: /deep\n"
+    result = decode(", ".join(["gzip"] * layers), nested_gzip(body, layers))
+    assert result == DecodedBody(body)
+
+
 @pytest.mark.parametrize("encoding", ["compress", "gzip, compress", "x-custom, gzip", "gzip;q=1"])
 def test_unknown_coding_is_an_error_and_stops_reading_at_once(encoding: str) -> None:
     decoder = BodyDecoder(encoding, MAX)

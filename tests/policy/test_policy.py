@@ -17,6 +17,7 @@ from scrapy_gbot_robots.policy.fetch import (
     is_server_error,
     max_age,
     next_hop,
+    note_page_answer,
     retry_after_seconds,
     retry_at_once,
     ttl,
@@ -149,6 +150,39 @@ def test_next_hop_ends_chain() -> None:
     assert next_hop(url, 302, "/r", 0, PolicyConfig(max_redirects=0)) is None
 
 
+UNUSABLE_LOCATIONS = [
+    "http://[::1/robots.txt",  # unparsable (an IPv6 host without its closing bracket)
+    "http://h:99999/robots.txt",  # port out of range
+    "http://h:0/robots.txt",
+    "http://h:6a/robots.txt",
+    "http://evil\x1bc\x07.test/robots.txt",  # a host no client sends (Twisted refuses it)
+    "http://a b.test/robots.txt",
+    "ftp://h/robots.txt",  # a scheme that serves no robots.txt of ours
+    "mailto:a@b.test",
+]
+
+
+@pytest.mark.parametrize("location", UNUSABLE_LOCATIONS)
+def test_a_redirect_without_a_usable_location_ends_the_chain_as_a_404(location: str) -> None:
+    """Issue 24: ``http://[::1/`` raised ValueError (a traceback, a server error); a bad port
+    was fetched and failed (a server error, retried at once). All count as a 404 now."""
+    url = "http://a.test/robots.txt"
+    assert next_hop(url, 301, location, 0, CFG) is None
+    state = evaluate(FetchResult(status=301, redirects=0), T0, None, CFG)
+    assert state.kind is Kind.ALLOW_ALL and state.reason == "unusable redirect"
+    assert not retry_at_once(FetchResult(status=301))
+
+
+@given(st.text(max_size=60), st.integers(0, 4))
+def test_next_hop_never_raises_and_only_names_urls_with_a_robots_txt(
+    location: str, hops: int
+) -> None:
+    from scrapy_gbot_robots.policy.origin import origin_of
+
+    target = next_hop("http://a.test/robots.txt", 302, location, hops, CFG)
+    assert target is None or origin_of(target) is not None
+
+
 # -- caching --------------------------------------------------------------------------------
 def test_default_ttl_is_24h() -> None:
     state = evaluate(ok(), T0, None, CFG)
@@ -233,6 +267,28 @@ def test_after_30_days_depends_on_site_availability() -> None:
     assert rules_in_force(answered_before, after, CFG).mode is Mode.STOPPED
     answers = replace(err, page_ok_at=T0 + 2 * DAY)
     assert rules_in_force(answers, after, CFG).mode is Mode.ALLOW_ALL  # site answers
+
+
+@pytest.mark.parametrize("status", [200, 204, 301, 304, 400, 401, 403, 404, 410, 451])
+def test_a_page_answer_that_shows_the_site_serving_counts(status: int) -> None:
+    err = evaluate(FetchResult(status=503), T0, None, CFG)
+    noted = note_page_answer(err, status, T0 + DAY)
+    assert noted is not None and noted.page_ok_at == T0 + DAY
+    assert rules_in_force(noted, T0 + 30 * DAY, CFG).mode is Mode.ALLOW_ALL
+    assert note_page_answer(noted, status, T0 + 2 * DAY) is None  # once per streak
+
+
+@pytest.mark.parametrize("status", [429, 500, 502, 503, 504, 599, 600, 999, 100, 0])
+def test_a_429_or_a_5xx_page_answer_is_no_evidence_of_availability(status: int) -> None:
+    """Issue 24: Google reads a 429 as a server error; the site must stay stopped."""
+    err = evaluate(FetchResult(status=503), T0, None, CFG)
+    assert note_page_answer(err, status, T0 + DAY) is None
+    assert rules_in_force(err, T0 + 30 * DAY, CFG).mode is Mode.STOPPED
+
+
+def test_a_page_answer_changes_nothing_outside_an_error_streak() -> None:
+    assert note_page_answer(evaluate(ok(), T0, None, CFG), 200, T0 + 1) is None
+    assert note_page_answer(evaluate(FetchResult(status=404), T0, None, CFG), 200, T0) is None
 
 
 def test_error_streak_keeps_its_start_and_backs_off() -> None:

@@ -32,9 +32,10 @@ pytestmark = [
 ]
 
 if missing() is None:
+    from scrapy_gbot_robots._redact import redacted
     from scrapy_gbot_robots.policy.fetch import FetchResult, evaluate
     from scrapy_gbot_robots.stores.entry import encode
-    from scrapy_gbot_robots.stores.redis import RedisStore, redacted
+    from scrapy_gbot_robots.stores.redis import RedisStore
 
 T0 = 1_700_000_000.0
 A = "http://a.test"
