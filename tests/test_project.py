@@ -96,6 +96,7 @@ def test_stat_names_are_written_in_one_module_only() -> None:
 PURE = [
     "engine",
     "policy",
+    "page",
     "report",
     "crawl/gate.py",
     "stores/base.py",
