@@ -21,6 +21,10 @@ VERDICT_META = "gbot_robots_verdict"
 #: ``GBOT_ROBOTS_USAGE_META``: the content-usage signals in force for the request's URL.
 USAGE_META = "gbot_robots_usage"
 
+#: ``GBOT_ROBOTS_PAGE_RULES``: the page's robots meta tags and X-Robots-Tag for the crawler's
+#: token(s), a ``scrapy_gbot_robots.PageRules`` in ``response.meta``.
+PAGE_RULES_META = "gbot_robots_page_rules"
+
 #: Internal: the request passed the scheduling check and has not been downloaded yet.
 SCHEDULED = "_gbot_robots_scheduled"
 
