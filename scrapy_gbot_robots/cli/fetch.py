@@ -139,13 +139,8 @@ def run_fetch(url: str, token: str, timeout: float | None, verbose: bool) -> Fet
     """
     import scrapy
     from scrapy import Spider
-    from scrapy import signals as scrapy_signals
     from scrapy.crawler import CrawlerProcess
     from scrapy.http import Request
-
-    from .. import signals
-    from .._meta import FETCH_META
-    from ..crawl.middleware import GoogleRobotsTxtMiddleware
 
     run = FetchRun(attempts=[], scrapy_version=scrapy.__version__)
     settings: dict[str, Any] = {
@@ -187,6 +182,23 @@ def run_fetch(url: str, token: str, timeout: float | None, verbose: bool) -> Fet
 
         logging.getLogger("scrapy.downloadermiddlewares.retry").setLevel(logging.CRITICAL)
     crawler = process.create_crawler(FetchSpider)
+    watch(crawler, run, url)
+    process.crawl(crawler)
+    process.start()
+    for attempt in run.attempts:
+        attempt.request = None
+    return run
+
+
+def watch(crawler: Any, run: FetchRun, url: str) -> None:
+    """Record the middleware's robots.txt downloads for ``url``'s origin into ``run``, and
+    its final state when the spider closes; close the spider at a server error (the probe
+    would stay parked). Shared with ``inspect``, which fetches robots.txt the same way."""
+    from scrapy import signals as scrapy_signals
+
+    from .. import signals
+    from .._meta import FETCH_META
+    from ..crawl.middleware import GoogleRobotsTxtMiddleware
 
     def reached(request: Any) -> None:
         if FETCH_META in request.meta:
@@ -215,15 +227,12 @@ def run_fetch(url: str, token: str, timeout: float | None, verbose: bool) -> Fet
                 run.state = mw.origin_state(url)
                 run.policy = mw.config.policy
 
-    crawler.signals.connect(reached, signal=scrapy_signals.request_reached_downloader)
-    crawler.signals.connect(downloaded, signal=scrapy_signals.response_downloaded)
-    crawler.signals.connect(state_changed, signal=signals.origin_state_changed)
-    crawler.signals.connect(closed, signal=scrapy_signals.spider_closed)
-    process.crawl(crawler)
-    process.start()
-    for attempt in run.attempts:
-        attempt.request = None
-    return run
+    # Strong references: these closures outlive this call only through the connections.
+    connect = crawler.signals.connect
+    connect(reached, signal=scrapy_signals.request_reached_downloader, weak=False)
+    connect(downloaded, signal=scrapy_signals.response_downloaded, weak=False)
+    connect(state_changed, signal=signals.origin_state_changed, weak=False)
+    connect(closed, signal=scrapy_signals.spider_closed, weak=False)
 
 
 USAGE_FACT = "Content-Signal / Content-Usage in force (line); not Google's rules"

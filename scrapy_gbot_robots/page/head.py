@@ -64,7 +64,7 @@ _END_TAGS: dict[bytes, Callable[..., re.Match[bytes] | None]] = {
 }
 
 
-def _attributes(body: bytes, pos: int, end: int) -> tuple[dict[bytes, bytes], int]:
+def attributes(body: bytes, pos: int, end: int) -> tuple[dict[bytes, bytes], int]:
     """The attributes of a tag whose name ends at ``pos``, and where the tag ends."""
     attrs: dict[bytes, bytes] = {}
     for _ in range(MAX_ATTRIBUTES):
@@ -126,7 +126,7 @@ def meta_tags(body: bytes, names: frozenset[str] | None = None) -> list[tuple[st
             continue
         if tag not in _IN_HEAD and tag not in _SKIPPED:
             break  # <body>, or an element that opens the body
-        attrs, pos = _attributes(body, m.end(), end)
+        attrs, pos = attributes(body, m.end(), end)
         if tag in _SKIPPED:
             closed = _END_TAGS[tag](body, pos, end)
             if closed is None:
