@@ -3,10 +3,11 @@
 It disables Scrapy's built-in ``RobotsTxtMiddleware`` and puts ours at the priority the
 built-in had (100 unless the project moved it), plus ``RobotsBodyMiddleware`` at 595, just
 inside ``HttpCompressionMiddleware`` (590), where it sees robots.txt responses raw to bound
-and decode them. Parking needs no spider middleware: the downloader middleware parks
-requests from the engine's ``request_scheduled`` signal, which every scheduled request
-passes (start requests, callback output, redirects, retries). ``ROBOTSTXT_OBEY`` keeps its
-Scrapy meaning.
+and decode them, and the spider middleware ``PageRulesMiddleware`` at 60, which reads robots
+meta tags and ``X-Robots-Tag`` only with ``GBOT_ROBOTS_PAGE_RULES`` (else it is not built).
+Parking needs no spider middleware: the downloader middleware parks requests from the
+engine's ``request_scheduled`` signal, which every scheduled request passes (start
+requests, callback output, redirects, retries). ``ROBOTSTXT_OBEY`` keeps its Scrapy meaning.
 """
 
 from __future__ import annotations
@@ -26,6 +27,11 @@ _DEFAULT_PRIORITY = 100
 #: Between HttpCompressionMiddleware (590) and the downloader: its process_response sees
 #: robots.txt responses before they are decompressed.
 BODY_PRIORITY = 595
+#: The spider middleware of GBOT_ROBOTS_PAGE_RULES (robots meta tags, X-Robots-Tag); it
+#: disables itself (NotConfigured, silently) when the setting is "off".
+PAGE_RULES = "scrapy_gbot_robots.crawl.page_rules.PageRulesMiddleware"
+#: Just after HttpErrorMiddleware (50): see crawl/page_rules.py.
+PAGE_RULES_PRIORITY = 60
 
 
 def _path(component: Any) -> str:
@@ -45,6 +51,7 @@ _ALIASES = {
         "scrapy_gbot_robots.RobotsBodyMiddleware",
         "scrapy_gbot_robots.body.RobotsBodyMiddleware",
     },
+    PAGE_RULES: {"scrapy_gbot_robots.PageRulesMiddleware"},
 }
 
 
@@ -98,3 +105,8 @@ class Addon:
             )
         current = settings.getpriority("DOWNLOADER_MIDDLEWARES") or 0
         settings.set("DOWNLOADER_MIDDLEWARES", mws, priority=current)
+        spider_mws = settings.getdict("SPIDER_MIDDLEWARES")
+        if not any(_is(c, PAGE_RULES) for c in spider_mws):  # a project's own placement wins
+            spider_mws[PAGE_RULES] = PAGE_RULES_PRIORITY
+            current = settings.getpriority("SPIDER_MIDDLEWARES") or 0
+            settings.set("SPIDER_MIDDLEWARES", spider_mws, priority=current)

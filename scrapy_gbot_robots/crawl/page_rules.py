@@ -1,0 +1,249 @@
+"""``GBOT_ROBOTS_PAGE_RULES``: a page's robots meta tags and ``X-Robots-Tag``, read and obeyed.
+
+:class:`PageRulesMiddleware` is a spider middleware (the add-on installs it at
+:data:`PRIORITY`, just after Scrapy's ``HttpErrorMiddleware``):
+
+* **read** (``"read"``, ``"obey"``, or observe mode): ``process_spider_input`` reads each
+  response a callback gets with :func:`~..page.rules.read_page_rules` (its ``X-Robots-Tag``
+  headers; the head of an HTML page), for the request's token(s) (``robotstxt_user_agent``,
+  else the crawler's, as for robots.txt), and puts the :class:`~..page.rules.PageRules` in
+  ``response.meta["gbot_robots_page_rules"]``. Responses Scrapy filters before a callback
+  (an HTTP error without ``handle_httpstatus_*``) are not read: no page reached the spider.
+* **obey** (``"obey"``, not in observe mode): the requests a callback yields from a page
+  whose rules say ``nofollow`` are dropped, each counted, logged at DEBUG with the page and
+  the rule's source, and signalled (``request_dropped_nofollow``); one whose meta has
+  ``dont_obey_robotstxt`` is kept (and counted). Items always pass. What an **errback**
+  yields is never dropped: no page was read for it (a download error has no page; an HTTP
+  error is filtered before this middleware reads), so there is nothing to obey, even if the
+  request's meta carries a page's rules copied from another response. ``rel="nofollow"``
+  links are a hint to Google, not a rule, and are not read here (that would take a scan of
+  every whole body); ``gbot-robots inspect`` counts them for one page.
+
+"off" costs nothing: the middleware is not built (``NotConfigured``). "read" adds one
+``process_spider_input`` call per page; only "obey" has a ``process_spider_output``.
+
+The events (stats, the DEBUG line, the signal, the report's counters) are in
+:class:`PageRulesTelemetry`, kept here only while ``crawl/telemetry.py`` is being rewritten
+around the coordinator: its methods are meant to become ``Telemetry``'s, and the wiring to
+pass the report collector in (see the module's ``from_crawler``).
+"""
+
+from __future__ import annotations
+
+import logging
+import weakref
+from collections.abc import AsyncIterator, Iterable
+from typing import TYPE_CHECKING, Any
+
+from scrapy import signals as scrapy_signals
+from scrapy.exceptions import NotConfigured
+from scrapy.http import HtmlResponse, Request, Response
+
+from .. import _stats as S
+from .. import signals
+from .._compat import fail_bootstrap
+from .._meta import DONT_OBEY, PAGE_RULES_META, VERDICT_META
+from .._settings import Config, ConfigError, configured_token, load
+from ..page.rules import PageRules, read_page_rules
+from .keys import RequestKeys, Tokens
+
+if TYPE_CHECKING:
+    from scrapy.crawler import Crawler
+    from typing_extensions import Self
+
+    from ..report.collector import ReportCollector
+
+__all__ = ["PRIORITY", "PageRulesMiddleware", "PageRulesTelemetry", "page_rules"]
+
+#: The middleware's place in ``SPIDER_MIDDLEWARES``: after ``HttpErrorMiddleware`` (50) on
+#: the way in, so it reads only what a callback gets; before every other built-in on the way
+#: out, so it drops only requests the others (depth, URL length) let through.
+PRIORITY = 60
+
+logger = logging.getLogger("scrapy_gbot_robots.middleware")
+
+
+def page_rules(response: Any, tokens: Tokens | None = None) -> PageRules | None:
+    """The page rules of ``response``, for an item pipeline or a callback.
+
+    What the middleware put in ``response.meta``; when it read nothing (the setting is off,
+    or the response never reached a callback, as a media pipeline's downloads), the rules
+    for ``tokens`` read now, or None when no tokens are given.
+    """
+    try:
+        found = response.meta.get(PAGE_RULES_META)
+    except AttributeError:  # a response with no request
+        found = None
+    if isinstance(found, PageRules):
+        return found
+    if tokens is None:
+        return None
+    body = response.body if isinstance(response, HtmlResponse) else None
+    return read_page_rules(tokens, response.headers.getlist(b"X-Robots-Tag"), body)
+
+
+class PageRulesTelemetry:
+    """Stats, DEBUG lines, the signal and the report's counters of page rules."""
+
+    def __init__(self, crawler: Crawler, report: ReportCollector | None = None) -> None:
+        self.crawler = crawler
+        self.stats = crawler.stats
+        self.report = report
+
+    def page_read(
+        self, url: str, origin: str, rules: PageRules, *, disallowed: bool, now: float
+    ) -> None:
+        """A page's rules were read (one per response a callback gets)."""
+        stats = self.stats
+        stats.inc_value(S.PAGE_RULES_READ)
+        if not rules.empty:
+            if not rules.indexable(now):
+                stats.inc_value(S.PAGE_RULES_NOINDEX)
+                if disallowed:
+                    stats.inc_value(S.PAGE_RULES_DISALLOWED_NOINDEX)
+            if rules.nofollow:
+                stats.inc_value(S.PAGE_RULES_NOFOLLOW)
+        if self.report is not None and origin:
+            self.report.page_rules_read(origin, url, rules, disallowed=disallowed, now=now)
+
+    def nofollow_dropped(self, request: Request, response: Response, origin: str) -> None:
+        """A request yielded from a ``nofollow`` page was dropped."""
+        self.stats.inc_value(S.PAGE_RULES_DROPPED_NOFOLLOW)
+        rules = response.meta.get(PAGE_RULES_META)
+        sources = rules.source("nofollow") if isinstance(rules, PageRules) else ()
+        if logger.isEnabledFor(logging.DEBUG):
+            logger.debug(
+                "Dropped %(request)s, yielded from %(page)s: the page says nofollow (%(sources)s)",
+                {"request": request, "page": response, "sources": ", ".join(sources)},
+                extra={"spider": self.crawler.spider},
+            )
+        if self.report is not None and origin:
+            self.report.nofollow_dropped(origin)
+        self.crawler.signals.send_catch_log(
+            signal=signals.request_dropped_nofollow,
+            request=request,
+            response=response,
+            spider=self.crawler.spider,
+            sources=sources,
+        )
+
+    def nofollow_kept(self) -> None:
+        """A request yielded from a ``nofollow`` page kept for its ``dont_obey_robotstxt``."""
+        self.stats.inc_value(S.PAGE_RULES_KEPT_NOFOLLOW)
+
+
+class PageRulesMiddleware:
+    """Spider middleware reading (and with ``"obey"``, obeying) page rules; see the module doc.
+
+    Built by :meth:`from_crawler` as this class ("read") or :class:`_ObeyingMiddleware`
+    ("obey"), so that "read" has no ``process_spider_output`` at all.
+    """
+
+    def __init__(
+        self, crawler: Crawler, config: Config, keys: RequestKeys, telemetry: PageRulesTelemetry
+    ) -> None:
+        self.crawler = crawler
+        self.clock = config.clock
+        self.observe = config.observe
+        self.keys = keys
+        self.telemetry = telemetry
+
+    @classmethod
+    def from_crawler(cls, crawler: Crawler) -> Self:
+        try:
+            config = load(crawler.settings.get)
+            if not config.obey or not config.reads_page_rules:
+                raise NotConfigured
+            token, source, _ = configured_token(config)  # the downloader middleware warns
+        except ConfigError:
+            fail_bootstrap(crawler)  # as the robots.txt middleware: stop before any request
+            raise
+        keys = RequestKeys(token, fixed=source == "ROBOTSTXT_USER_AGENT")
+        telemetry = PageRulesTelemetry(crawler)
+        built = _ObeyingMiddleware if config.obeys_page_rules else cls
+        mw = built(crawler, config, keys, telemetry)
+
+        def opened() -> None:
+            # Until the wiring passes it in: the report the robots.txt middleware writes.
+            from .middleware import GoogleRobotsTxtMiddleware
+
+            engine = crawler.engine
+            found = engine.downloader.middleware.middlewares if engine is not None else ()
+            for other in found:
+                if isinstance(other, GoogleRobotsTxtMiddleware):
+                    report = other.telemetry.report
+                    if report is not None:
+                        report.page_rules = config.page_rules
+                    telemetry.report = report
+
+        crawler.signals.connect(opened, signal=scrapy_signals.spider_opened, weak=False)
+        return mw  # type: ignore[return-value]
+
+    def process_spider_input(self, response: Response, spider: Any = None) -> None:
+        request = response.request
+        if request is None:
+            return
+        meta = request.meta
+        rules = read_page_rules(
+            self.keys.token_of(request),
+            response.headers.getlist(b"X-Robots-Tag"),
+            response.body if isinstance(response, HtmlResponse) else None,
+        )
+        meta[PAGE_RULES_META] = rules
+        verdict = meta.get(VERDICT_META) if self.observe else None
+        disallowed = (
+            isinstance(verdict, dict)
+            and verdict.get("allowed") is False
+            and verdict.get("by") == "rules"
+        )
+        url = response.url
+        self.telemetry.page_read(
+            url, self.keys.origin(url), rules, disallowed=disallowed, now=self.clock()
+        )
+        self._read(response, rules)
+
+    def _read(self, response: Response, rules: PageRules) -> None:
+        """Hook for the obeying subclass: remember the pages whose links are not followed."""
+
+
+class _ObeyingMiddleware(PageRulesMiddleware):
+    """``"obey"``: also drops what a callback yields from a ``nofollow`` page."""
+
+    def __init__(self, *args: Any) -> None:
+        super().__init__(*args)
+        # The responses this middleware read and found nofollow: what an errback yields for
+        # a response it did not read (or for a failed download) is never dropped.
+        self._nofollow: weakref.WeakKeyDictionary[Response, PageRules] = (
+            weakref.WeakKeyDictionary()
+        )
+
+    def _read(self, response: Response, rules: PageRules) -> None:
+        if rules.nofollow:
+            self._nofollow[response] = rules
+
+    def _keep(self, item: Any, response: Response) -> bool:
+        if not isinstance(item, Request):
+            return True  # items, and anything else, always pass
+        if item.meta.get(DONT_OBEY):
+            self.telemetry.nofollow_kept()
+            return True
+        self.telemetry.nofollow_dropped(item, response, self.keys.origin(response.url))
+        return False
+
+    def process_spider_output(
+        self, response: Response, result: Iterable[Any], spider: Any = None
+    ) -> Iterable[Any]:
+        if response not in self._nofollow:
+            return result
+        return (item for item in result if self._keep(item, response))
+
+    async def process_spider_output_async(
+        self, response: Response, result: AsyncIterator[Any], spider: Any = None
+    ) -> AsyncIterator[Any]:
+        if response not in self._nofollow:
+            async for item in result:
+                yield item
+            return
+        async for item in result:
+            if self._keep(item, response):
+                yield item
