@@ -183,7 +183,8 @@ async def test_obey_drops_what_a_nofollow_page_yields_and_keeps_the_escape_meta(
         (server.url("/z"), server.url("/hub2"), ("header:testbot",)),
     ]
     assert stats(crawler, "dropped_nofollow") == 3
-    assert len(crawler.spider.items) == 4  # items from a nofollow page are never dropped
+    spider_run: Any = crawler.spider
+    assert len(spider_run.items) == 4  # items from a nofollow page are never dropped
     logged = [r.getMessage() for r in caplog.records if "the page says nofollow" in r.getMessage()]
     assert any(
         f"Dropped <GET {server.url('/x')}>, yielded from <200 {server.url('/hub')}>: "
