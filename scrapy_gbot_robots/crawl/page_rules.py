@@ -82,6 +82,11 @@ def page_rules(response: Any, tokens: Tokens | None = None) -> PageRules | None:
     return read_page_rules(tokens, response.headers.getlist(b"X-Robots-Tag"), body)
 
 
+#: Pages read between two updates of ``robotstxt/page_rules/read`` (also set at close): a
+#: stats call costs more than reading a page that says nothing.
+READ_FLUSH = 256
+
+
 class PageRulesTelemetry:
     """Stats, DEBUG lines, the signal and the report's counters of page rules."""
 
@@ -89,14 +94,22 @@ class PageRulesTelemetry:
         self.crawler = crawler
         self.stats = crawler.stats
         self.report = report
+        self.read = 0  # pages read, counted here, written to the stats every READ_FLUSH
+
+    def flush(self) -> None:
+        """Write the count of pages read (each READ_FLUSH pages, and when the spider closes)."""
+        if self.read:
+            self.stats.set_value(S.PAGE_RULES_READ, self.read)
 
     def page_read(
         self, url: str, origin: str, rules: PageRules, *, disallowed: bool, now: float
     ) -> None:
         """A page's rules were read (one per response a callback gets)."""
-        stats = self.stats
-        stats.inc_value(S.PAGE_RULES_READ)
+        self.read += 1
+        if not self.read % READ_FLUSH:
+            self.flush()
         if not rules.empty:
+            stats = self.stats
             if not rules.indexable(now):
                 stats.inc_value(S.PAGE_RULES_NOINDEX)
                 if disallowed:
@@ -177,6 +190,7 @@ class PageRulesMiddleware:
                     telemetry.report = report
 
         crawler.signals.connect(opened, signal=scrapy_signals.spider_opened, weak=False)
+        crawler.signals.connect(telemetry.flush, signal=scrapy_signals.spider_closed, weak=False)
         return mw  # type: ignore[return-value]
 
     def process_spider_input(self, response: Response, spider: Any = None) -> None:
@@ -197,9 +211,8 @@ class PageRulesMiddleware:
             and verdict.get("by") == "rules"
         )
         url = response.url
-        self.telemetry.page_read(
-            url, self.keys.origin(url), rules, disallowed=disallowed, now=self.clock()
-        )
+        origin = self.keys.origin(url) if self.telemetry.report is not None else ""
+        self.telemetry.page_read(url, origin, rules, disallowed=disallowed, now=self.clock())
         self._read(response, rules)
 
     def _read(self, response: Response, rules: PageRules) -> None:

@@ -153,9 +153,24 @@ def _as_datetime(now: float | datetime) -> datetime:
     return datetime.fromtimestamp(now, timezone.utc)
 
 
-def _tokens(tokens: str | Sequence[str]) -> frozenset[str]:
-    values = (tokens,) if isinstance(tokens, str) else tuple(tokens)
-    return frozenset(t.strip().lower() for t in values if t and t.strip())
+#: Token sets remembered (a crawl has one or a few): (tokens, meta names to read).
+_TOKEN_MEMO: dict[str | tuple[str, ...], tuple[frozenset[str], frozenset[str]]] = {}
+TOKEN_MEMO = 256
+
+
+def _tokens(tokens: str | Sequence[str]) -> tuple[frozenset[str], frozenset[str]]:
+    """The crawler's tokens, lower-cased, and the meta names that address it (``robots``
+    too); memoised, since every page of a crawl asks with the same few token sets."""
+    key = tokens if isinstance(tokens, str) else tuple(tokens)
+    found = _TOKEN_MEMO.get(key)
+    if found is None:
+        values = (key,) if isinstance(key, str) else key
+        wanted = frozenset(t.strip().lower() for t in values if t and t.strip())
+        found = (wanted, wanted | {"robots"})
+        if len(_TOKEN_MEMO) >= TOKEN_MEMO:
+            _TOKEN_MEMO.clear()
+        _TOKEN_MEMO[key] = found
+    return found
 
 
 def _header_text(value: bytes | str) -> str:
@@ -238,7 +253,7 @@ def read_page_rules(
     body, whose head is read for meta tags (:mod:`.head`); None for anything that is not
     HTML (a PDF, an image), whose rules only a header can give. Never raises.
     """
-    wanted = _tokens(tokens)
+    wanted, names = _tokens(tokens)
     combined: _Combined | None = None
     for n, value in enumerate(headers):
         if n >= MAX_HEADERS:
@@ -253,8 +268,7 @@ def read_page_rules(
             combined = combined or _Combined()
             combined.add(directive, source)
     if body:
-        names = wanted | {"robots"}
-        for name, content in meta_tags(body, names)[:MAX_METAS]:
+        for name, content in meta_tags(body, names, MAX_METAS):
             source = f"meta:{name}"
             for _, directive in split_rules(content):
                 combined = combined or _Combined()

@@ -149,17 +149,18 @@ def test_invalid_utf8_in_a_value_is_replaced() -> None:
 
 
 class _Counting:
-    """Wraps the head's tag pattern: how often it searched, and how far it was allowed to."""
+    """Wraps the head's skipping pattern: how often the loop turned, and how far the pattern
+    was allowed to look."""
 
     def __init__(self, pattern: Any) -> None:
         self.pattern = pattern
         self.calls = 0
         self.furthest = 0
 
-    def search(self, body: bytes, pos: int, end: int) -> Any:
+    def match(self, body: bytes, pos: int, end: int) -> Any:
         self.calls += 1
         self.furthest = max(self.furthest, end)
-        return self.pattern.search(body, pos, end)
+        return self.pattern.match(body, pos, end)
 
 
 TEN_MB = 10 * 1024 * 1024
@@ -175,17 +176,21 @@ META_AT_END = b'<meta name="robots" content="noindex">'
         b"<head><meta " + b"a " * (TEN_MB // 2) + b">" + META_AT_END,  # one huge tag
         b"<head>" + b" " * TEN_MB + META_AT_END,
         b"<head><meta name=robots content=" + b"n" * TEN_MB + b">",
+        b"<head>" + b'<meta name="robots" content="x">' * (TEN_MB // 34),  # metas to read
     ],
-    ids=["tags", "script", "comment", "attributes", "spaces", "value"],
+    ids=["tags", "script", "comment", "attributes", "spaces", "value", "metas"],
 )
 def test_a_10_mb_page_is_read_no_further_than_the_limit(
     page: bytes, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    spy = _Counting(head._TAG)
-    monkeypatch.setattr(head, "_TAG", spy)
+    spies = [_Counting(head._SKIP), _Counting(head._SKIP_METAS)]
+    monkeypatch.setattr(head, "_SKIP", spies[0])
+    monkeypatch.setattr(head, "_SKIP_METAS", spies[1])
     found = meta_tags(page, ROBOTS)
-    assert spy.calls <= MAX_TAGS and spy.furthest <= HEAD_LIMIT
+    for spy in spies:  # the loop turns at most MAX_TAGS times, never looking past the limit
+        assert spy.calls <= MAX_TAGS and spy.furthest <= HEAD_LIMIT
     assert ("robots", "noindex") not in found  # past the limit: not read
+    monkeypatch.undo()
     assert found == meta_tags(page[:HEAD_LIMIT], ROBOTS)  # nothing past the limit mattered
     for _, content in found:
         assert len(content) <= head.VALUE_CHARS
@@ -232,3 +237,28 @@ _PIECES = st.sampled_from(
 @given(st.lists(_PIECES, max_size=40))
 def test_markup_shaped_noise_never_raises(pieces: list[str]) -> None:
     meta_tags("".join(pieces).encode(), ROBOTS)
+
+
+@pytest.mark.parametrize(
+    "before",
+    [
+        '<link rel="alternate" href="/robots.txt">',  # a mention in a tag that is not a meta
+        '<meta name="description" content="All about robots">',  # in a meta for nobody
+        '<meta name="description" content="Home > Robots > Shop">',  # and a quoted ">"
+        "<script>if (robots) { document.write('<meta name=robots>') }</script>",
+        "<!-- robots -->",
+    ],
+)
+def test_mentions_that_are_not_a_wanted_meta_are_stepped_over(before: str) -> None:
+    page = f'<html><head>{before}<link rel=x><meta name="robots" content="noindex"></head>'
+    assert metas(page) == [("robots", "noindex")]
+
+
+def test_a_page_that_never_mentions_a_wanted_name_is_answered_at_once(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    spy = _Counting(head._SKIP)
+    monkeypatch.setattr(head, "_SKIP", spy)
+    page = "<html><head>" + '<meta name="description" content="x">' * 50 + "</head><body>"
+    assert metas(page) == [] and spy.calls == 0
+    assert metas(page, None) == [("description", "x")] * 50  # every meta, when asked
