@@ -80,7 +80,7 @@ def _measure(
     body: bytes, headers: dict[bytes, list[bytes]], mw: Any, repeat: int, number: int
 ) -> dict[str, float]:
     """Median microseconds per page of each contender, on one page."""
-    import lxml.html
+    import lxml.html  # type: ignore[import-untyped]
     from scrapy.http import HtmlResponse, Request
 
     from scrapy_gbot_robots.page.rules import read_page_rules
@@ -111,7 +111,7 @@ def main() -> None:
     parser.add_argument("--number", type=int, default=200, help="calls per timing")
     args = parser.parse_args()
     try:
-        import lxml.html  # noqa: F401 - a peer: checked here, used in _measure
+        import lxml.html  # type: ignore[import-untyped]  # noqa: F401 - a peer, used in _measure
         from scrapy import Spider
         from scrapy.utils.test import get_crawler
 
