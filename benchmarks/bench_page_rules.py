@@ -111,7 +111,7 @@ def main() -> None:
     parser.add_argument("--number", type=int, default=200, help="calls per timing")
     args = parser.parse_args()
     try:
-        import lxml.html  # type: ignore[import-untyped]  # noqa: F401 - a peer, used in _measure
+        import lxml.html  # noqa: F401 - a peer, used in _measure
         from scrapy import Spider
         from scrapy.utils.test import get_crawler
 
