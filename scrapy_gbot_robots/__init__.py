@@ -16,6 +16,7 @@ from .engine.agent import is_valid_token, product_token
 from .engine.rules import Decision, RobotsTxt, parse
 from .engine.url import crawler_url
 from .engine.usage import Usage, UsagePreference
+from .page.rules import PageRules, read_page_rules
 from .policy.states import Kind, Mode, OriginState, PolicyConfig
 from .stores.base import OriginStore
 from .stores.memory import MemoryStore
@@ -28,6 +29,7 @@ if TYPE_CHECKING:
     from .addon import Addon
     from .crawl.body import RobotsBodyError, RobotsBodyMiddleware
     from .crawl.middleware import GoogleRobotsTxtMiddleware
+    from .crawl.page_rules import PageRulesMiddleware, page_rules
     from .scrapy_parser import GoogleRobotParser
 
 __all__ = [
@@ -41,6 +43,8 @@ __all__ = [
     "Mode",
     "OriginState",
     "OriginStore",
+    "PageRules",
+    "PageRulesMiddleware",
     "PolicyConfig",
     "RobotsBodyError",
     "RobotsBodyMiddleware",
@@ -50,8 +54,10 @@ __all__ = [
     "__version__",
     "crawler_url",
     "is_valid_token",
+    "page_rules",
     "parse",
     "product_token",
+    "read_page_rules",
     "signals",
 ]
 
@@ -59,6 +65,8 @@ _LAZY = {
     "Addon": ".addon",
     "GoogleRobotsTxtMiddleware": ".middleware",
     "GoogleRobotParser": ".scrapy_parser",
+    "PageRulesMiddleware": ".crawl.page_rules",
+    "page_rules": ".crawl.page_rules",
     "RobotsBodyError": ".body",
     "RobotsBodyMiddleware": ".body",
 }

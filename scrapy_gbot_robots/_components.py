@@ -10,6 +10,9 @@ from typing import Any
 
 OURS = "scrapy_gbot_robots.crawl.middleware.GoogleRobotsTxtMiddleware"
 BODY = "scrapy_gbot_robots.crawl.body.RobotsBodyMiddleware"
+#: The spider middleware of GBOT_ROBOTS_PAGE_RULES (robots meta tags, X-Robots-Tag); it
+#: disables itself (NotConfigured, silently) when the setting is "off".
+PAGE_RULES = "scrapy_gbot_robots.crawl.page_rules.PageRulesMiddleware"
 
 #: Every other spelling of the same classes: the package-level re-export, and the public
 #: module path projects name in ``DOWNLOADER_MIDDLEWARES`` (where the classes lived in 0.2.0).
@@ -22,6 +25,7 @@ _ALIASES = {
         "scrapy_gbot_robots.RobotsBodyMiddleware",
         "scrapy_gbot_robots.body.RobotsBodyMiddleware",
     },
+    PAGE_RULES: {"scrapy_gbot_robots.PageRulesMiddleware"},
 }
 
 

@@ -25,6 +25,10 @@ USAGE_META = "gbot_robots_usage"
 #: those of the request that made it wanted (docs/meta.md says why these and no others).
 ROUTE_META = ("proxy", "bindaddress")
 
+#: ``GBOT_ROBOTS_PAGE_RULES``: the page's robots meta tags and X-Robots-Tag for the crawler's
+#: token(s), a ``scrapy_gbot_robots.PageRules`` in ``response.meta``.
+PAGE_RULES_META = "gbot_robots_page_rules"
+
 #: Internal: the request passed the scheduling check and has not been downloaded yet.
 SCHEDULED = "_gbot_robots_scheduled"
 

@@ -66,10 +66,13 @@ OTHER: dict[str, str] = {
     "USAGE": "[]",
     "USAGE_META": "False",
     "CRAWL_DELAY": "False",
+    "PAGE_RULES": '"off"',
 }
 
 #: GBOT_ROBOTS_MODE: obey robots.txt, or only record what it would have done.
 MODES = ("enforce", "observe")
+#: GBOT_ROBOTS_PAGE_RULES: robots meta tags and X-Robots-Tag not read, read, or obeyed.
+PAGE_RULES = ("off", "read", "obey")
 
 
 def known_settings() -> frozenset[str]:
@@ -136,11 +139,23 @@ class Config:
     usage_meta: bool = False  # GBOT_ROBOTS_USAGE_META: a request's usage signals in its meta
     crawl_delay: bool = False  # GBOT_ROBOTS_CRAWL_DELAY: honour Crawl-delay (Google does not)
     crawl_delay_max: float = 30.0  # GBOT_ROBOTS_CRAWL_DELAY_MAX
+    page_rules: str = "off"  # GBOT_ROBOTS_PAGE_RULES: "off", "read" or "obey"
 
     @property
     def observe(self) -> bool:
         """Observe mode: nothing is forbidden or dropped because of robots.txt."""
         return self.mode == "observe"
+
+    @property
+    def reads_page_rules(self) -> bool:
+        """Whether fetched pages have their robots meta tags and X-Robots-Tag read."""
+        return self.page_rules != "off"
+
+    @property
+    def obeys_page_rules(self) -> bool:
+        """Whether requests yielded from a ``nofollow`` page are dropped (never in observe
+        mode, which drops nothing: there ``"obey"`` reads)."""
+        return self.page_rules == "obey" and not self.observe
 
     def slow_lane(self, budget: int) -> int:
         """Size of the slow lane for a fetch budget of ``budget`` (0: no lane)."""
@@ -343,7 +358,18 @@ def load(get: Callable[[str], Any]) -> Config:
         usage_meta=_bool_default(PREFIX + "USAGE_META", get(PREFIX + "USAGE_META"), False),
         crawl_delay=_bool_default(PREFIX + "CRAWL_DELAY", get(PREFIX + "CRAWL_DELAY"), False),
         crawl_delay_max=nums["CRAWL_DELAY_MAX"],
+        page_rules=_page_rules(get(PREFIX + "PAGE_RULES"), get(PREFIX + "MODE")),
     )
+
+
+def _page_rules(value: Any, mode: Any) -> str:
+    """``GBOT_ROBOTS_PAGE_RULES``; unset, an observe-mode crawl reads (an audit sees every
+    page's rules), any other crawl does not (it pays nothing)."""
+    setting = PREFIX + "PAGE_RULES"
+    if value is None or value == "":
+        observing = _choice(PREFIX + "MODE", mode, MODES) == "observe"
+        return "read" if observing else "off"
+    return _choice(setting, value, PAGE_RULES)
 
 
 def _bool_default(setting: str, value: Any, default: bool) -> bool:

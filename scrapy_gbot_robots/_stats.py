@@ -32,6 +32,14 @@ RESUMED = "robotstxt/resumed"
 UNSERIALIZABLE = "robotstxt/unserializable"
 UNREADABLE = "robotstxt/unreadable"
 
+# Page-level rules (GBOT_ROBOTS_PAGE_RULES): robots meta tags and X-Robots-Tag.
+PAGE_RULES_READ = "robotstxt/page_rules/read"
+PAGE_RULES_NOINDEX = "robotstxt/page_rules/noindex"
+PAGE_RULES_NOFOLLOW = "robotstxt/page_rules/nofollow"
+PAGE_RULES_DISALLOWED_NOINDEX = "robotstxt/page_rules/disallowed_noindex"
+PAGE_RULES_DROPPED_NOFOLLOW = "robotstxt/page_rules/dropped_nofollow"
+PAGE_RULES_KEPT_NOFOLLOW = "robotstxt/page_rules/kept_nofollow"
+
 # The gate, set when the spider closes.
 PARKED_PEAK = "robotstxt/parked_peak"
 FETCH_IN_FLIGHT_PEAK = "robotstxt/fetch_in_flight_peak"

@@ -3,10 +3,11 @@
 It disables Scrapy's built-in ``RobotsTxtMiddleware`` and puts ours at the priority the
 built-in had (100 unless the project moved it), plus ``RobotsBodyMiddleware`` at 595, just
 inside ``HttpCompressionMiddleware`` (590), where it sees robots.txt responses raw to bound
-and decode them. Parking needs no spider middleware: the downloader middleware parks
-requests from the engine's ``request_scheduled`` signal, which every scheduled request
-passes (start requests, callback output, redirects, retries). ``ROBOTSTXT_OBEY`` keeps its
-Scrapy meaning.
+and decode them, and the spider middleware ``PageRulesMiddleware`` at 60, which reads robots
+meta tags and ``X-Robots-Tag`` only with ``GBOT_ROBOTS_PAGE_RULES`` (else it is not built).
+Parking needs no spider middleware: the downloader middleware parks requests from the
+engine's ``request_scheduled`` signal, which every scheduled request passes (start
+requests, callback output, redirects, retries). ``ROBOTSTXT_OBEY`` keeps its Scrapy meaning.
 """
 
 from __future__ import annotations
@@ -17,7 +18,7 @@ from typing import TYPE_CHECKING, Any
 if TYPE_CHECKING:
     from scrapy.settings import BaseSettings
 
-from ._components import BODY, OURS, path_of, spellings
+from ._components import BODY, OURS, PAGE_RULES, path_of, spellings
 
 logger = logging.getLogger("scrapy_gbot_robots")
 
@@ -26,6 +27,9 @@ _DEFAULT_PRIORITY = 100
 #: Between HttpCompressionMiddleware (590) and the downloader: its process_response sees
 #: robots.txt responses before they are decompressed.
 BODY_PRIORITY = 595
+#: The spider middleware of GBOT_ROBOTS_PAGE_RULES (``PAGE_RULES``) goes just after
+#: HttpErrorMiddleware (50): see crawl/page_rules.py.
+PAGE_RULES_PRIORITY = 60
 
 
 def _is(component: Any, path: str) -> bool:
@@ -71,3 +75,8 @@ class Addon:
         )
         current = settings.getpriority("DOWNLOADER_MIDDLEWARES") or 0
         settings.set("DOWNLOADER_MIDDLEWARES", mws, priority=current)
+        spider_mws = settings.getdict("SPIDER_MIDDLEWARES")
+        if not any(_is(c, PAGE_RULES) for c in spider_mws):  # a project's own placement wins
+            spider_mws[PAGE_RULES] = PAGE_RULES_PRIORITY
+            current = settings.getpriority("SPIDER_MIDDLEWARES") or 0
+            settings.set("SPIDER_MIDDLEWARES", spider_mws, priority=current)

@@ -12,6 +12,11 @@ request_dropped = object()
 #: A request was forbidden by robots.txt. Arguments: ``request``, ``spider``, ``decision``.
 request_forbidden = object()
 
+#: ``GBOT_ROBOTS_PAGE_RULES = "obey"``: a request yielded by a callback was dropped because
+#: the page it came from says ``nofollow``. Arguments: ``request``, ``response`` (the page),
+#: ``spider``, ``sources`` (tuple of str: where ``nofollow`` came from, ``"meta:robots"``...).
+request_dropped_nofollow = object()
+
 #: A request was parked while its origin's robots.txt is undecided.
 #: Arguments: ``request``, ``spider``.
 request_deferred = object()

@@ -35,7 +35,8 @@ class Route:
 
     status: int = 200
     body: bytes = b"<html><body>ok</body></html>"
-    headers: dict[str, str] = field(default_factory=dict)
+    #: A list value sends the header once per item (``X-Robots-Tag`` twice, say).
+    headers: dict[str, str | list[str]] = field(default_factory=dict)
     delay: float = 0.0  # seconds before answering
     hang: bool = False  # never answer (until the client gives up or the server stops)
     reset: bool = False  # abort the connection with a TCP RST
@@ -190,7 +191,11 @@ class Server:
             return
         request.setResponseCode(route.status)
         for name, value in route.headers.items():
-            request.setHeader(name, value)
+            if isinstance(value, list):
+                for item in value:
+                    request.responseHeaders.addRawHeader(name, item)
+            else:
+                request.setHeader(name, value)
         if route.truncate:
             request.setHeader("content-length", str(len(route.body) + 1000))
             request.write(route.body)

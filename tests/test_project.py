@@ -99,6 +99,7 @@ def test_stat_names_are_written_in_one_module_only() -> None:
 PURE = [
     "engine",
     "policy",
+    "page",
     "report",
     "crawl/gate.py",
     "stores/base.py",
@@ -170,6 +171,7 @@ def test_pure_layers_import_nothing_from_scrapy_or_twisted(layer: str) -> None:
 _BELOW_CRAWL = frozenset(
     {"_safetext", "_meta", "signals", "_compat", "engine", "policy", "_stats", "_settings"}
     | {"_userlog", "stores", "parking", "report", "scrapy_parser", "_components", "_redact"}
+    | {"page"}
 )
 LAYERS: dict[str, frozenset[str]] = {
     "_safetext": frozenset(),  # text from outside made printable
@@ -180,12 +182,13 @@ LAYERS: dict[str, frozenset[str]] = {
     "_redact": frozenset(),  # secrets out of every text that names a store or a lot
     "engine": frozenset({"_safetext"}),
     "policy": frozenset({"engine"}),
+    "page": frozenset(),  # a response's page-level rules (robots meta tags, X-Robots-Tag)
     "_stats": frozenset({"policy"}),
     "_settings": frozenset({"engine", "policy", "_redact"}),
     "_userlog": frozenset({"_settings", "_compat", "_redact"}),
     "stores": frozenset({"engine", "policy", "_redact", "_settings"}),
     "parking": frozenset({"engine", "policy", "_redact"}),
-    "report": frozenset({"engine", "policy", "_safetext"}),
+    "report": frozenset({"engine", "policy", "_safetext", "page"}),
     "scrapy_parser": frozenset({"engine"}),  # GoogleRobotParser: Scrapy's own middleware
     "crawl": _BELOW_CRAWL,
     "middleware": frozenset({"_meta", "crawl"}),  # the paths projects name: re-exports
@@ -194,10 +197,11 @@ LAYERS: dict[str, frozenset[str]] = {
     # The command line uses the plugin as a project does: through its public modules.
     "cli": frozenset(
         {"_safetext", "_meta", "signals", "_compat", "engine", "policy", "report", "_settings"}
-        | {"middleware", "__init__"}
+        | {"middleware", "__init__", "page"}
     ),
     "__init__": frozenset(
         {"_settings", "engine", "policy", "stores", "signals", "addon", "crawl", "scrapy_parser"}
+        | {"page"}
     ),
     "__main__": frozenset({"cli"}),
 }

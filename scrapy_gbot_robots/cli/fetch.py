@@ -147,14 +147,10 @@ def run_fetch(
 
     import scrapy
     from scrapy import Spider
-    from scrapy import signals as scrapy_signals
     from scrapy.http import Request
     from scrapy.settings import default_settings
 
-    from .. import signals
     from .._compat import crawler_process_without_log_handler
-    from .._meta import FETCH_META
-    from ..middleware import GoogleRobotsTxtMiddleware  # the class projects name
 
     run = FetchRun(attempts=[], scrapy_version=scrapy.__version__)
     settings: dict[str, Any] = {
@@ -203,6 +199,27 @@ def run_fetch(
         # Retries are shown in the chain; Scrapy's "Gave up retrying" would only repeat them.
         logging.getLogger("scrapy.downloadermiddlewares.retry").setLevel(logging.CRITICAL)
     crawler = process.create_crawler(FetchSpider)
+    watch(crawler, run, url)
+    process.crawl(crawler)
+    try:
+        process.start()
+    finally:
+        logging.root.removeHandler(handler)
+        logging.root.setLevel(root_level)
+    for attempt in run.attempts:
+        attempt.request = None
+    return run
+
+
+def watch(crawler: Any, run: FetchRun, url: str) -> None:
+    """Record the middleware's robots.txt downloads for ``url``'s origin into ``run``, and
+    its final state when the spider closes; close the spider at a server error (the probe
+    would stay parked). Shared with ``inspect``, which fetches robots.txt the same way."""
+    from scrapy import signals as scrapy_signals
+
+    from .. import signals
+    from .._meta import FETCH_META
+    from ..middleware import GoogleRobotsTxtMiddleware  # the class projects name
 
     def reached(request: Any) -> None:
         if FETCH_META in request.meta:
@@ -231,19 +248,12 @@ def run_fetch(
                 run.state = mw.origin_state(url)
         run.policy = load(crawler.settings.get).policy
 
-    crawler.signals.connect(reached, signal=scrapy_signals.request_reached_downloader)
-    crawler.signals.connect(downloaded, signal=scrapy_signals.response_downloaded)
-    crawler.signals.connect(state_changed, signal=signals.origin_state_changed)
-    crawler.signals.connect(closed, signal=scrapy_signals.spider_closed)
-    process.crawl(crawler)
-    try:
-        process.start()
-    finally:
-        logging.root.removeHandler(handler)
-        logging.root.setLevel(root_level)
-    for attempt in run.attempts:
-        attempt.request = None
-    return run
+    # Strong references: these closures outlive this call only through the connections.
+    connect = crawler.signals.connect
+    connect(reached, signal=scrapy_signals.request_reached_downloader, weak=False)
+    connect(downloaded, signal=scrapy_signals.response_downloaded, weak=False)
+    connect(state_changed, signal=signals.origin_state_changed, weak=False)
+    connect(closed, signal=scrapy_signals.spider_closed, weak=False)
 
 
 USAGE_FACT = "Content-Signal / Content-Usage in force (line); not Google's rules"

@@ -178,8 +178,56 @@ def write_summary(out: IO[str], paint: Painter, name: str, data: dict[str, Any],
             + "\n"
         )
 
+    _pages(w, paint, data, top)
     _rules(w, paint, data, top, observe)
     _origins(w, paint, data, top, observe)
+
+
+def _pages(w: _Write, paint: Painter, data: dict[str, Any], top: int) -> None:
+    """The ``pages`` line (robots meta tags and X-Robots-Tag), and the audit finding's URLs:
+    disallowed pages that carry a noindex, which Googlebot never sees."""
+    pages = data.get("page_rules")
+    if not isinstance(pages, dict) or pages.get("level", "off") == "off":
+        return
+    parts = [
+        paint(f"{_int(pages.get('noindex')):,} noindex", "disallowed"),
+        f"{_int(pages.get('nofollow')):,} nofollow",
+    ]
+    hidden = _int(pages.get("disallowed_noindex"))
+    parts.append(
+        paint(f"{hidden:,} disallowed by robots.txt with noindex", "warning" if hidden else "dim")
+    )
+    line = f"pages     {_int(pages.get('read')):,} read: {', '.join(parts)}"
+    if pages.get("level") == "obey" or _int(pages.get("dropped_nofollow")):
+        line += f"; {plural(_int(pages.get('dropped_nofollow')), 'request')} dropped (nofollow)"
+    w(line + "\n")
+    if not hidden:
+        return
+    urls = [
+        (_text(o.get("origin")), _text(url))
+        for o in data["origins"]
+        if isinstance(o, dict) and isinstance(o.get("pages"), dict)
+        for url in (o["pages"].get("examples") or {}).get("disallowed_noindex") or ()
+    ][:top]
+    w(
+        "\n"
+        + paint(
+            "disallowed by robots.txt, with noindex: Googlebot never fetches these pages, so "
+            "it never sees their noindex",
+            "bold",
+        )
+        + "\n"
+    )
+    for _, url in urls:
+        w(f"  {url}\n")
+    if hidden > len(urls):
+        w(
+            paint(
+                f"  ... {hidden - len(urls):,} more (the JSON report has examples per origin)",
+                "dim",
+            )
+            + "\n"
+        )
 
 
 def _rules(w: _Write, paint: Painter, data: dict[str, Any], top: int, observe: bool) -> None:

@@ -18,6 +18,7 @@ from pydispatch import dispatcher  # type: ignore[import-untyped]
 from .. import _stats as S
 from .. import signals
 from .._compat import ROBOTS_PARSED_SIGNAL, signal_sender
+from .._meta import PAGE_RULES_META
 from ..policy.origin import robots_url
 from ..policy.states import Kind, OriginState
 from ..report.labels import duration
@@ -28,9 +29,10 @@ if TYPE_CHECKING:
 
     from scrapy import Spider
     from scrapy.crawler import Crawler
-    from scrapy.http import Request
+    from scrapy.http import Request, Response
 
     from ..engine.rules import Decision, RobotsTxt, Tokens
+    from ..page.rules import PageRules
     from ..parking.base import Lot
     from ..report.collector import Hop, ReportCollector
     from ..stores.tiered import TieredStore
@@ -58,6 +60,9 @@ class Telemetry:
         #: added to the stats on a tick.
         self.hits = 0
         self._hits_flushed = 0
+        #: Pages whose rules were read (GBOT_ROBOTS_PAGE_RULES), written to the stats on a tick.
+        self.pages_read = 0
+        self._pages_flushed = 0
         self._chains: dict[str, list[Hop]] = {}  # robots.txt fetches in flight, for the report
         self._unserializable_logged = False
         self._store_error: str | None = None
@@ -232,10 +237,52 @@ class Telemetry:
         )
 
     def flush(self) -> None:
-        """Cache hits are counted in a plain int on the hot path, added to the stats here."""
+        """Cache hits and pages read are counted in plain ints on the hot path, added to the
+        stats here (on each tick, and at the close)."""
         if self.hits != self._hits_flushed:
             self.stats.inc_value(S.CACHE_HIT, self.hits - self._hits_flushed)
             self._hits_flushed = self.hits
+        if self.pages_read != self._pages_flushed:
+            self.stats.inc_value(S.PAGE_RULES_READ, self.pages_read - self._pages_flushed)
+            self._pages_flushed = self.pages_read
+
+    # -- page-level rules (GBOT_ROBOTS_PAGE_RULES) -------------------------------------------
+    def page_read(
+        self, url: str, origin: str, rules: PageRules, *, disallowed: bool, now: float
+    ) -> None:
+        """A page's rules were read (one per response a callback gets)."""
+        self.pages_read += 1
+        if not rules.empty:
+            stats = self.stats
+            if not rules.indexable(now):
+                stats.inc_value(S.PAGE_RULES_NOINDEX)
+                if disallowed:
+                    stats.inc_value(S.PAGE_RULES_DISALLOWED_NOINDEX)
+            if rules.nofollow:
+                stats.inc_value(S.PAGE_RULES_NOFOLLOW)
+        if self.report is not None and origin:
+            self.report.page_rules_read(origin, url, rules, disallowed=disallowed, now=now)
+
+    def nofollow_dropped(self, request: Request, response: Response, origin: str) -> None:
+        """A request yielded from a ``nofollow`` page was dropped."""
+        self.stats.inc_value(S.PAGE_RULES_DROPPED_NOFOLLOW)
+        rules = response.meta.get(PAGE_RULES_META)
+        sources = rules.source("nofollow") if rules is not None else ()
+        if self.debug and logger.isEnabledFor(logging.DEBUG):
+            logger.debug(
+                "Dropped %(request)s, yielded from %(page)s: the page says nofollow (%(sources)s)",
+                {"request": request, "page": response, "sources": ", ".join(sources)},
+                extra=self._extra(),
+            )
+        if self.report is not None and origin:
+            self.report.nofollow_dropped(origin)
+        self._send(
+            signals.request_dropped_nofollow, request=request, response=response, sources=sources
+        )
+
+    def nofollow_kept(self) -> None:
+        """A request yielded from a ``nofollow`` page kept for its ``dont_obey_robotstxt``."""
+        self.stats.inc_value(S.PAGE_RULES_KEPT_NOFOLLOW)
 
     # -- fetches ----------------------------------------------------------------------------
     def fetch_wanted(self, why: FetchReason) -> None:

@@ -12,8 +12,11 @@ where every arrow points one way (:mod:`.coordinator` owns the conversation betw
 from __future__ import annotations
 
 import logging
+from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
+from weakref import WeakKeyDictionary
 
+from scrapy import signals as scrapy_signals
 from scrapy.exceptions import NotConfigured
 
 from .._compat import (
@@ -21,6 +24,7 @@ from .._compat import (
     body_middleware_enabled,
     crawl_started,
     engine_accepts_requests,
+    listen,
 )
 from .._components import BODY, spellings
 from .._redact import redacted
@@ -86,19 +90,34 @@ def configure(crawler: Crawler) -> Config:
     return config
 
 
-def build(crawler: Crawler, downloader: Downloader | None = None) -> Coordinator:
-    """The crawl's coordinator, with every collaborator it needs (see the module doc).
+@dataclass(frozen=True)
+class Shared:
+    """What both of our middlewares use, built once per crawler by whichever comes first:
+    the settings, the token(s), the request keys, and the one telemetry (with the report)."""
 
-    ``downloader``: what fetches robots.txt; Scrapy's engine unless a test scripts it.
+    config: Config
+    token: Tokens
+    token_source: str
+    keys: RequestKeys
+    telemetry: Telemetry
+
+
+_SHARED: WeakKeyDictionary[Crawler, Shared] = WeakKeyDictionary()
+
+
+def shared(crawler: Crawler) -> Shared:
+    """The crawler's :class:`Shared` parts (``NotConfigured`` when robots.txt is not obeyed).
+
+    Kept until the engine stops, so that the downloader middleware and the page-rules spider
+    middleware count into one stats home and one report, whatever order Scrapy builds them in.
     """
+    found = _SHARED.get(crawler)
+    if found is not None:
+        return found
     config = configure(crawler)
     token, source, warning = configured_token(config)
     if warning:
         logger.warning(warning)
-    keys = RequestKeys(token, fixed=source == "ROBOTSTXT_USER_AGENT")
-    # `scrapy shell` never starts a crawl: there, only the spider's close means closing.
-    started = crawl_started(crawler)
-    lifecycle = Lifecycle(lambda: engine_accepts_requests(crawler, crawl_started=started))
     report = None
     if config.report:
         report = ReportCollector(
@@ -110,8 +129,34 @@ def build(crawler: Crawler, downloader: Downloader | None = None) -> Coordinator
             tokens=token,
             global_group=config.global_group,
             uses=config.usage,
+            page_rules=config.page_rules,
         )
-    telemetry = Telemetry(crawler, report, debug=_debug_visible(crawler))
+    found = _SHARED[crawler] = Shared(
+        config=config,
+        token=token,
+        token_source=source,
+        keys=RequestKeys(token, fixed=source == "ROBOTSTXT_USER_AGENT"),
+        telemetry=Telemetry(crawler, report, debug=_debug_visible(crawler)),
+    )
+
+    def forget() -> None:
+        _SHARED.pop(crawler, None)
+
+    listen(crawler, forget, scrapy_signals.engine_stopped)
+    return found
+
+
+def build(crawler: Crawler, downloader: Downloader | None = None) -> Coordinator:
+    """The crawl's coordinator, with every collaborator it needs (see the module doc).
+
+    ``downloader``: what fetches robots.txt; Scrapy's engine unless a test scripts it.
+    """
+    parts = shared(crawler)
+    config, token, keys, telemetry = parts.config, parts.token, parts.keys, parts.telemetry
+    report = telemetry.report
+    # `scrapy shell` never starts a crawl: there, only the spider's close means closing.
+    started = crawl_started(crawler)
+    lifecycle = Lifecycle(lambda: engine_accepts_requests(crawler, crawl_started=started))
     read_backs = ReadBacks(telemetry, lifecycle, limit=config.memory_size)
     store = open_store(config, crawler, prepare=_matcher_of(token), on_read=read_backs.seen)
     codec = RequestCodec(lambda: crawler.spider, telemetry.unserializable)
@@ -163,7 +208,7 @@ def build(crawler: Crawler, downloader: Downloader | None = None) -> Coordinator
         crawler,
         config,
         keys=keys,
-        token_source=source,
+        token_source=parts.token_source,
         store=store,
         gate=gate,
         outbox=outbox,
@@ -189,6 +234,12 @@ def _matcher_of(token: Tokens) -> Callable[[OriginState], None]:
             state.robots.names_agent(token)
 
     return prepare
+
+
+def page_rules_parts(crawler: Crawler) -> Shared | None:
+    """What the page-rules spider middleware needs, or None when the setting is "off"."""
+    parts = shared(crawler)
+    return parts if parts.config.reads_page_rules else None
 
 
 def open_store(

@@ -33,8 +33,10 @@ from typing import Any
 
 from .._safetext import short
 from ..engine.rules import Decision, RobotsTxt
+from ..page.rules import PageRules
 from ..policy.states import Kind, OriginState
 from .labels import _STATES, OBSERVE, SCHEMA, is_usage_directive, iso, state_summary
+from .pages import PageTally
 
 #: One step of a robots.txt fetch: (URL, HTTP status or None, error name or None).
 Hop = tuple[str, int | None, str | None]
@@ -128,6 +130,7 @@ class _Origin:
         "fetches",
         "forbidden",
         "lint",
+        "pages",
         "server_errors",
         "stored",
         "usage",
@@ -148,6 +151,7 @@ class _Origin:
         self.lint: dict[str, Any] | None = None
         self.usage: dict[str, Any] | None = None  # the group's content-usage statements
         self.crawl_delay: tuple[float, float] | None = None  # (asked, applied) seconds
+        self.pages: PageTally | None = None  # GBOT_ROBOTS_PAGE_RULES: what the pages said
 
     def add(self, src: _Origin, sign: int = 1) -> None:
         """Add (``sign`` 1) or take back (-1) another entry's counters."""
@@ -203,6 +207,7 @@ class ReportCollector:
         tokens: str | Sequence[str] = "",
         global_group: bool = True,
         uses: Iterable[str] = (),
+        page_rules: str = "off",
     ):
         self.error_stop = error_stop  # GBOT_ROBOTS_ERROR_STOP, for the server-error sentence
         #: GBOT_ROBOTS_MODE: "observe" turns the report's "forbidden" into "would forbid".
@@ -212,6 +217,7 @@ class ReportCollector:
         self.tokens: str | tuple[str, ...] = tokens if isinstance(tokens, str) else tuple(tokens)
         self.global_group = global_group
         self.uses = tuple(uses)  # GBOT_ROBOTS_USAGE, shown beside usage-forbidden rules
+        self.page_rules = page_rules  # GBOT_ROBOTS_PAGE_RULES: "off", "read" or "obey"
         self.max_origins = max(1, max_origins)
         self.max_rules = max(1, max_rules)
         self.examples = max(0, examples)
@@ -224,6 +230,7 @@ class ReportCollector:
         self._other_states: dict[str, int] = dict.fromkeys(_STATES, 0)
         self._other_rules = 0
         self._other_rule_forbidden = 0
+        self._other_pages = PageTally()
         # The most recently folded entries (at most the cap): one seen again is taken back.
         self._folded: dict[str, _Origin] = {}
         self._folded_rules: dict[_RuleKey, _Rule] = {}
@@ -315,6 +322,26 @@ class ReportCollector:
             reason = OTHER
         reasons[reason] = reasons.get(reason, 0) + 1
 
+    def page_rules_read(
+        self, origin: str, url: str, rules: PageRules, *, disallowed: bool, now: float
+    ) -> None:
+        """A page's rules were read (``rules``: for the crawl's token(s), maybe empty);
+        ``disallowed``: robots.txt forbids the URL (observe mode, which fetched it anyway);
+        ``now``: the crawl's clock, for ``unavailable_after``. Once per page."""
+        entry = self._origins.get(origin) or self._add(origin)
+        pages = entry.pages
+        if pages is None:
+            pages = entry.pages = PageTally()
+        pages.record(url, rules, disallowed=disallowed, now=now, examples=self.examples)
+
+    def nofollow_dropped(self, origin: str) -> None:
+        """A request yielded from a ``nofollow`` page of ``origin`` was dropped."""
+        entry = self._origins.get(origin) or self._add(origin)
+        pages = entry.pages
+        if pages is None:
+            pages = entry.pages = PageTally()
+        pages.dropped_nofollow += 1
+
     # -- bounded tables -------------------------------------------------------------------
     def _add(self, origin: str) -> _Origin:
         """A new origin entry (or one folded recently, taken back out of "other").
@@ -337,6 +364,8 @@ class ReportCollector:
         """Add (``sign`` 1) or take back (-1) an origin's counts in the "other" bucket."""
         self._other.add(entry, sign)
         self._other_states[entry.fetch.kind if entry.fetch else "unknown"] += sign
+        if entry.pages is not None:
+            self._other_pages.add(entry.pages, sign)
 
     def _compact_origins(self, keep: int) -> None:
         """Keep the ``keep`` most interesting origins; fold the others into "other"."""
@@ -481,6 +510,11 @@ class ReportCollector:
             "rules": len(rules) + self._other_rules,
         }
         totals["checked"] = total.allowed + total.forbidden + total.would_stop
+        pages = PageTally()
+        pages.add(self._other_pages)
+        for _, entry in entries:
+            if entry.pages is not None:
+                pages.add(entry.pages)
         crawl = {
             **crawl,
             "mode": self.mode,
@@ -498,6 +532,7 @@ class ReportCollector:
             },
             "totals": totals,
             "origins_by_state": by_state,
+            "page_rules": {"level": self.page_rules, **pages.counts()},
             "folded": {
                 "origins": folded_origins,
                 "rules": self._other_rules,
@@ -508,6 +543,7 @@ class ReportCollector:
                     "deferred": other.deferred,
                     "dropped": other.dropped,
                     "by_state": dict(self._other_states),
+                    "pages": self._other_pages.counts(),
                 },
                 "other_rules": {"forbidden": self._other_rule_forbidden},
             },
@@ -597,4 +633,5 @@ def _origin_json(
     out["drop_reasons"] = dict(entry.drop_reasons or {})
     delay = entry.crawl_delay
     out["crawl_delay"] = None if delay is None else {"asked": delay[0], "applied": delay[1]}
+    out["pages"] = None if entry.pages is None else entry.pages.as_json()
     return out

@@ -11,11 +11,11 @@ so opening the page fetches nothing.
 
 from __future__ import annotations
 
-import html
-from collections.abc import Iterable, Sequence
+from collections.abc import Sequence
 from typing import Any
 
-from .._safetext import printable, short
+from .._safetext import short
+from .html_pages import section as _pages
 from .labels import (
     STATE_LABELS,
     delay_text,
@@ -24,6 +24,9 @@ from .labels import (
     observed,
     usage_statements,
 )
+from .markup import esc
+from .markup import number as _n
+from .markup import table as _table
 from .schema import conform
 
 #: Rows per table in the page; the JSON report has them all.
@@ -91,45 +94,8 @@ footer { margin-top: 40px; color: var(--muted); font-size: 12px; }
 """
 
 
-def esc(value: Any) -> str:
-    """Text from the crawl, made inert: every ``<``, ``>``, ``&`` and quote escaped.
-
-    Control, bidi and other invisible characters are shown escaped first, as the terminal
-    shows them (:func:`printable`): a browser does not obey ESC, but a RIGHT-TO-LEFT OVERRIDE
-    in a URL would reorder what its cell shows, and a C0 control is not allowed in HTML.
-    """
-    return html.escape(printable("" if value is None else str(value)), quote=True)
-
-
-def _n(value: Any) -> str:
-    if isinstance(value, bool):
-        return "yes" if value else "no"
-    return f"{value:,}" if isinstance(value, int) else esc(value)
-
-
 def _state(kind: str) -> str:
     return f'<span class="state {esc(kind)}">{esc(STATE_LABELS.get(kind, kind))}</span>'
-
-
-def _table(
-    headers: Sequence[tuple[str, str]], rows: Iterable[Sequence[str]], caption: str = ""
-) -> str:
-    """A table whose cells are already HTML; ``headers`` are (label, css class)."""
-    out = ["<table>"]
-    if caption:
-        out.append(f"<caption>{caption}</caption>")
-    if any(label for label, _ in headers):
-        out.append("<thead><tr>")
-        out.extend(f'<th class="{cls}">{label}</th>' for label, cls in headers)
-        out.append("</tr></thead>")
-    out.append("<tbody>")
-    for row in rows:
-        cells = (
-            f'<td class="{cls}">{cell}</td>' for (_, cls), cell in zip(headers, row, strict=True)
-        )
-        out.append("<tr>" + "".join(cells) + "</tr>")
-    out.append("</tbody></table>")
-    return "".join(out)
 
 
 # ----------------------------------------------------------------------------- charts
@@ -449,8 +415,7 @@ def _origins(data: dict[str, Any], words: _Words) -> str:
             )
         row = [
             f"<code>{esc(o['origin'])}</code>",
-            f"{_state(o.get('state', 'unknown'))}"
-            f'<div class="muted">{esc(o.get("summary"))}</div>',
+            f'{_state(o.get("state", "unknown"))}<div class="muted">{esc(o.get("summary"))}</div>',
             _chain(o.get("chain", [])),
             size,
             when,
@@ -597,10 +562,12 @@ def render(data: dict[str, Any]) -> str:
         f'<p class="meta">{meta}</p>',
         _observe_banner(data) if words.observe else "",
         '<p class="meta"><a href="#rules">rules</a> &middot; <a href="#origins">origins</a> '
-        '&middot; <a href="#crawl">crawl</a></p></header>',
+        '&middot; <a href="#pages">page rules</a> &middot; <a href="#crawl">crawl</a></p>'
+        "</header>",
         _summary(data, words),
         _rules(data, words),
         _origins(data, words),
+        _pages(data),
         _crawl(data),
         "<footer>Written by scrapy-gbot-robots (GoogleRobotsTxtMiddleware, "
         "GBOT_ROBOTS_REPORT). Verdicts are Google's robots.txt matching; see docs/report.md."

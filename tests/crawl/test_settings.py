@@ -241,3 +241,19 @@ def test_every_setting_works_in_custom_settings() -> None:
     assert set(values) == set(NUMERIC)
     for name, value in values.items():
         assert value == custom[PREFIX + name], name
+
+
+def test_page_rules_levels_and_the_observe_default() -> None:
+    assert _load().page_rules == "off"  # today's crawls read nothing and pay nothing
+    assert not _load().reads_page_rules
+    assert _load(GBOT_ROBOTS_PAGE_RULES=" Read ").page_rules == "read"
+    obey = _load(GBOT_ROBOTS_PAGE_RULES="obey")
+    assert obey.reads_page_rules and obey.obeys_page_rules
+    # Observe mode reads when the setting is unset, and drops nothing even with "obey".
+    assert _load(GBOT_ROBOTS_MODE="observe").page_rules == "read"
+    assert _load(GBOT_ROBOTS_MODE="observe", GBOT_ROBOTS_PAGE_RULES="off").page_rules == "off"
+    observed = _load(GBOT_ROBOTS_MODE="observe", GBOT_ROBOTS_PAGE_RULES="obey")
+    assert observed.reads_page_rules and not observed.obeys_page_rules
+    for bad in ("yes", True, 1, ["obey"]):
+        with pytest.raises(ConfigError, match=r"^GBOT_ROBOTS_PAGE_RULES: expected 'off'"):
+            _load(GBOT_ROBOTS_PAGE_RULES=bad)

@@ -24,6 +24,7 @@ from _hostile import assert_safe
 
 from scrapy_gbot_robots import parse
 from scrapy_gbot_robots._safetext import printable
+from scrapy_gbot_robots.page.rules import NO_RULES, read_page_rules
 from scrapy_gbot_robots.policy.fetch import FetchResult, evaluate
 from scrapy_gbot_robots.policy.states import OriginState, PolicyConfig
 from scrapy_gbot_robots.report import collector as _report
@@ -38,6 +39,7 @@ TOKEN = "TestBot"
 NOW = 1_700_000_000.0
 BODY = b"User-agent: *\nDisallow: /private/\nDisallow: /*.pdf$\nDisalow: /tmp/\n"
 HOSTILE = '"><script>alert(1)</script>'
+NOFOLLOW_PAGE = b'<head><meta name="testbot" content="nofollow, max-snippet: 20"></head>'
 HOSTILE_HOST = '"><img src=x onerror=alert(1)>.example'  # no "/": still one origin
 
 
@@ -363,6 +365,7 @@ def test_json_schema_fields() -> None:
         "limits",
         "totals",
         "origins_by_state",
+        "page_rules",
         "folded",
         "rules",
         "origins",
@@ -412,6 +415,7 @@ def test_json_schema_fields() -> None:
         "requests",
         "drop_reasons",
         "crawl_delay",
+        "pages",
     }
     assert [set(o) for o in data["origins"]] == [fields, fields]
     unknown = data["origins"][1]
@@ -711,6 +715,13 @@ def _observe_report() -> dict[str, Any]:
     c.forbidden(u, url, usage_decision(USAGE_BODY, url))
     c.crawl_delay(a, 3600.0, 30.0)
     c.crawl_delay(u, 2.0, 2.0)
+    # Page-level rules: a disallowed page that says noindex (the audit finding), a nofollow.
+    hidden = read_page_rules(TOKEN, [b"noindex"])
+    c.page_rules_read(a, a + "/private/1", hidden, disallowed=True, now=NOW)
+    c.page_rules_read(
+        a, a + "/open", read_page_rules(TOKEN, [], NOFOLLOW_PAGE), disallowed=False, now=NOW
+    )
+    c.page_rules_read(u, url, NO_RULES, disallowed=False, now=NOW)
     return c.to_json({"spider": "audit", "user_agent": TOKEN})
 
 
@@ -844,6 +855,9 @@ def test_new_json_fields_are_documented() -> None:
         *origin["crawl_delay"],
         *data["rules"][0],
         *data["folded"]["other_origins"],
+        *data["page_rules"],
+        *origin["pages"],
+        *origin["pages"]["examples"],
     )
     for name in names:
         assert f"`{name}`" in doc, name
@@ -905,9 +919,7 @@ def test_report_command_on_an_observe_crawl(tmp_path: Path) -> None:
     out = _cli_summary(tmp_path, _observe_report())
     lines = out.splitlines()
     assert lines[1].startswith('OBSERVE MODE (GBOT_ROBOTS_MODE = "observe")')
-    assert (
-        "8 checked: 1 allowed, 5 would be forbidden, 2 would be stopped (server error);" in out
-    )
+    assert "8 checked: 1 allowed, 5 would be forbidden, 2 would be stopped (server error);" in out
     assert "top 3 rules, by requests they would have forbidden" in out
     assert "origins, by requests that would have been held back" in out
     assert re.search(r"^\s+#\s+WOULD FORBID\s+RULE\s+LINE\s+GROUP\s+BY\s+ORIGIN$", out, re.M)

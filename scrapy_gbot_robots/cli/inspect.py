@@ -1,0 +1,429 @@
+"""``gbot-robots inspect``: Search Console's URL Inspection for one URL, offline and exact.
+
+Three questions, in Google's order. May the crawler fetch the URL? robots.txt is fetched by
+the add-on's own middleware in a one-request Scrapy crawl (as ``fetch`` does, :func:`.fetch.watch`),
+and the verdict is the engine's, with the deciding line. Could the page be fetched? Only if
+allowed, the page itself is then downloaded once (no redirect followed, no retry), with the
+crawler's token as its User-Agent. May it be indexed, and would its links be followed? Its
+``X-Robots-Tag`` headers and, for HTML, the meta tags of its head are read by
+:func:`~..page.rules.read_page_rules`, the reader the crawl uses, for the same token(s).
+
+Everything a server sent (headers, meta content, URLs) is printed escaped; ``--json`` keeps
+it as received (JSON escapes control characters itself).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import time
+from dataclasses import dataclass, field
+from typing import Any
+
+from .._safetext import printable, quoted
+from ..engine.lines import report
+from ..engine.url import sendable_url
+from ..page.links import LinkHints, link_hints
+from ..page.rules import PageRules, read_page_rules
+from ._args import (
+    EXIT_FINDINGS,
+    EXIT_OK,
+    PROG,
+    Agents,
+    Command,
+    IOStreams,
+    UsageError,
+    add_agent_arguments,
+    resolve_agents,
+)
+from ._render import Cell, Painter, colour_wanted, line_text, render_table, short
+from .check import decision_json
+from .fetch import Attempt, FetchRun, absolute_url, watch
+
+#: The page could not be fetched, or answered with a status Google does not index (not 2xx).
+EXIT_UNFETCHED = 3
+
+EXAMPLES = """\
+examples:
+  gbot-robots inspect https://example.com/page
+  gbot-robots inspect https://example.com/photo.jpg --as googlebot-image
+  gbot-robots inspect https://example.com/news/story -u Googlebot-News,Googlebot --json
+
+robots.txt is fetched as the middleware fetches it (redirects, status codes, 500 KiB); if
+it allows URL, URL is downloaded once (a redirect is reported, not followed; no retry) with
+the first token as its User-Agent, and its X-Robots-Tag headers and, for an HTML page, its
+head's robots meta tags are read for every token given (-u A,B or --as).
+exit status: 0 URL may be crawled and indexed; 1 robots.txt forbids crawling it (or
+Googlebot would not crawl its site now: robots.txt answers 429/5xx or cannot be reached), or
+a rule forbids indexing it (noindex, none, a past unavailable_after), whatever its status;
+3 the page could not be fetched (network error, timeout) or did not answer 2xx, and no rule
+forbids indexing; 2 usage error (nothing is fetched).
+"""
+
+
+def add_arguments(p: argparse.ArgumentParser) -> None:
+    p.add_argument("url", metavar="URL", help="the absolute URL to inspect")
+    add_agent_arguments(p, default="Googlebot")
+    p.add_argument(
+        "--timeout", type=float, default=None, metavar="SECONDS", help="download timeout"
+    )
+    p.add_argument("-v", "--verbose", action="store_true", help="show Scrapy's log on stderr")
+    p.add_argument("--json", action="store_true", help="one JSON document")
+
+
+@dataclass(slots=True)
+class Page:
+    """The one download of the inspected URL."""
+
+    url: str
+    status: int | None = None
+    error: str | None = None  # the failure's name when there was no HTTP answer
+    forbidden: bool = False  # the middleware refused it (robots.txt)
+    content_type: str | None = None
+    location: str | None = None
+    size: int | None = None
+    html: bool = False
+    x_robots_tag: list[str] = field(default_factory=list)
+    rules: PageRules | None = None
+    links: LinkHints | None = None
+
+    def as_json(self) -> dict[str, Any]:
+        return {
+            "url": self.url,
+            "status": self.status,
+            "error": self.error,
+            "content_type": self.content_type,
+            "location": self.location,
+            "bytes": self.size,
+            "html": self.html,
+            "x_robots_tag": list(self.x_robots_tag),
+        }
+
+
+@dataclass(slots=True)
+class InspectRun:
+    robots: FetchRun
+    page: Page | None = None
+    read_at: float = 0.0
+
+
+def run_inspect(url: str, agents: Agents, timeout: float | None, verbose: bool) -> InspectRun:
+    """One Scrapy crawl with the add-on: robots.txt as the middleware fetches it, then the page
+    once if allowed; the page's rules read as the crawl reads them."""
+    import logging
+
+    import scrapy
+    from scrapy import Spider
+    from scrapy.crawler import CrawlerProcess
+    from scrapy.exceptions import IgnoreRequest
+    from scrapy.http import HtmlResponse, Request
+
+    robots_run = FetchRun(attempts=[], scrapy_version=scrapy.__version__)
+    run = InspectRun(robots=robots_run)
+    token = agents.tokens[0]
+    settings: dict[str, Any] = {
+        "ADDONS": {"scrapy_gbot_robots.addon.Addon": 0},
+        "ROBOTSTXT_OBEY": True,
+        "ROBOTSTXT_USER_AGENT": list(agents.tokens),
+        "GBOT_ROBOTS_GLOBAL_GROUP": agents.global_group,
+        "USER_AGENT": token,
+        "RETRY_ENABLED": False,
+        "LOG_LEVEL": "DEBUG" if verbose else "ERROR",
+        "TELNETCONSOLE_ENABLED": False,
+    }
+    if timeout is not None:
+        settings["GBOT_ROBOTS_DOWNLOAD_TIMEOUT"] = timeout
+        settings["DOWNLOAD_TIMEOUT"] = timeout
+
+    def got(response: Any) -> None:
+        page = run.page = Page(url=response.url, status=response.status)
+        headers = response.headers
+        page.x_robots_tag = [v.decode("latin-1") for v in headers.getlist(b"X-Robots-Tag")]
+        content_type = headers.get(b"Content-Type")
+        location = headers.get(b"Location")
+        page.content_type = content_type.decode("latin-1") if content_type else None
+        page.location = location.decode("latin-1") if location else None
+        page.size = len(response.body)
+        page.html = isinstance(response, HtmlResponse)
+        body = response.body if page.html else None
+        run.read_at = time.time()
+        page.rules = read_page_rules(agents.tokens, page.x_robots_tag, body)
+        page.links = link_hints(response.body) if page.html else None
+
+    def failed(failure: Any) -> None:
+        forbidden = failure.check(IgnoreRequest) is not None
+        run.page = Page(url=url, forbidden=forbidden, error=failure.type.__name__)
+
+    class InspectSpider(Spider):
+        name = "gbot-robots-inspect"
+
+        def _page(self) -> Request:
+            meta = {"dont_redirect": True, "handle_httpstatus_all": True}
+            return Request(url, meta=meta, dont_filter=True, callback=got, errback=failed)
+
+        async def start(self) -> Any:
+            yield self._page()
+
+        def start_requests(self) -> Any:  # Scrapy < 2.13 does not call start()
+            yield self._page()
+
+    process = CrawlerProcess(settings)
+    if not verbose:
+        logging.getLogger("scrapy.downloadermiddlewares.retry").setLevel(logging.CRITICAL)
+    crawler = process.create_crawler(InspectSpider)
+    watch(crawler, robots_run, url)
+    process.crawl(crawler)
+    process.start()
+    for attempt in robots_run.attempts:
+        attempt.request = None
+    return run
+
+
+# ----------------------------------------------------------------------------- the answers
+
+
+@dataclass(frozen=True, slots=True)
+class Verdict:
+    """The inspection's three answers and the exit status they make."""
+
+    crawl: bool  # robots.txt lets the crawler fetch the URL now
+    fetched: bool  # the page answered 2xx
+    indexable: bool | None  # None: no page, so no rules were read
+    follow: bool | None
+    code: str  # crawl_disallowed, crawl_stopped, noindex, fetch_failed, not_2xx, indexable
+    status: int
+
+
+def verdict(crawl: bool, stopped: bool, page: Page | None, now: float) -> Verdict:
+    rules = page.rules if page is not None else None
+    ok = page is not None and page.status is not None and 200 <= page.status < 300
+    indexable = None if rules is None else rules.indexable(now)
+    follow = None if rules is None else rules.follow
+    if not crawl:
+        code, status = ("crawl_stopped" if stopped else "crawl_disallowed"), EXIT_FINDINGS
+    elif indexable is False:
+        code, status = "noindex", EXIT_FINDINGS
+    elif page is None or page.status is None:
+        code, status = "fetch_failed", EXIT_UNFETCHED
+    elif not ok:
+        code, status = "not_2xx", EXIT_UNFETCHED
+    else:
+        code, status = "indexable", EXIT_OK
+    return Verdict(crawl, ok, indexable, follow, code, status)
+
+
+_SUMMARY = {
+    "crawl_disallowed": "not indexable: robots.txt forbids crawling the URL",
+    "crawl_stopped": "not crawled now: robots.txt could not be read (server error)",
+    "noindex": "not indexable: a rule of the page forbids indexing it",
+    "fetch_failed": "unknown: the page could not be fetched",
+    "not_2xx": "not indexable: the page did not answer 2xx",
+    "indexable": "may be crawled and indexed",
+}
+
+
+def _rule_lines(rules: PageRules, now: float) -> list[str]:
+    """Each rule said, with its value and its sources; then the rules that change nothing."""
+    lines: list[str] = []
+    values: dict[str, str] = {
+        "max-snippet": _limit(rules.max_snippet),
+        "max-video-preview": _limit(rules.max_video_preview),
+        "max-image-preview": str(rules.max_image_preview),
+    }
+    after = rules.unavailable_after
+    if after is not None:
+        passed = "passed: noindex now" if rules.expired(now) else "not yet passed"
+        values["unavailable_after"] = f"{after.isoformat().replace('+00:00', 'Z')} ({passed})"
+    for name, sources in rules.sources:
+        shown = f"{name}: {values[name]}" if name in values else name
+        if name in ("all", "index", "follow"):
+            shown += " (the default: changes nothing)"
+        lines.append(f"{shown} ({', '.join(sources)})")
+    for text, source in rules.other:
+        lines.append(f"{text} ({source}): not a rule Google reads, ignored")
+    return lines
+
+
+def _limit(value: int | None) -> str:
+    return "no limit" if value == -1 else str(value)
+
+
+def run(ns: argparse.Namespace, io: IOStreams) -> int:
+    """Inspect; exit 0 indexable, 1 forbidden by a rule, 3 page not fetched, 2 usage error."""
+    from ..policy.origin import origin_of, robots_url
+    from ..policy.states import Mode, rules_in_force
+
+    later: list[str] = []
+    agents = resolve_agents(ns, later.append, default="Googlebot")
+    url = absolute_url(ns.url)
+    origin = origin_of(url)
+    if origin is None:
+        raise UsageError(f"{quoted(url)} cannot be inspected: only http and https URLs can")
+    if ns.timeout is not None and not ns.timeout > 0:
+        raise UsageError(f"--timeout must be a positive number of seconds, got {ns.timeout:g}")
+    for text in later:
+        io.note(text)
+    checked = sendable_url(url)
+    if checked != url and not ns.json:
+        io.note(f"note: {quoted(url)} is checked as {checked}, the form a crawler requests")
+    result = run_inspect(checked, agents, ns.timeout, ns.verbose)
+    state, cfg = result.robots.state, result.robots.policy
+    if state is None or cfg is None:
+        io.note(f"{PROG} inspect: error: the middleware did not decide {robots_url(origin)}")
+        return EXIT_FINDINGS
+    for i, attempt in enumerate(result.robots.attempts):
+        if attempt.status is None:
+            last = i == len(result.robots.attempts) - 1
+            attempt.error = state.reason if last and state.status is None else "failed (retried)"
+    force = rules_in_force(state, state.fetched_at, cfg)
+    robots = force.robots
+    decision = robots.decide(checked, agents.agent, agents.global_group) if robots else None
+    stopped = force.mode is Mode.STOPPED
+    crawl = not stopped and (decision is None or decision.allowed)
+    page = result.page if crawl else None
+    now = result.read_at or time.time()
+    answer = verdict(crawl, stopped, page, now)
+
+    if ns.json:
+        rules = page.rules if page is not None else None
+        data: dict[str, Any] = {
+            "url": url,
+            "checked_url": checked,
+            "user_agent": agents.tokens[0],
+            "user_agents": list(agents.tokens),
+            "global_group": agents.global_group,
+            "robots": {
+                "url": robots_url(origin),
+                "state": state.kind.value,
+                "reason": state.reason,
+                "status": state.status,
+                "chain": [a.as_json() for a in result.robots.attempts],
+                "verdict": (
+                    decision_json(url, agents, decision, report(robots.body), checked)
+                    if decision is not None and robots is not None
+                    else None
+                ),
+            },
+            "crawl_allowed": crawl,
+            "page": page.as_json() if page is not None else None,
+            "rules": rules.as_json() if rules is not None else None,
+            "indexable": answer.indexable,
+            "follow": answer.follow,
+            "link_hints": page.links.as_json() if page and page.links else None,
+            "verdict": answer.code,
+            "exit_status": answer.status,
+        }
+        io.out.write(json.dumps(data, indent=2) + "\n")
+        return answer.status
+    _write(io, ns, agents, url, result, decision, robots, stopped, page, answer, now)
+    return answer.status
+
+
+def _write(
+    io: IOStreams,
+    ns: argparse.Namespace,
+    agents: Agents,
+    url: str,
+    result: InspectRun,
+    decision: Any,
+    robots: Any,
+    stopped: bool,
+    page: Page | None,
+    answer: Verdict,
+    now: float,
+) -> None:
+    """The text answer: one fact per line, everything from the server escaped by the table."""
+    paint = Painter(colour_wanted(ns.color, io.out))
+    w = io.out.write
+    head = (
+        f"URL inspection of {url} for {agents.label}"
+        + ("" if agents.global_group else " (ignoring *)")
+        + f" (through Scrapy {result.robots.scrapy_version})"
+    )
+    w(paint(printable(head), "bold") + "\n")
+    facts: list[list[Cell]] = []
+    facts.append([("robots.txt", "bold"), (_chain(result.robots.attempts), None)])
+    if stopped:
+        state = result.robots.state
+        reason = state.reason if state is not None else ""
+        crawl_text = f"not crawled now: robots.txt server error ({reason})"
+        facts.append([("crawl", "bold"), (crawl_text, "error")])
+    elif decision is not None and robots is not None:
+        where = (
+            f"line {decision.line}: {line_text(report(robots.body), decision.line)}"
+            if decision.line
+            else "no matching rule"
+        )
+        group = decision.token or "none applies"
+        word = "allowed" if decision.allowed else "disallowed"
+        facts.append([("crawl", "bold"), (f"{word} ({where}); group: {group}", word)])
+    else:
+        facts.append([("crawl", "bold"), ("allowed (no restrictions)", "allowed")])
+    if page is not None:
+        style = "allowed" if answer.fetched else "error"
+        facts.append([("page", "bold"), (_page_text(page), style)])
+        for value in page.x_robots_tag:
+            facts.append([("X-Robots-Tag", "bold"), (short(value, 200), None)])
+    rules = page.rules if page is not None else None
+    if rules is not None:
+        lines = _rule_lines(rules, now) or ["no rule for these tokens"]
+        allowed = bool(answer.indexable)
+        facts.append(
+            [
+                ("indexing", "bold"),
+                ("allowed" if allowed else "not allowed", "allowed" if allowed else "disallowed"),
+            ]
+        )
+        facts.extend([("", None), (f"  {text}", None)] for text in lines)
+        follow = (
+            "followed"
+            if rules.follow
+            else f"not followed: nofollow ({', '.join(rules.source('nofollow'))})"
+        )
+        links = page.links if page is not None else None
+        if links is not None and links.hinted:
+            follow += (
+                f"; {links.hinted:,} of {links.links:,} links carry rel=nofollow, ugc or "
+                "sponsored (hints to Google, not rules)"
+            )
+        facts.append([("links", "bold"), (follow, "allowed" if rules.follow else "warning")])
+    style = "allowed" if answer.status == EXIT_OK else "error"
+    facts.append([("verdict", "bold"), (_SUMMARY[answer.code], style)])
+    for line in render_table(facts, paint):
+        w(line + "\n")
+
+
+def _chain(attempts: list[Attempt]) -> str:
+    hops = []
+    for a in attempts:
+        result = str(a.status) if a.status is not None else (a.error or "failed")
+        hops.append(f"{a.url} {result}" + (f" -> {a.location}" if a.location else ""))
+    return "; ".join(hops) or "not fetched"
+
+
+def _page_text(page: Page) -> str:
+    if page.status is None:
+        return f"GET {page.url}: {page.error or 'failed'}"
+    text = f"GET {page.url} {page.status}"
+    if page.location:
+        text += f" -> {page.location} (not followed)"
+    kind = page.content_type or "no Content-Type"
+    text += f", {kind}, {page.size or 0:,} bytes"
+    if not page.html:
+        text += " (not HTML: only X-Robots-Tag applies)"
+    return text
+
+
+COMMAND = Command(
+    name="inspect",
+    order=35,
+    help="inspect one URL as Search Console does: crawl, fetch, index (robots meta, X-Robots-Tag)",
+    description="Answer Search Console's URL Inspection questions for one URL, offline: may\n"
+    "the crawler fetch it (robots.txt, with the deciding line), could the page be fetched,\n"
+    "may it be indexed and would its links be followed (X-Robots-Tag and robots meta tags,\n"
+    "each rule with its source).",
+    epilog=EXAMPLES,
+    example="gbot-robots inspect https://example.com/page",
+    add_arguments=add_arguments,
+    run=run,
+)

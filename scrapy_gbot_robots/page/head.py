@@ -1,0 +1,196 @@
+"""The ``<meta name=... content=...>`` tags of an HTML page's head, with bounded work.
+
+Google reads the robots ``meta`` tag in the ``<head>`` ("Place the robots meta tag in the
+<head> section of a given page"). Where the head ends is HTML's rule (the "in head"
+insertion mode of the HTML standard), which is also where a browser, and Google's renderer,
+ends it: at ``</head>``, at ``<body>``, at the first start tag that cannot be in a head
+(``<div>``, ``<img>``, ``<p>``...: the parser opens the body there, and a ``meta`` after it
+is in the body), or at the first text that is not whitespace. Inside the head:
+
+* comments, ``<!DOCTYPE>`` and ``<?...>`` are skipped;
+* the contents of ``<script>``, ``<style>``, ``<title>``, ``<noscript>`` (raw text for a
+  browser with scripting, as Google's renderer is), ``<noframes>`` and ``<template>`` (inert
+  content) are skipped to their end tag, so a ``<meta`` or a ``</head>`` inside a script
+  string is not read;
+* attributes are read in any order, quoted with ``"`` or ``'`` or unquoted, names in any case,
+  the first of a repeated attribute winning (as in HTML); values have their character
+  references decoded (``&amp;``, ``&#44;``).
+
+Fast and bounded: a page that mentions none of the wanted names (``robots``, the crawler's
+tokens) is answered by ``bytes.find`` on a lower-cased 16 KiB chunk; otherwise everything up
+to the next mention is skipped by one regular expression, in C, so Python code runs once per
+mention, not once per tag of the head. At most :data:`HEAD_LIMIT` bytes are looked at and at
+most :data:`MAX_TAGS` steps taken, whatever the page (a head longer than that is all inline
+scripts and styles in practice); the only copies are those chunks, one at a time. Bytes are
+read as ASCII-compatible text (UTF-8, Latin-1, Windows-125x...): a UTF-16 page has no meta
+tag to this reader. Never raises on any bytes.
+
+Pure: imports nothing from Scrapy or Twisted.
+"""
+
+from __future__ import annotations
+
+import functools
+import html
+import re
+
+__all__ = ["HEAD_LIMIT", "MAX_TAGS", "meta_tags"]
+
+#: Bytes of the body looked at, at most.
+HEAD_LIMIT = 256 * 1024
+#: Meta tags read, at most (the other tags of a head are skipped in one regex call).
+MAX_TAGS = 2_000
+#: Characters of an attribute value kept (a robots ``content`` is a few dozen).
+VALUE_CHARS = 2_048
+#: Attributes read per tag; the rest of a longer tag is skipped to its ``>``.
+MAX_ATTRIBUTES = 64
+
+#: Start tags HTML keeps inside a head (``meta`` apart); any other start tag opens the body.
+_IN_HEAD = rb"html|head|link|base|basefont|bgsound|command"
+#: Elements whose content is skipped to their end tag (raw text, or inert content).
+_RAW = rb"script|style|title|noscript|noframes|template"
+_BOUNDARY = rb"(?=[\t\n\f\r />])"
+#: The rest of a tag after its name, a quoted value kept whole (a ``>`` inside quotes).
+#: Every pattern here is "unrolled" (a fast run of one character class, then the rare
+#: exception, then a run again), so the regex engine does not loop per character.
+_REST = rb"""[^>"']*(?:(?:"[^"]*"|'[^']*')[^>"']*)*>"""
+
+_ATTR = re.compile(
+    rb"[\t\n\f\r /]*(?P<name>[^\t\n\f\r />][^\t\n\f\r />=]*)"
+    rb"(?:[\t\n\f\r ]*=[\t\n\f\r ]*(?:\"(?P<dq>[^\"]*)\"|'(?P<sq>[^']*)'|(?P<uq>[^\t\n\f\r >]*)))?"
+)
+_TAG_END = re.compile(rb"[\t\n\f\r /]*>")
+_META = re.compile(rb"<meta" + _BOUNDARY, re.IGNORECASE)
+
+#: One thing a head may hold that is not a meta tag worth reading: whitespace, a comment,
+#: ``<!DOCTYPE>`` or ``<?...?>``, an end tag HTML ignores in a head, a start tag it keeps
+#: there, a whole raw-text element.
+_ONE = (
+    rb"[ \t\n\r\f]+"
+    rb"|<!--[^-]*(?:-(?!->)[^-]*)*-->|<!(?!--)[^>]*>|<\?[^>]*>"
+    rb"|</(?!(?:head|body|html|br)" + _BOUNDARY + rb")[A-Za-z][^>]*>"
+    rb"|<(?:"
+    + _IN_HEAD
+    + rb")"
+    + _BOUNDARY
+    + _REST
+    + rb"|<(?P<raw>"
+    + _RAW
+    + rb")"
+    + _BOUNDARY
+    + _REST
+    + rb"[^<]*(?:<(?!/(?P=raw)"
+    + _BOUNDARY
+    + rb")[^<]*)*</(?P=raw)"
+    + _BOUNDARY
+    + rb"[^>]*>"
+)
+#: Any run of those: everything up to the next meta tag (or the end of the head).
+_SKIP = re.compile(rb"(?:" + _ONE + rb")*", re.IGNORECASE)
+#: Any run of those and of meta tags: used only before the next mention of a wanted name,
+#: where no meta tag can be one worth reading.
+_SKIP_METAS = re.compile(rb"(?:" + _ONE + rb"|<meta" + _BOUNDARY + _REST + rb")*", re.IGNORECASE)
+
+
+#: Bytes lower-cased at a time to look for the next mention of a wanted name.
+CHUNK = 16 * 1024
+
+
+@functools.lru_cache(maxsize=64)
+def _mentions(names: frozenset[str]) -> tuple[tuple[bytes, ...], int]:
+    """The wanted names as lower-case bytes, and the longest one's length."""
+    words = tuple(sorted({n.lower().encode("utf-8") for n in names if n}))
+    return words, max((len(w) for w in words), default=1)
+
+
+def _next(words: tuple[bytes, ...], longest: int, body: bytes, pos: int, end: int) -> int:
+    """Where the next mention of a wanted name may start: the first one within the next
+    :data:`CHUNK` bytes (found in a lower-cased copy of them: ``bytes.find`` is much faster
+    than a case-insensitive regex), else the last place one could start without showing in
+    that chunk, or ``end``. So no byte far beyond the head is ever looked at."""
+    stop = min(pos + CHUNK, end)
+    chunk = body[pos:stop].lower()
+    best = -1
+    for word in words:
+        found = chunk.find(word)
+        if found >= 0 and (best < 0 or found < best):
+            best = found
+    if best >= 0:
+        return pos + best
+    return end if stop >= end else max(pos + 1, stop - longest + 1)
+
+
+def attributes(body: bytes, pos: int, end: int) -> tuple[dict[bytes, bytes], int]:
+    """The attributes of a tag whose name ends at ``pos``, and where the tag ends."""
+    attrs: dict[bytes, bytes] = {}
+    for _ in range(MAX_ATTRIBUTES):
+        if pos >= end:
+            return attrs, end
+        closing = _TAG_END.match(body, pos, end)
+        if closing is not None:
+            return attrs, closing.end()
+        m = _ATTR.match(body, pos, end)
+        if m is None:  # unreachable: any byte but '>' starts a name; kept as a guard
+            break
+        name = m.group("name").lower()
+        if name not in attrs:
+            attrs[name] = m.group("dq") or m.group("sq") or m.group("uq") or b""
+        pos = m.end()
+    close = body.find(b">", pos, end)
+    return attrs, end if close < 0 else close + 1
+
+
+def _text(raw: bytes) -> str:
+    """An attribute value as text: UTF-8 (invalid bytes replaced), references decoded."""
+    text = raw[: VALUE_CHARS * 2].decode("utf-8", "replace")
+    return html.unescape(text)[:VALUE_CHARS] if "&" in text else text[:VALUE_CHARS]
+
+
+def meta_tags(
+    body: bytes, names: frozenset[str] | None = None, limit: int = MAX_TAGS
+) -> list[tuple[str, str]]:
+    """``(name, content)`` of each ``meta`` tag of the head, in order, name lower-cased.
+
+    ``names``: only tags whose name (stripped, lower-cased) is in it are returned. A tag
+    without a ``name`` or without a ``content`` attribute is not returned. At most ``limit``
+    are returned, and at most :data:`MAX_TAGS` steps taken.
+
+    How it is fast: a page that mentions none of ``names`` (most pages, for a crawler's own
+    token) is answered by one ``find`` per name, in C. Otherwise everything before the next
+    mention is skipped by one regex call (:data:`_SKIP_METAS`: metas included, since none
+    there can be addressed to us), and Python code runs only at each mention: once per meta
+    tag worth reading, not once per tag of the head.
+    """
+    found: list[tuple[str, str]] = []
+    end = min(len(body), HEAD_LIMIT)
+    pos = 3 if body.startswith(b"\xef\xbb\xbf") else 0  # a UTF-8 byte order mark
+    words, longest = _mentions(names) if names is not None else ((), 1)
+    mention = _next(words, longest, body, pos, end) if words else pos
+    if mention >= end:
+        return found  # no wanted name anywhere: no meta tag to read
+    for _ in range(MAX_TAGS):
+        if pos < mention:
+            run = _SKIP_METAS.match(body, pos, mention)
+            pos = run.end() if run is not None else pos
+        # Up to the next meta tag, or the head's end; past the mention when what holds it is
+        # not a meta tag (``<link href="/robots.txt">``, a script).
+        run = _SKIP.match(body, pos, end)
+        pos = run.end() if run is not None else pos
+        if pos >= end:
+            break
+        if _META.match(body, pos, end) is None:
+            break  # what ends a head: text, <body>, </head>, another element
+        attrs, pos = attributes(body, pos + 5, end)
+        if words and pos > mention:
+            mention = _next(words, longest, body, pos, end)
+        name = attrs.get(b"name")
+        content = attrs.get(b"content")
+        if name is not None and content is not None:
+            key = _text(name).strip().lower()
+            if names is None or key in names:
+                found.append((key, _text(content)))
+                if len(found) >= limit:
+                    break
+        if mention >= end:
+            break  # no wanted name further on: no meta tag left to read
+    return found

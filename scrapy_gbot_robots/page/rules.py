@@ -1,0 +1,276 @@
+"""A page's rules for one crawler: :class:`PageRules`, read from its headers and its head.
+
+Which rules apply (Google's page, "Robots meta tag, data-nosnippet, and X-Robots-Tag
+specifications"):
+
+* ``<meta name="robots">`` applies to every crawler; ``<meta name="TOKEN">`` to the crawler
+  with that token only. ``X-Robots-Tag: rules`` applies to every crawler,
+  ``X-Robots-Tag: TOKEN: rules`` to that crawler only.
+* **A crawler with several tokens** (``("Googlebot-Image", "Googlebot")``, most specific
+  first) reads the rules addressed to **each** of them. Google's page says ``googlebot``
+  applies to all text results and ``googlebot-news`` to news results, so a news crawler
+  obeys both; robots.txt's "first token with a group" has no counterpart here, since the
+  page's conflict rule below already decides between sources. A request's own token
+  (``meta["robotstxt_user_agent"]``) replaces the crawler's, as for robots.txt.
+* **Conflicts**: rules from every source that applies combine, and the most restrictive wins
+  ("In the case of conflicting robots rules, the more restrictive rule applies"): any
+  ``noindex`` beats ``all``/``index``; the smallest ``max-snippet`` and ``max-video-preview``
+  win (``-1``, no limit, is the largest); ``none`` < ``standard`` < ``large`` for
+  ``max-image-preview``; the earliest ``unavailable_after``. ``none`` is ``noindex,
+  nofollow``. ``indexifembedded`` holds when any source says it (it only has an effect with
+  ``noindex``). Fields are kept apart as written: ``nosnippet`` with ``max-snippet: 50``
+  keeps both, and Google's "nosnippet wins" is :attr:`PageRules.snippet_limit`.
+* Rules Google does not define, and rules with a value Google would not read (an unknown
+  date, ``max-snippet: lots``), are kept as written in :attr:`PageRules.other` and change
+  nothing.
+
+Sources are named ``meta:robots``, ``meta:TOKEN``, ``header``, ``header:TOKEN`` (lower case).
+
+Pure: imports nothing from Scrapy or Twisted.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+from datetime import datetime, timezone
+from typing import Any
+
+from .directives import IMAGE_PREVIEWS, Directive, split_rules
+from .head import meta_tags
+
+__all__ = ["NO_RULES", "PageRules", "read_page_rules"]
+
+#: ``X-Robots-Tag`` values read, at most, and characters read of each.
+MAX_HEADERS = 32
+HEADER_CHARS = 4_096
+#: Rules kept as written (``other``), at most, per page.
+MAX_OTHER = 32
+#: Meta tags read, at most, per page (those addressed to this crawler or to every crawler).
+MAX_METAS = 32
+
+#: The boolean rules, in the order the JSON and the CLI show them.
+FLAG_FIELDS = (
+    "noindex",
+    "nofollow",
+    "nosnippet",
+    "noimageindex",
+    "notranslate",
+    "indexifembedded",
+)
+#: Every rule name :attr:`PageRules.sources` may hold, in display order.
+RULE_NAMES = (
+    *FLAG_FIELDS,
+    "max-snippet",
+    "max-image-preview",
+    "max-video-preview",
+    "unavailable_after",
+    "all",
+    "index",
+    "follow",
+)
+
+
+@dataclass(frozen=True, slots=True)
+class PageRules:
+    """The page-level rules in force for one crawler on one page (see the module doc).
+
+    ``sources`` maps each rule present to the sources that said it (for a value, those that
+    said the winning value), as pairs in :data:`RULE_NAMES` order; ``other`` holds
+    (rule as written, source) for what changed nothing.
+    """
+
+    noindex: bool = False
+    nofollow: bool = False
+    nosnippet: bool = False
+    noimageindex: bool = False
+    notranslate: bool = False
+    indexifembedded: bool = False
+    max_snippet: int | None = None  # -1: no limit
+    max_image_preview: str | None = None  # "none", "standard" or "large"
+    max_video_preview: int | None = None  # -1: no limit
+    unavailable_after: datetime | None = None  # aware, UTC
+    sources: tuple[tuple[str, tuple[str, ...]], ...] = ()
+    other: tuple[tuple[str, str], ...] = ()
+
+    def source(self, rule: str) -> tuple[str, ...]:
+        """Where ``rule`` (``"noindex"``, ``"max-snippet"``...) came from; () when absent."""
+        for name, where in self.sources:
+            if name == rule:
+                return where
+        return ()
+
+    @property
+    def empty(self) -> bool:
+        """No rule at all, known or not: the page said nothing to this crawler."""
+        return not self.sources and not self.other
+
+    @property
+    def follow(self) -> bool:
+        """Whether the page's links may be followed (no ``nofollow``, no ``none``)."""
+        return not self.nofollow
+
+    @property
+    def snippet_limit(self) -> int | None:
+        """The text snippet Google may show, in characters: 0 with ``nosnippet`` (which wins
+        over ``max-snippet``), else ``max-snippet`` (-1: no limit), None when unsaid."""
+        return 0 if self.nosnippet else self.max_snippet
+
+    def expired(self, now: float | datetime) -> bool:
+        """Whether ``unavailable_after`` has passed at ``now`` (seconds, or a datetime)."""
+        if self.unavailable_after is None:
+            return False
+        return _as_datetime(now) >= self.unavailable_after
+
+    def indexable(self, now: float | datetime) -> bool:
+        """Whether the page may be indexed at ``now``: no ``noindex``, and not past its
+        ``unavailable_after`` date (then it is a ``noindex``)."""
+        return not self.noindex and not self.expired(now)
+
+    def as_json(self) -> dict[str, Any]:
+        """A JSON-ready dict (``response.meta`` users, feeds, the report, ``--json``)."""
+        after = self.unavailable_after
+        return {
+            **{name: getattr(self, name) for name in FLAG_FIELDS},
+            "max_snippet": self.max_snippet,
+            "max_image_preview": self.max_image_preview,
+            "max_video_preview": self.max_video_preview,
+            "unavailable_after": (
+                None if after is None else after.isoformat().replace("+00:00", "Z")
+            ),
+            "sources": {name: list(where) for name, where in self.sources},
+            "other": [{"rule": text, "source": where} for text, where in self.other],
+        }
+
+
+#: A page that says nothing (no header, no meta tag for this crawler).
+NO_RULES = PageRules()
+
+
+def _as_datetime(now: float | datetime) -> datetime:
+    if isinstance(now, datetime):
+        return now if now.tzinfo is not None else now.replace(tzinfo=timezone.utc)
+    return datetime.fromtimestamp(now, timezone.utc)
+
+
+#: Token sets remembered (a crawl has one or a few): (tokens, meta names to read).
+_TOKEN_MEMO: dict[str | tuple[str, ...], tuple[frozenset[str], frozenset[str]]] = {}
+TOKEN_MEMO = 256
+
+
+def _tokens(tokens: str | Sequence[str]) -> tuple[frozenset[str], frozenset[str]]:
+    """The crawler's tokens, lower-cased, and the meta names that address it (``robots``
+    too); memoised, since every page of a crawl asks with the same few token sets."""
+    key = tokens if isinstance(tokens, str) else tuple(tokens)
+    found = _TOKEN_MEMO.get(key)
+    if found is None:
+        values = (key,) if isinstance(key, str) else key
+        wanted = frozenset(t.strip().lower() for t in values if t and t.strip())
+        found = (wanted, wanted | {"robots"})
+        if len(_TOKEN_MEMO) >= TOKEN_MEMO:
+            _TOKEN_MEMO.clear()
+        _TOKEN_MEMO[key] = found
+    return found
+
+
+def _header_text(value: bytes | str) -> str:
+    if isinstance(value, bytes):
+        return value[:HEADER_CHARS].decode("latin-1")
+    return value[:HEADER_CHARS]
+
+
+class _Combined:
+    """The rules of every applicable source, folded into the most restrictive (mutable)."""
+
+    __slots__ = ("dates", "flags", "numbers", "other", "previews")
+
+    def __init__(self) -> None:
+        self.flags: dict[str, list[str]] = {}
+        self.numbers: dict[str, dict[int, list[str]]] = {}
+        self.previews: dict[str, list[str]] = {}
+        self.dates: dict[datetime, list[str]] = {}
+        self.other: list[tuple[str, str]] = []
+
+    def add(self, directive: Directive, source: str) -> None:
+        name = directive.name
+        if not name:
+            if len(self.other) < MAX_OTHER:
+                self.other.append((directive.text, source))
+        elif name == "none":
+            _note(self.flags.setdefault("noindex", []), source)
+            _note(self.flags.setdefault("nofollow", []), source)
+        elif directive.number is not None:
+            _note(self.numbers.setdefault(name, {}).setdefault(directive.number, []), source)
+        elif directive.setting is not None:
+            _note(self.previews.setdefault(directive.setting, []), source)
+        elif directive.date is not None:
+            _note(self.dates.setdefault(directive.date, []), source)
+        else:
+            _note(self.flags.setdefault(name, []), source)
+
+    def rules(self) -> PageRules:
+        sources: dict[str, tuple[str, ...]] = {k: tuple(v) for k, v in self.flags.items()}
+        numbers: dict[str, int] = {}
+        for name, by_value in self.numbers.items():
+            # -1 is "no limit": the least restrictive value, whatever its sign.
+            value = min(by_value, key=lambda n: float("inf") if n == -1 else n)
+            numbers[name] = value
+            sources[name] = tuple(by_value[value])
+        preview = None
+        if self.previews:
+            preview = min(self.previews, key=IMAGE_PREVIEWS.index)
+            sources["max-image-preview"] = tuple(self.previews[preview])
+        date = None
+        if self.dates:
+            date = min(self.dates)
+            sources["unavailable_after"] = tuple(self.dates[date])
+        flags = self.flags
+        return PageRules(
+            **{name: name in flags for name in FLAG_FIELDS},
+            max_snippet=numbers.get("max-snippet"),
+            max_image_preview=preview,
+            max_video_preview=numbers.get("max-video-preview"),
+            unavailable_after=date,
+            sources=tuple((n, sources[n]) for n in RULE_NAMES if n in sources),
+            other=tuple(self.other),
+        )
+
+
+def _note(where: list[str], source: str) -> None:
+    if source not in where:
+        where.append(source)
+
+
+def read_page_rules(
+    tokens: str | Sequence[str],
+    headers: Iterable[bytes | str] = (),
+    body: bytes | None = None,
+) -> PageRules:
+    """The rules a page sets for the crawler with ``tokens``.
+
+    ``headers``: the response's ``X-Robots-Tag`` values (each header line one value, as
+    ``response.headers.getlist(b"X-Robots-Tag")`` gives them). ``body``: an HTML page's
+    body, whose head is read for meta tags (:mod:`.head`); None for anything that is not
+    HTML (a PDF, an image), whose rules only a header can give. Never raises.
+    """
+    wanted, names = _tokens(tokens)
+    combined: _Combined | None = None
+    for n, value in enumerate(headers):
+        if n >= MAX_HEADERS:
+            break
+        for agent, directive in split_rules(_header_text(value), agents=True):
+            if agent is None:
+                source = "header"
+            elif agent in wanted:
+                source = f"header:{agent}"
+            else:
+                continue  # addressed to another crawler
+            combined = combined or _Combined()
+            combined.add(directive, source)
+    if body:
+        for name, content in meta_tags(body, names, MAX_METAS):
+            source = f"meta:{name}"
+            for _, directive in split_rules(content):
+                combined = combined or _Combined()
+                combined.add(directive, source)
+    return NO_RULES if combined is None else combined.rules()

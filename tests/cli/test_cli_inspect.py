@@ -1,0 +1,344 @@
+"""``gbot-robots inspect`` against a real HTTP server on 127.0.0.1, run as a subprocess.
+
+Each case is one page of a local site; the server (a thread of the test process, see
+``_threadserver``) counts every hit and records the User-Agent each request carried, so the
+tests can say what went on the network: robots.txt once, the page at most once.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import subprocess
+import sys
+import time
+from collections import Counter
+from collections.abc import Iterator
+from dataclasses import dataclass, field
+from http.server import BaseHTTPRequestHandler
+from pathlib import Path
+from typing import Any
+
+import pytest
+from _hostile import HOSTILE, assert_safe
+from _threadserver import serving
+
+pytestmark = pytest.mark.crawl
+
+SCRIPT = Path(sys.executable).parent / "gbot-robots"
+ENTRY = [str(SCRIPT)] if SCRIPT.exists() else [sys.executable, "-m", "scrapy_gbot_robots"]
+
+ROBOTS = b"User-agent: *\nDisallow: /private/\n\nUser-agent: Googlebot-Image\nDisallow: /photos/\n"
+
+
+def html(*metas: tuple[str, str], body: str = "<p>text</p>") -> bytes:
+    tags = "".join(f'<meta name="{n}" content="{c}">' for n, c in metas)
+    page = f"<!DOCTYPE html><html><head><title>t</title>{tags}</head><body>{body}</body></html>"
+    return page.encode()
+
+
+@dataclass
+class Answer:
+    status: int = 200
+    body: bytes = b""
+    headers: list[tuple[str, str]] = field(default_factory=list)
+    delay: float = 0.0
+
+
+class Site:
+    def __init__(self) -> None:
+        self.routes: dict[str, Answer] = {"/robots.txt": Answer(200, ROBOTS)}
+        self.hits: Counter[str] = Counter()
+        self.agents: dict[str, str] = {}
+        self.port = 0
+
+    def url(self, path: str) -> str:
+        return f"http://127.0.0.1:{self.port}{path}"
+
+
+def _handler(site: Site) -> type[BaseHTTPRequestHandler]:
+    class Handler(BaseHTTPRequestHandler):
+        def do_GET(self) -> None:
+            site.hits[self.path] += 1
+            site.agents[self.path] = self.headers.get("User-Agent", "")
+            answer = site.routes.get(self.path, Answer(404, b"not found"))
+            if answer.delay:
+                time.sleep(answer.delay)
+            try:
+                self.send_response(answer.status)
+                has_type = any(n.lower() == "content-type" for n, _ in answer.headers)
+                if not has_type:
+                    self.send_header("Content-Type", "text/html; charset=utf-8")
+                for name, value in answer.headers:
+                    # Raw UTF-8 on the wire (send_header would insist on Latin-1): a hostile
+                    # server's control characters included. http.server buffers its headers
+                    # in _headers_buffer until end_headers().
+                    line = f"{name}: ".encode() + value.encode("utf-8") + b"\r\n"
+                    self._headers_buffer.append(line)  # type: ignore[attr-defined]
+                self.send_header("Content-Length", str(len(answer.body)))
+                self.end_headers()
+                self.wfile.write(answer.body)
+            except OSError:
+                pass
+
+        def log_message(self, format: str, *args: object) -> None:
+            pass
+
+    return Handler
+
+
+@pytest.fixture()
+def site() -> Iterator[Site]:
+    s = Site()
+    with serving(_handler(s)) as s.port:
+        yield s
+
+
+def inspect(*args: str) -> subprocess.CompletedProcess[str]:
+    env = {k: v for k, v in os.environ.items() if "proxy" not in k.lower() and k != "NO_COLOR"}
+    proc = subprocess.run(
+        [*ENTRY, "inspect", *args], capture_output=True, env=env, timeout=120, check=False
+    )
+    out = proc.stdout.decode("utf-8")
+    err = proc.stderr.decode("utf-8")
+    assert "Traceback" not in err, err
+    return subprocess.CompletedProcess(proc.args, proc.returncode, out, err)
+
+
+def fact(out: str, label: str, text: str) -> bool:
+    """Whether the text output has the line ``label`` then ``text`` (columns aligned)."""
+    return re.search(rf"^{re.escape(label)} +{re.escape(text)}", out, re.MULTILINE) is not None
+
+
+def inspect_json(*args: str) -> tuple[int, dict[str, Any]]:
+    proc = inspect(*args, "--json")
+    return proc.returncode, json.loads(proc.stdout)
+
+
+def test_an_indexable_page_exits_0_and_is_fetched_once_as_the_crawler(site: Site) -> None:
+    site.routes["/page"] = Answer(200, html(("description", "x")))
+    proc = inspect(site.url("/page"))
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    out = proc.stdout
+    assert fact(out, "robots.txt", f"{site.url('/robots.txt')} 200")
+    assert fact(out, "crawl", "allowed (no matching rule); group: *")
+    assert fact(out, "page", f"GET {site.url('/page')} 200, text/html; charset=utf-8")
+    assert re.search(r"^indexing +allowed$", out, re.MULTILINE)
+    assert "no rule for these tokens" in out
+    assert fact(out, "links", "followed")
+    assert fact(out, "verdict", "may be crawled and indexed")
+    assert site.hits == Counter({"/robots.txt": 1, "/page": 1})
+    assert site.agents["/page"] == "Googlebot"  # the crawler's token, as its User-Agent
+
+
+def test_disallowed_by_robots_txt_exits_1_without_fetching_the_page(site: Site) -> None:
+    site.routes["/private/p"] = Answer(200, html(("robots", "noindex")))
+    proc = inspect(site.url("/private/p"), "--color", "never")
+    assert proc.returncode == 1
+    assert fact(proc.stdout, "crawl", "disallowed (line 2: Disallow: /private/); group: *")
+    assert "not indexable: robots.txt forbids crawling the URL" in proc.stdout
+    assert "page " not in proc.stdout
+    assert site.hits == Counter({"/robots.txt": 1})  # the noindex is never seen
+    status, data = inspect_json(site.url("/private/p"))
+    assert status == 1 and data["verdict"] == "crawl_disallowed"
+    assert data["crawl_allowed"] is False and data["page"] is None and data["rules"] is None
+    assert (data["robots"]["verdict"]["line"], data["robots"]["verdict"]["allowed"]) == (2, False)
+
+
+def test_meta_noindex_exits_1_with_each_rule_and_its_source(site: Site) -> None:
+    site.routes["/p"] = Answer(
+        200,
+        html(("robots", "noindex, max-snippet:50, noarchive"), ("googlebot", "max-snippet:5")),
+    )
+    proc = inspect(site.url("/p"))
+    assert proc.returncode == 1
+    out = proc.stdout
+    assert fact(out, "indexing", "not allowed")
+    assert "noindex (meta:robots)" in out
+    assert "max-snippet: 5 (meta:googlebot)" in out  # the smaller wins, with its source
+    assert "noarchive (meta:robots): not a rule Google reads, ignored" in out
+    assert "not indexable: a rule of the page forbids indexing it" in out
+    status, data = inspect_json(site.url("/p"))
+    assert status == 1 and data["verdict"] == "noindex" and data["indexable"] is False
+    assert data["rules"]["sources"] == {
+        "noindex": ["meta:robots"],
+        "max-snippet": ["meta:googlebot"],
+    }
+
+
+def test_both_header_forms_and_the_token_decide(site: Site) -> None:
+    site.routes["/h"] = Answer(
+        200,
+        html(),
+        [("X-Robots-Tag", "googlebot: nofollow"), ("X-Robots-Tag", "otherbot: noindex, nofollow")],
+    )
+    proc = inspect(site.url("/h"))
+    assert proc.returncode == 0  # nofollow does not stop indexing
+    assert fact(proc.stdout, "X-Robots-Tag", "googlebot: nofollow")
+    assert fact(proc.stdout, "links", "not followed: nofollow (header:googlebot)")
+    status, data = inspect_json(site.url("/h"), "-u", "OtherBot")
+    assert status == 1 and data["rules"]["sources"] == {
+        "noindex": ["header:otherbot"],
+        "nofollow": ["header:otherbot"],
+    }
+    status, data = inspect_json(site.url("/h"), "-u", "ThirdBot")
+    assert status == 0 and data["follow"] is True and data["rules"]["sources"] == {}
+
+
+def test_a_header_for_everyone_and_none(site: Site) -> None:
+    site.routes["/n"] = Answer(200, html(), [("X-Robots-Tag", "none")])
+    status, data = inspect_json(site.url("/n"))
+    assert status == 1 and data["indexable"] is False and data["follow"] is False
+    assert data["rules"]["sources"] == {"noindex": ["header"], "nofollow": ["header"]}
+
+
+def test_unavailable_after_past_and_future(site: Site) -> None:
+    site.routes["/old"] = Answer(
+        200, html(), [("X-Robots-Tag", "unavailable_after: 25 Jun 2010 15:00:00 PST")]
+    )
+    site.routes["/new"] = Answer(200, html(("robots", "unavailable_after: 2999-01-01")))
+    proc = inspect(site.url("/old"))
+    assert proc.returncode == 1
+    assert "unavailable_after: 2010-06-25T23:00:00Z (passed: noindex now) (header)" in proc.stdout
+    status, data = inspect_json(site.url("/new"))
+    assert status == 0 and data["rules"]["unavailable_after"] == "2999-01-01T00:00:00Z"
+
+
+def test_a_crawler_with_several_tokens_reads_each(site: Site) -> None:
+    site.routes["/img"] = Answer(
+        200, html(("googlebot", "noindex"), ("googlebot-image", "nofollow"))
+    )
+    status, data = inspect_json(site.url("/img"), "--as", "googlebot-image")
+    assert status == 1
+    assert data["user_agents"] == ["Googlebot-Image", "Googlebot"]
+    assert data["rules"]["sources"] == {
+        "noindex": ["meta:googlebot"],
+        "nofollow": ["meta:googlebot-image"],
+    }
+    # robots.txt decides with the same tokens: Googlebot-Image's own group.
+    status, data = inspect_json(site.url("/photos/a.jpg"), "--as", "googlebot-image")
+    assert status == 1 and data["verdict"] == "crawl_disallowed"
+
+
+def test_a_non_html_page_has_only_its_header(site: Site) -> None:
+    pdf = b"%PDF-1.4\n<head><meta name=robots content=noindex></head>"
+    site.routes["/doc.pdf"] = Answer(200, pdf, [("Content-Type", "application/pdf")])
+    status, data = inspect_json(site.url("/doc.pdf"))
+    assert status == 0 and data["page"]["html"] is False and data["rules"]["sources"] == {}
+    site.routes["/no.pdf"] = Answer(
+        200, pdf, [("Content-Type", "application/pdf"), ("X-Robots-Tag", "noindex")]
+    )
+    proc = inspect(site.url("/no.pdf"))
+    assert proc.returncode == 1 and "(not HTML: only X-Robots-Tag applies)" in proc.stdout
+
+
+def test_rel_nofollow_links_are_reported_as_hints(site: Site) -> None:
+    links = (
+        '<a href="/a" rel="nofollow">a</a><a href="/b" rel="UGC sponsored">b</a><a href="/c">c</a>'
+    )
+    site.routes["/l"] = Answer(200, html(body=links))
+    proc = inspect(site.url("/l"))
+    assert proc.returncode == 0
+    assert "followed; 2 of 3 links carry rel=nofollow, ugc or sponsored (hints" in proc.stdout
+    _, data = inspect_json(site.url("/l"))
+    assert data["link_hints"] == {
+        "links": 3,
+        "nofollow": 1,
+        "ugc": 1,
+        "sponsored": 1,
+        "hinted": 2,
+        "complete": True,
+    }
+
+
+# ----------------------------------------------------------------------------- failures
+
+
+def test_a_404_exits_3_and_its_rules_are_still_shown(site: Site) -> None:
+    site.routes["/gone"] = Answer(404, html(), [("X-Robots-Tag", "nofollow")])
+    status, data = inspect_json(site.url("/gone"))
+    assert status == 3 and data["verdict"] == "not_2xx" and data["page"]["status"] == 404
+    assert data["follow"] is False  # read anyway
+    site.routes["/gone-noindex"] = Answer(404, html(("robots", "noindex")))
+    status, data = inspect_json(site.url("/gone-noindex"))
+    assert status == 1 and data["verdict"] == "noindex"  # a rule forbids: 1 wins over 3
+
+
+def test_a_redirect_is_reported_not_followed(site: Site) -> None:
+    site.routes["/old"] = Answer(301, b"", [("Location", "/new")])
+    site.routes["/new"] = Answer(200, html())
+    proc = inspect(site.url("/old"))
+    assert proc.returncode == 3
+    assert f"GET {site.url('/old')} 301 -> /new (not followed)" in proc.stdout
+    assert "not indexable: the page did not answer 2xx" in proc.stdout
+    assert site.hits["/new"] == 0
+
+
+def test_a_page_that_times_out_exits_3(site: Site) -> None:
+    site.routes["/slow"] = Answer(200, html(), delay=3)
+    status, data = inspect_json(site.url("/slow"), "--timeout", "0.5")
+    assert status == 3 and data["verdict"] == "fetch_failed"
+    assert data["page"]["status"] is None and "Timeout" in data["page"]["error"]
+    assert data["rules"] is None and data["indexable"] is None
+
+
+def test_robots_txt_server_error_exits_1_without_fetching_the_page(site: Site) -> None:
+    site.routes["/robots.txt"] = Answer(503, b"down")
+    site.routes["/p"] = Answer(200, html())
+    proc = inspect(site.url("/p"))
+    assert proc.returncode == 1
+    assert fact(proc.stdout, "crawl", "not crawled now: robots.txt server error (503)")
+    assert site.hits["/p"] == 0
+
+
+@pytest.mark.parametrize(
+    ("args", "message"),
+    [
+        (["ftp://example.com/"], "only http and https URLs"),
+        (["example.com"], "not an absolute URL"),
+        (["http://127.0.0.1:1/", "-u", "2.1"], "invalid user-agent token"),
+        (["http://127.0.0.1:1/", "--as", "nobot"], "unknown crawler"),
+        (["http://127.0.0.1:1/", "--timeout", "-1"], "--timeout must be a positive number"),
+    ],
+)
+def test_usage_errors_exit_2(args: list[str], message: str) -> None:
+    proc = inspect(*args)
+    assert proc.returncode == 2 and message in proc.stderr
+
+
+# ----------------------------------------------------------------------------- hostile server
+
+
+def test_a_hostile_server_cannot_drive_the_terminal(site: Site) -> None:
+    site.routes["/robots.txt"] = Answer(200, b"User-agent: *\nDisallow: /x" + HOSTILE.encode())
+    meta = html(("robots", f"noindex, {HOSTILE}"), ("googlebot", f"max-snippet: 3{HOSTILE}"))
+    site.routes["/evil"] = Answer(
+        200,
+        meta,
+        [
+            ("X-Robots-Tag", f"nofollow, {HOSTILE}"),
+            ("X-Robots-Tag", f"googlebot{HOSTILE}: noindex"),
+            ("Location", f"/next{HOSTILE}"),
+        ],
+    )
+    proc = inspect(site.url("/evil"), "--color", "always")
+    assert proc.returncode == 1
+    assert_safe(_strip_our_colour(proc.stdout))
+    assert_safe(proc.stderr)
+    assert "\\x1b]0;pwned\\x07" in proc.stdout  # shown, escaped
+    assert "\\u202eevil\\u202c" in proc.stdout
+    status, data = inspect_json(site.url("/evil"))
+    assert status == 1
+    # JSON keeps what the server sent, as received (json escapes the controls itself); header
+    # bytes are read as Latin-1, one character per byte.
+    wire = HOSTILE.encode("utf-8").decode("latin-1")
+    assert any(wire in text for text in data["page"]["x_robots_tag"])
+    assert data["page"]["location"] == f"/next{wire}"
+    other = [item["rule"] for item in data["rules"]["other"]]
+    assert HOSTILE in other and "max-snippet: 3" + HOSTILE in other
+
+
+def _strip_our_colour(text: str) -> str:
+    """The output without the SGR sequences our own ``--color always`` writes."""
+    return re.sub(r"\x1b\[[0-9;]*m", "", text)
