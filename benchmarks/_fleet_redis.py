@@ -231,8 +231,10 @@ def origin(i: int) -> str:
     return f"https://www.site{i:07d}.example"
 
 
-async def _fill(url: str, states: Sequence[Any], n: int, client: Any, keep: float) -> None:
-    """Write n states through ``RedisStore.put_soon``; wait (bounded) until all are stored."""
+async def _fill(url: str, states: Sequence[Any], n: int, client: Any, keep: float) -> int:
+    """Write n states through ``RedisStore.put_soon``; wait (bounded) until all are stored.
+
+    Returns the outages the store went through (timeouts on a busy machine)."""
     from scrapy_gbot_robots.stores.redis import RedisStore
 
     start = int(client.dbsize())
@@ -242,46 +244,59 @@ async def _fill(url: str, states: Sequence[Any], n: int, client: Any, keep: floa
             store.put_soon(origin(i), states[i % len(states)])
             if i % 1000 == 999:
                 await asyncio.sleep(0)  # let the flush task send
+        # A timeout on a busy machine is an outage to the store: it keeps the writes and
+        # sends them when Redis answers again, so only a deadline ends the wait.
         deadline = time.monotonic() + 600
         while int(client.dbsize()) < start + n:
-            if time.monotonic() > deadline or store.errors:
-                raise SystemExit(f"error: states not written ({store.last_error})")
+            if time.monotonic() > deadline or store.write_errors:
+                raise SystemExit(f"error: states not written ({store.counters()})")
             await asyncio.sleep(0.02)
+        return store.outages
     finally:
         store.close()
 
 
 def memory_per_state(
-    rp: RedisProc, kinds: Sequence[str], sizes: Sequence[int], corpus: Path
+    rp: RedisProc, kinds: Sequence[str], sizes: Sequence[int], corpus: Path, listpack: int
 ) -> Iterator[dict[str, Any]]:
-    """One row per kind and N (and the typical kind with a TTL at the largest N)."""
-    client = rp.client()
-    for kind in kinds:
-        states = _states(kind, corpus)
-        from scrapy_gbot_robots.stores.entry import encode
+    """One row per kind and N; at the largest N also the typical kind with a TTL, and every
+    kind with ``hash-max-listpack-value`` raised to ``listpack`` (a server setting; 0: not)."""
+    from scrapy_gbot_robots.stores.entry import encode
 
+    client = rp.client()
+    default = client.config_get("hash-max-listpack-value")["hash-max-listpack-value"]
+    largest = max(sizes)
+    plan: list[tuple[str, int, float, int | None]] = []
+    for kind in kinds:
+        plan += [(kind, n, 0.0, None) for n in sizes]
+        if kind == "typical":
+            plan.append((kind, largest, 90 * 86_400.0, None))
+    if listpack:
+        plan += [(kind, largest, 0.0, listpack) for kind in kinds]
+    for kind, n, keep, value in plan:
+        states = _states(kind, corpus)
         entry = sorted(len(encode(s)) for s in states)[len(states) // 2]
-        for n in sizes:
-            for keep in (0.0, 90 * 86_400.0) if kind == "typical" and n == max(sizes) else (0.0,):
-                client.flushall()
-                before = used_memory(client)
-                began = time.perf_counter()
-                asyncio.run(_fill(rp.url, states, n, client, keep))
-                seconds = time.perf_counter() - began
-                after = used_memory(client)
-                keys = [f"gbot_robots:origin:{origin(i)}" for i in (0, n // 3, n // 2, n - 1)]
-                usage = [int(client.memory_usage(k, samples=0) or 0) for k in keys]
-                yield (
-                    {
-                        "kind": kind + (" +keep (TTL)" if keep else ""),
-                        "n": n,
-                        "per_state": (after - before) / n,
-                        "memory_usage": usage,
-                        "encoding": client.object("encoding", keys[0]).decode(),
-                        "entry_median": entry,
-                        "writes_per_s": n / seconds,
-                    }
-                )
+        client.config_set("hash-max-listpack-value", value or default)
+        client.flushall()
+        before = used_memory(client)
+        began = time.perf_counter()
+        outages = asyncio.run(_fill(rp.url, states, n, client, keep))
+        seconds = time.perf_counter() - began
+        after = used_memory(client)
+        keys = [f"gbot_robots:origin:{origin(i)}" for i in (0, n // 3, n // 2, n - 1)]
+        usage = [int(client.memory_usage(k, samples=0) or 0) for k in keys]
+        label = kind + (" +keep (TTL)" if keep else "")
+        yield {
+            "kind": label + (f" listpack {value}" if value else ""),
+            "n": n,
+            "per_state": (after - before) / n,
+            "memory_usage": usage,
+            "encoding": client.object("encoding", keys[0]).decode(),
+            "entry_median": entry,
+            "writes_per_s": n / seconds,
+            "outages": outages,
+        }
+    client.config_set("hash-max-listpack-value", default)
     client.flushall()
 
 
@@ -398,12 +413,17 @@ def latency(rp: RedisProc, n: int, samples: int, corpus: Path) -> dict[str, Any]
     client = rp.client()
     client.flushall()
     asyncio.run(_fill(rp.url, _states("typical", corpus), n, client, 0.0))
-    for _ in range(2):  # the first pass warms the scripts and the connection
-        times = asyncio.run(_latency(rp.url, n, samples, corpus))
+    asyncio.run(_latency(rp.url, n, samples // 10 or 1, corpus))  # warms scripts, connection
+    before, busy = counters(client), cpu_times()
+    times = asyncio.run(_latency(rp.url, n, samples, corpus))
+    spent, busy_share = delta(before, counters(client)), machine_busy(busy, cpu_times())
     stored = int(client.dbsize())
     client.flushall()
     return {
         "stored": stored,
+        # Redis's own time per command (its execution, not the network or the client).
+        "server_usec": {k: u / c for k, (c, u) in spent["commands"].items() if c >= samples},
+        "busy": busy_share,
         **{
             name: (percentile(v, 50) * 1e6, percentile(v, 99) * 1e6, sum(v) / len(v) * 1e6)
             for name, v in times.items()
@@ -430,12 +450,14 @@ def run_sizing(args: Any, say: Callable[[str], None]) -> None:
                 f"list-max-listpack-size {client.config_get('list-max-listpack-size')}"
             )
             say("\nRedis memory per origin state (INFO used_memory delta / N; MEMORY USAGE):")
-            for r in memory_per_state(rp, STATE_KINDS, sizes, corpus):
+            for r in memory_per_state(rp, STATE_KINDS, sizes, corpus, args.listpack):
                 say(
-                    f"  {r['kind']:20} N={r['n']:>7,}: {r['per_state']:7.0f} B per state "
+                    f"  {r['kind']:27} N={r['n']:>7,}: {r['per_state']:7.0f} B per state "
                     f"(entry median {r['entry_median']} B, MEMORY USAGE of 4 keys "
                     f"{r['memory_usage']}, encoding {r['encoding']}; "
-                    f"{r['writes_per_s']:,.0f} writes/s through put_soon)"
+                    f"{r['writes_per_s']:,.0f} writes/s through put_soon"
+                    + (f"; {r['outages']} store outages on the way" if r["outages"] else "")
+                    + ")"
                 )
             parked = memory_per_parked(rp, args.parked, (10, 1))
             say(
@@ -465,6 +487,11 @@ def run_sizing(args: Any, say: Callable[[str], None]) -> None:
             ):
                 p50, p99, mean = lat[name]
                 say(f"  {label:58} {p50:7.0f} / {p99:7.0f} / {mean:7.0f}")
+            say(
+                "  Redis's own time per command meanwhile (commandstats): "
+                + ", ".join(f"{k} {v:.1f} µs" for k, v in sorted(lat["server_usec"].items()))
+                + f"; machine busy {lat['busy'] * 100:.0f} % of its cores (anyone's)"
+            )
             say("\n" + machine_facts(client))
         finally:
             rp.stop()

@@ -35,10 +35,12 @@ order over ``--rounds``), the ratio of their times, and the robots.txt requests 
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import re
 import resource
+import shutil
 import socket
 import subprocess
 import sys
@@ -314,6 +316,8 @@ def fleet_crawl(
         families = watcher.stop() if watcher is not None else Counter()
         watcher = None
         left = {k.decode(): client.type(k).decode() for k in client.scan_iter("*gbot_robots:*")}
+        seen = f"{SPIDER}:dupefilter"
+        dupefilter = (int(client.scard(seen)), int(client.memory_usage(seen, samples=0) or 0))
     finally:
         for proc in procs:
             if proc.poll() is None:
@@ -340,6 +344,7 @@ def fleet_crawl(
         "redis": delta(before, after),
         "busy": machine_busy(busy0, busy1),
         "families": families,
+        "dupefilter": dupefilter,
         "left_in_redis": {k: v for k, v in left.items() if ":lock:" in k or ":parked" in k},
         "pages": served.get("pages", 0) + served.get("home", 0) + served.get("disallowed", 0),
     }
@@ -374,6 +379,26 @@ def _describe(run: dict[str, Any], sites: int) -> list[str]:
     ]
 
 
+def redis_benchmark(port: int) -> dict[str, float]:
+    """Requests per second of ``redis-benchmark`` on a few commands ({} when it is missing)."""
+    binary = shutil.which("redis-benchmark")
+    if binary is None:
+        return {}
+    tests = "ping_mbulk,set,get,sadd,zadd,lpush,lpop,hset"
+    out = subprocess.run(
+        [binary, "-h", "127.0.0.1", "-p", str(port), "-q", "-n", "100000", "-c", "50",
+         "-r", "100000", "-t", tests, "--csv"],
+        capture_output=True, text=True, timeout=300, check=False,
+    ).stdout  # fmt: skip
+    found = {}
+    for line in out.splitlines():
+        cells = [c.strip('"') for c in line.split(",")]
+        if len(cells) > 1 and cells[0] != "test":
+            with contextlib.suppress(ValueError):
+                found[cells[0]] = float(cells[1])
+    return found
+
+
 # --------------------------------------------------------------------------- the runs
 
 
@@ -396,9 +421,15 @@ def run_commands(args: Any, script: str, say: Callable[[str], None]) -> None:
                     say(line)
             watched = fleet_crawl(rp, script, "addon", args.workers, args, monitor=True)
             say(f"addon under MONITOR (for the families below): {watched['pages']:,} pages")
+            peer = redis_benchmark(rp.port)
         finally:
             rp.stop()
     off, addon = runs["off"], runs["addon"]
+    fps, size = addon["dupefilter"]
+    say(
+        f"scrapy-redis's dupefilter after the add-on's crawl: {fps:,} fingerprints, "
+        f"{size:,} B (MEMORY USAGE), {size / max(fps, 1):.0f} B per request seen"
+    )
     say("\nRedis commands (INFO commandstats deltas; Lua scripts' own commands included):")
     for mode, run in runs.items():
         cmds = run["redis"]["commands"]
@@ -441,6 +472,12 @@ def run_commands(args: Any, script: str, say: Callable[[str], None]) -> None:
             f"({', '.join(f'{c} {n:,}' for c, n in names[:6])})"
         )
     clients = sum(n for (f, s), n in fam.items() if s == "client")
+    if peer:
+        say(
+            "\nThe peer: redis-benchmark against the same redis-server, 50 clients, no "
+            "pipelining, on the same 2 cores (its client takes one): "
+            + ", ".join(f"{name} {ops:,.0f}/s" for name, ops in peer.items())
+        )
     say(
         f"  all client commands: {clients / watched['pages']:.2f} per page, "
         f"{clients / args.sites:.2f} per origin"

@@ -446,6 +446,11 @@ def _parser() -> argparse.ArgumentParser:
     )  # fmt: skip
     sizing = parser.add_argument_group("sizing (no crawl)")
     sizing.add_argument("--states", default="10000,100000", help="N origin states, each run")
+    sizing.add_argument(
+        "--listpack", type=int, default=4096,
+        help="also measure every state kind with the server's hash-max-listpack-value at "
+        "this (0: not)",
+    )  # fmt: skip
     sizing.add_argument("--parked", type=int, default=100_000, help="parked requests")
     sizing.add_argument("--samples", type=int, default=2000, help="latency samples per figure")
     sizing.add_argument("--corpus", help="the shared corpus (default ../shared/corpus)")
