@@ -368,6 +368,18 @@ def _describe(run: dict[str, Any], sites: int) -> list[str]:
         f"failed {sum(x.get('failed', 0) for x in res)}, dropped "
         f"{sum(x['stats'].get('robotstxt/dropped', 0) for x in res)}; left in Redis "
         f"{len(run['left_in_redis'])} lock/parking keys",
+        "      add-on stats (all workers): "
+        + ", ".join(
+            f"{name} {sum(x['stats'].get('robotstxt/' + name, 0) for x in res):,}"
+            for name in (
+                "deferred",
+                "bounced",
+                "parking/taken_elsewhere",
+                "cache/stored",
+                "store/lock_waits",
+                "fetch_slow_peak",
+            )
+        ),
         f"      Redis outages seen by the workers: {sum(len(x['outages']) for x in res)}"
         + "".join(f" ({x['outages'][0]})" for x in res if x["outages"])[:400],
         f"      robots.txt requests: at most {served.get('robots_in_flight_max', 0)} waiting at "
