@@ -382,6 +382,7 @@ def _describe(run: dict[str, Any], sites: int) -> list[str]:
         ),
         f"      Redis outages seen by the workers: {sum(len(x['outages']) for x in res)}"
         + "".join(f" ({x['outages'][0]})" for x in res if x["outages"])[:400],
+        f"      pages crawled per 10 s (all workers): {_timeline(run)}",
         f"      robots.txt requests: at most {served.get('robots_in_flight_max', 0)} waiting at "
         f"the server at once; each tenth of them in by (s) {served.get('robots_at_tenths')}",
         f"      CPU s (user+sys): workers {cpu} (crawl window {window}; per wall s {share}), "
@@ -409,6 +410,13 @@ def redis_benchmark(port: int) -> dict[str, float]:
             with contextlib.suppress(ValueError):
                 found[cells[0]] = float(cells[1])
     return found
+
+
+def _timeline(run: dict[str, Any]) -> list[int]:
+    """Pages crawled by any worker in each 10 s from the first ``spider_opened``."""
+    start = min(r["start"] for r in run["results"])
+    slots = Counter(int((t - start) // 10) for r in run["results"] for t in r["crawled_at"])
+    return [slots.get(i, 0) for i in range(max(slots, default=-1) + 1)]
 
 
 # --------------------------------------------------------------------------- the runs
