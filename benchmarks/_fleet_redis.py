@@ -11,7 +11,10 @@ figures of a capacity model come from the server itself, not from the client: ``
   ``used_memory`` after minus before, divided by N, and ``MEMORY USAGE`` of a few keys. Four
   kinds: a typical robots.txt (the 2-10 KB files of the shared corpus, in turn), the whole
   corpus in turn (its real mix of sizes), an allow-all 404 and a server error (a first 5xx,
-  no earlier copy). Each state goes through the policy (``evaluate``) as a fetch would.
+  no earlier copy). Each state goes through the policy (``evaluate``) as a fetch would. At
+  the largest N, also the typical kind with a TTL (``GBOT_ROBOTS_CACHE_KEEP``), and every
+  kind with the server's ``hash-max-listpack-value`` raised to ``--listpack`` (4096): a
+  state's hash holds an entry longer than that setting (64 B by default) as a real hash table.
 * **Per parked request**: a typical ``Request`` (a 90-character URL, a ``Referer``, ``depth``
   and the plugin's marker in ``meta``, a callback and an errback) through the real codec and
   ``RedisLot.push``, 10 per origin and 1 per origin, so the per-request and per-origin

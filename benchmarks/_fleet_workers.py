@@ -23,13 +23,17 @@ Time is the fleet's: first ``spider_opened`` of any worker to the last page craw
 (one ``time.time`` clock). CPU per process (user + sys) comes from each worker's
 ``resource.getrusage`` and ``time.process_time``, from the server's, and from Redis's
 ``INFO cpu``; the share of the whole machine that was busy (anyone's processes, from
-``/proc/stat``) says whether the 2 cores, rather than latency, decided.
+``/proc/stat``) says whether the 2 cores, rather than latency, decided. Each crawl also
+prints the add-on's stats summed over the workers, every Redis outage a worker logged (the
+store's WARNING: an outage makes a worker fetch locally, so it explains a second fetch of an
+origin), the pages crawled per 10 s and when each tenth of the robots.txt requests arrived.
 
 ``commands``: the same crawl with ``ROBOTSTXT_OBEY = False`` (``off``: scrapy-redis alone)
 and with the add-on (``addon``), ``INFO commandstats`` deltas around each, then the add-on's
 crawl once more under ``MONITOR``, which tells each command's key family and whether a
 client sent it or a Lua script ran it (``MONITOR`` costs Redis CPU, so that crawl's CPU and
-time are not reported). ``scale``: the add-on's crawl with 1 worker and with 2 (alternating
+time are not reported), and ``redis-benchmark`` against the same server as the peer for
+commands per second. ``scale``: the add-on's crawl with 1 worker and with 2 (alternating
 order over ``--rounds``), the ratio of their times, and the robots.txt requests per origin.
 """
 

@@ -53,8 +53,8 @@ fetched; every allowed page crawled. The exit status is 0 whatever the figures (
     .venv/bin/python benchmarks/bench_fleet.py [share] [--crawlers 4] [--origins 100]
         [--pages 40] [--robots-delay 0.2] [--rounds 3] [--no-warmup] [--json]
 
-About 2-3 minutes on 2 cores with the defaults; ``sizing`` about 3 minutes, ``commands``
-about 2, ``scale`` about 5 per round (``docs/benchmarks.md`` quotes them).
+About 2-3 minutes on 2 cores with the defaults; ``sizing`` about 12 minutes, ``commands``
+about 7, ``scale`` 8-15 per round (``docs/benchmarks.md`` quotes them).
 """
 
 from __future__ import annotations
