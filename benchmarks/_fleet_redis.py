@@ -485,7 +485,7 @@ def run_sizing(args: Any, say: Callable[[str], None]) -> None:
             )
             for name, label in (
                 ("load", "read: load() (HGET)"),
-                ("write", "write: put_soon() + flush of that origin (EVALSHA)"),
+                ("write", "write: put_soon() + flush of that origin (one EVAL)"),
                 ("fetch", "a new origin's bookkeeping: acquire + put_soon + release"),
             ):
                 p50, p99, mean = lat[name]
