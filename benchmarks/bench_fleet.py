@@ -1,10 +1,25 @@
-"""Fleet: robots.txt fetches and crawl throughput of 4 crawlers sharing one Redis store.
+"""Fleet: what sharing robots.txt through Redis buys a fleet of crawlers, and what it costs Redis.
 
-Why this shape: the reason to put the robots.txt store in Redis (``GBOT_ROBOTS_CACHE =
-"redis://..."``) is a fleet of crawler processes working on the same sites; what it must
-buy is one robots.txt fetch per origin for the whole fleet instead of one per process, and
-what it must not cost is crawl speed (a Redis round trip on each robots.txt decision, lock
-waits while another process fetches). So one run is a small fleet, not one crawler:
+Four runs, chosen by the first argument (``share`` when there is none):
+
+    .venv/bin/python benchmarks/bench_fleet.py [share]   # 4 crawlers: 1 fetch per origin, speed
+    .venv/bin/python benchmarks/bench_fleet.py sizing    # Redis memory and latency, no crawl
+    .venv/bin/python benchmarks/bench_fleet.py commands  # Redis commands per page and per origin
+    .venv/bin/python benchmarks/bench_fleet.py scale     # 1 worker against 2, 4,000 sites
+
+``sizing`` is described in ``_fleet_redis.py``, ``commands`` and ``scale`` (a real scrapy-redis
+fleet) in ``_fleet_workers.py``; ``--help`` lists every option and its default per run. Each
+run starts its own ``redis-server`` on 127.0.0.1 and stops it, prints the machine's facts
+(cores, CPU, load, versions) with its figures, and exits 0 whatever the figures (2 when
+``redis-server``, the ``redis`` client or, for ``commands`` and ``scale``, ``scrapy-redis``
+is missing).
+
+``share``, the 4-crawler run: why this shape: the reason to put the robots.txt store in Redis
+(``GBOT_ROBOTS_CACHE = "redis://..."``) is a fleet of crawler processes working on the same
+sites; what it must buy is one robots.txt fetch per origin for the whole fleet instead of one
+per process, and what it must not cost is crawl speed (a Redis round trip on each robots.txt
+decision, lock waits while another process fetches). So one run is a small fleet, not one
+crawler:
 
 * ``--crawlers`` (4) ``scrapy`` processes are started together, each a fresh subprocess with
   its own reactor, all on the same ``--origins`` (100) local origins; process *k* crawls its
@@ -35,21 +50,22 @@ Targets: robots.txt requests = origins with ``redis`` (100) and = crawlers x ori
 fetched; every allowed page crawled. The exit status is 0 whatever the figures (2 when
 ``redis-server`` or the ``redis`` client is missing).
 
-    .venv/bin/python benchmarks/bench_fleet.py [--crawlers 4] [--origins 100] [--pages 40]
-        [--robots-delay 0.2] [--rounds 3] [--no-warmup] [--json]
+    .venv/bin/python benchmarks/bench_fleet.py [share] [--crawlers 4] [--origins 100]
+        [--pages 40] [--robots-delay 0.2] [--rounds 3] [--no-warmup] [--json]
 
-About 2-3 minutes on 2 cores with the defaults.
+About 2-3 minutes on 2 cores with the defaults; ``sizing`` about 12 minutes, ``commands``
+about 7, ``scale`` 8-15 per round (``docs/benchmarks.md`` quotes them).
 """
 
 from __future__ import annotations
 
 import argparse
 import asyncio
+import functools
+import importlib.util
 import json
-import os
-import shutil
+import resource
 import signal
-import socket
 import statistics
 import subprocess
 import sys
@@ -64,6 +80,8 @@ from _common import (  # benchmarks/ is sys.path[0] when run as a script
     http_response,
     url_list_spider,
 )
+from _fleet_redis import RedisProc, machine_facts, run_sizing
+from _fleet_workers import raise_fd_limit, run_commands, run_scale, worker_main
 
 SUFFIX = ".broad.test"
 ROBOTS_TXT = b"User-agent: *\nDisallow: /private/\n"
@@ -101,13 +119,27 @@ PAGE_RESPONSE = http_response(
 NOT_FOUND = http_response(b"404 Not Found", b"not found", b"text/plain")
 
 
+HOME_RESPONSE = http_response(
+    b"200 OK",
+    b"<html><head><title>home</title></head><body><p>A site of the fleet benchmark.</p>"
+    b"</body></html>",
+    b"text/html; charset=utf-8",
+)
+
+
 class _Http(asyncio.Protocol):
     """Just enough HTTP/1.1 for Scrapy's keep-alive GETs (one request at a time per
-    connection); virtual hosts by ``Host``; robots.txt answered after a delay."""
+    connection); virtual hosts by ``Host``; robots.txt answered after a delay. Counts
+    robots.txt requests per origin and fetches per page (home pages and ``/p/``)."""
 
-    def __init__(self, counts: Counter[str], per_origin: Counter[bytes], delay: float) -> None:
+    def __init__(
+        self, counts: Counter[str], per_origin: Counter[bytes], per_page: Counter[bytes],
+        robots_times: list[float], delay: float,
+    ) -> None:  # fmt: skip
         self.counts = counts
+        self.robots_times = robots_times
         self.per_origin = per_origin
+        self.per_page = per_page
         self.delay = delay
         self.loop = asyncio.get_running_loop()
         self.buffer = b""
@@ -138,10 +170,20 @@ class _Http(asyncio.Protocol):
         if path == b"/robots.txt":
             self.counts["robots"] += 1
             self.per_origin[host] += 1
-            self.loop.call_later(self.delay, self._write, ROBOTS_RESPONSE)
+            self.robots_times.append(self.loop.time())
+            self.counts["robots_in_flight"] += 1
+            self.counts["robots_in_flight_max"] = max(
+                self.counts["robots_in_flight_max"], self.counts["robots_in_flight"]
+            )
+            self.loop.call_later(self.delay, self._robots_ready)
         elif path.startswith(b"/p/"):
             self.counts["pages"] += 1
+            self.per_page[host + path] += 1
             self._write(PAGE_RESPONSE)
+        elif path == b"/":
+            self.counts["home"] += 1
+            self.per_page[host + path] += 1
+            self._write(HOME_RESPONSE)
         elif path.startswith(b"/private/"):
             self.counts["disallowed"] += 1
             self._write(PAGE_RESPONSE)
@@ -149,17 +191,27 @@ class _Http(asyncio.Protocol):
             self.counts["not_found"] += 1
             self._write(NOT_FOUND)
 
+    def _robots_ready(self) -> None:
+        self.counts["robots_in_flight"] -= 1
+        self._write(ROBOTS_RESPONSE)
+
     def _write(self, data: bytes) -> None:
         if self.transport is not None and not self.transport.is_closing():
             self.transport.write(data)
 
 
 async def _serve(delay: float) -> None:
+    raise_fd_limit()  # one keep-alive connection per site and crawler
     loop = asyncio.get_running_loop()
     counts: Counter[str] = Counter()
     per_origin: Counter[bytes] = Counter()
+    per_page: Counter[bytes] = Counter()
+    robots_times: list[float] = []
     server = await loop.create_server(
-        lambda: _Http(counts, per_origin, delay), "127.0.0.1", 0, backlog=1024
+        lambda: _Http(counts, per_origin, per_page, robots_times, delay),
+        "127.0.0.1",
+        0,
+        backlog=4096,
     )
     print(json.dumps({"port": server.sockets[0].getsockname()[1]}), flush=True)
     # Serve until the parent closes our stdin (or dies), then report and leave.
@@ -167,13 +219,28 @@ async def _serve(delay: float) -> None:
     loop.add_reader(sys.stdin.fileno(), lambda: None if eof.done() else eof.set_result(None))
     await eof
     server.close()
-    histogram = Counter(per_origin.values())
+    usage = resource.getrusage(resource.RUSAGE_SELF)
     report = {
         **counts,
         "robots_origins": len(per_origin),
-        "robots_per_origin": {str(k): v for k, v in sorted(histogram.items())},
+        "robots_per_origin": _histogram(per_origin),
+        "fetches_per_page": _histogram(per_page),
+        "cpu_seconds": usage.ru_utime + usage.ru_stime,
+        # When robots.txt requests arrived: seconds after the first, at each tenth of them.
+        "robots_at_tenths": [
+            round(robots_times[len(robots_times) * k // 10] - robots_times[0], 1)
+            for k in range(1, 10)
+        ]
+        + [round(robots_times[-1] - robots_times[0], 1)]
+        if robots_times
+        else [],
     }
     print(json.dumps(report), flush=True)
+
+
+def _histogram(counts: Counter[bytes]) -> dict[str, int]:
+    """{times: how many URLs (or origins) were fetched that many times}."""
+    return {str(k): v for k, v in sorted(Counter(counts.values()).items())}
 
 
 # --------------------------------------------------------------------------- crawl process
@@ -247,67 +314,10 @@ def _crawl(cfg: dict[str, Any]) -> None:
     print(json.dumps(result), flush=True)
 
 
-# --------------------------------------------------------------------------- redis
-
-
-def _free_port() -> int:
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        return int(sock.getsockname()[1])
-
-
-def _start_redis(directory: str) -> tuple[subprocess.Popen[bytes], int]:
-    binary = shutil.which("redis-server") or "/usr/bin/redis-server"
-    if not os.access(binary, os.X_OK):
-        print("error: redis-server is not installed", file=sys.stderr)
-        raise SystemExit(2)
-    port = _free_port()
-    command = [
-        binary, "--port", str(port), "--bind", "127.0.0.1", "--save", "",
-        "--appendonly", "no", "--dir", directory, "--logfile", "redis.log",
-    ]  # fmt: skip
-    proc = subprocess.Popen(
-        command,
-        stdin=subprocess.DEVNULL,
-        stdout=subprocess.DEVNULL,
-        stderr=subprocess.DEVNULL,
-    )
-    deadline = time.monotonic() + 10
-    while time.monotonic() < deadline and proc.poll() is None:
-        try:
-            with socket.create_connection(("127.0.0.1", port), timeout=0.5) as sock:
-                sock.sendall(b"PING\r\n")
-                if sock.recv(16).startswith(b"+PONG"):
-                    return proc, port
-        except OSError:
-            pass
-        time.sleep(0.05)
-    _stop(proc)
-    raise SystemExit(f"redis-server did not start on port {port}")
-
-
-def _flushall(port: int) -> None:
-    with socket.create_connection(("127.0.0.1", port), timeout=5) as sock:
-        sock.sendall(b"FLUSHALL\r\n")
-        if not sock.recv(16).startswith(b"+OK"):
-            raise SystemExit("FLUSHALL failed")
-
-
-def _stop(proc: subprocess.Popen[Any]) -> None:
-    """SIGTERM, then SIGKILL by PID when it lingers."""
-    if proc.poll() is None:
-        proc.send_signal(signal.SIGTERM)
-        try:
-            proc.wait(timeout=5)
-        except subprocess.TimeoutExpired:
-            proc.kill()
-            proc.wait()
-
-
 # --------------------------------------------------------------------------- driver
 
 
-def _run(mode: str, args: argparse.Namespace, redis_port: int) -> dict[str, Any]:
+def _run(mode: str, args: argparse.Namespace, rp: RedisProc) -> dict[str, Any]:
     """One fleet run: a fresh server, ``args.crawlers`` crawl processes started together."""
     server = subprocess.Popen(
         [sys.executable, __file__, "--serve", f"--robots-delay={args.robots_delay}"],
@@ -320,8 +330,8 @@ def _run(mode: str, args: argparse.Namespace, redis_port: int) -> dict[str, Any]
     try:
         port = int(json.loads(server.stdout.readline())["port"])
         if mode == "redis":
-            _flushall(redis_port)
-        cache = f"redis://127.0.0.1:{redis_port}/0" if mode == "redis" else "memory"
+            rp.client().flushall()
+        cache = rp.url if mode == "redis" else "memory"
         for index in range(args.crawlers):
             cfg = {
                 "index": index,
@@ -381,30 +391,133 @@ def _run(mode: str, args: argparse.Namespace, redis_port: int) -> dict[str, Any]
     }
 
 
-def main() -> None:
-    parser = argparse.ArgumentParser(description=(__doc__ or "").split("\n")[0])
-    parser.add_argument("--crawlers", type=int, default=4)
-    parser.add_argument("--origins", type=int, default=100)
-    parser.add_argument("--pages", type=int, default=40, help="allowed pages per origin, in all")
-    parser.add_argument("--robots-delay", type=float, default=0.2)
-    parser.add_argument("--rounds", type=int, default=3)
-    parser.add_argument("--no-warmup", dest="warmup", action="store_false")
-    parser.add_argument("--json", action="store_true", help="also print every run as JSON")
+#: Each run's defaults where they differ; None in the parser means "this run's default".
+RUN_DEFAULTS: dict[str, dict[str, Any]] = {
+    "share": {"pages": 40, "robots_delay": 0.2, "rounds": 3},
+    "commands": {"pages": 3, "robots_delay": 0.2, "sites": 1000, "workers": "2"},
+    "scale": {"pages": 3, "robots_delay": 1.0, "rounds": 1, "sites": 4000, "workers": "1,2"},
+    "sizing": {},
+}
+
+
+def _parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(
+        description="Redis as a fleet's robots.txt store and parking lot: "
+        + "; ".join(f"{run}: {RUN_HELP[run]}" for run in RUN_DEFAULTS),
+        epilog="Defaults per run: "
+        + "; ".join(
+            f"{run}: " + ", ".join(f"--{k.replace('_', '-')} {v}" for k, v in d.items())
+            for run, d in RUN_DEFAULTS.items()
+            if d
+        ),
+    )
+    parser.add_argument("run", nargs="?", default="share", choices=list(RUN_DEFAULTS))
+    common = parser.add_argument_group("share, commands and scale")
+    common.add_argument(
+        "--pages", type=int, help="share: allowed pages per origin in all; commands, scale: "
+        "pages per site (its home page + links to the others)",
+    )  # fmt: skip
+    common.add_argument("--robots-delay", type=float, help="seconds before robots.txt answers")
+    common.add_argument("--rounds", type=int, help="share, scale: rounds, order alternating")
+    share = parser.add_argument_group("share (4 crawlers, each with its own URL list)")
+    share.add_argument("--crawlers", type=int, default=4)
+    share.add_argument("--origins", type=int, default=100)
+    share.add_argument("--no-warmup", dest="warmup", action="store_false")
+    share.add_argument("--json", action="store_true", help="also print every run as JSON")
+    fleet = parser.add_argument_group("commands and scale (scrapy-redis workers, a site list)")
+    fleet.add_argument("--sites", type=int, help="origins in the site list")
+    fleet.add_argument(
+        "--workers", help="commands: workers per crawl (one number); scale: worker counts "
+        "to compare, the first against the last (e.g. 1,2)",
+    )  # fmt: skip
+    fleet.add_argument("--disallowed", type=int, default=1, help="/private/ links per site")
+    fleet.add_argument(
+        "--batch", type=int, help="scrapy-redis redis_batch_size: start URLs a worker takes "
+        "each time it idles (default: scrapy-redis's, CONCURRENT_REQUESTS)",
+    )  # fmt: skip
+    fleet.add_argument(
+        "--set", action="append", default=[], metavar="NAME=VALUE",
+        help="extra Scrapy setting for every worker (VALUE read as JSON if it parses), e.g. "
+        "GBOT_ROBOTS_CONCURRENT_FETCHES=64; repeatable",
+    )  # fmt: skip
+    fleet.add_argument(
+        "--idle-close", type=int, default=5,
+        help="scrapy-redis MAX_IDLE_TIME_BEFORE_CLOSE of the workers (not in the timed span)",
+    )  # fmt: skip
+    sizing = parser.add_argument_group("sizing (no crawl)")
+    sizing.add_argument("--states", default="10000,100000", help="N origin states, each run")
+    sizing.add_argument(
+        "--listpack", type=int, default=4096,
+        help="also measure every state kind with the server's hash-max-listpack-value at "
+        "this (0: not)",
+    )  # fmt: skip
+    sizing.add_argument("--parked", type=int, default=100_000, help="parked requests")
+    sizing.add_argument("--samples", type=int, default=2000, help="latency samples per figure")
+    sizing.add_argument("--corpus", help="the shared corpus (default ../shared/corpus)")
     parser.add_argument("--serve", action="store_true", help=argparse.SUPPRESS)
     parser.add_argument("--crawl", help=argparse.SUPPRESS)
-    args = parser.parse_args()
+    parser.add_argument("--worker", help=argparse.SUPPRESS)
+    return parser
+
+
+RUN_HELP = {
+    "share": "4 crawlers over 100 origins, Redis store against memory (fetches, pages/s)",
+    "commands": "Redis commands, CPU and bytes per page and per new origin in a real "
+    "scrapy-redis fleet, with and without the add-on",
+    "scale": "1 scrapy-redis worker against 2 over 4,000 sites whose robots.txt takes 1 s",
+    "sizing": "Redis memory per origin state and per parked request, latency of a read "
+    "and a write with 100,000 states stored",
+}
+
+
+def main() -> None:
+    args = _parser().parse_args()
+    for name, value in RUN_DEFAULTS[args.run].items():
+        if getattr(args, name, None) is None:
+            setattr(args, name, value)
     if args.serve:
         asyncio.run(_serve(args.robots_delay))
         return
     if args.crawl:
         _crawl(json.loads(args.crawl))
         return
-    try:
-        import redis  # noqa: F401  (the crawlers need the client)
-    except ImportError:
-        print("error: the redis client is not installed (pip install redis)", file=sys.stderr)
-        raise SystemExit(2) from None
+    if args.worker:
+        worker_main(json.loads(args.worker))
+        return
+    extra: dict[str, Any] = {}
+    for item in args.set:
+        name, sep, value = item.partition("=")
+        if not sep or not name.strip():
+            raise SystemExit(f"error: --set: expected NAME=VALUE, got {item!r}")
+        try:
+            extra[name.strip()] = json.loads(value)
+        except ValueError:
+            extra[name.strip()] = value
+    args.set = extra
+    for module in ("redis", "scrapy_redis") if args.run in ("commands", "scale") else ("redis",):
+        if importlib.util.find_spec(module) is None:
+            print(f"error: {module} is not installed (pip install {module})", file=sys.stderr)
+            raise SystemExit(2)
+    # A SIGTERM (a timeout, Ctrl-C from a wrapper) still stops redis-server and the workers.
+    signal.signal(signal.SIGTERM, lambda signum, frame: sys.exit(1))
+    began = time.perf_counter()
+    say = functools.partial(print, flush=True)
+    if args.run == "sizing":
+        run_sizing(args, say)
+    elif args.run == "commands":
+        if "," in args.workers:
+            raise SystemExit("error: commands takes one worker count (--workers N)")
+        args.workers = int(args.workers)
+        run_commands(args, __file__, say)
+    elif args.run == "scale":
+        args.scale_workers = args.workers
+        run_scale(args, __file__, say)
+    else:
+        _share(args)
+    print(f"total time {time.perf_counter() - began:.0f} s")
 
+
+def _share(args: argparse.Namespace) -> None:
     expected_pages = args.origins * args.pages
     print(
         f"{args.crawlers} crawlers x {args.origins} origins, {expected_pages} allowed pages "
@@ -412,14 +525,14 @@ def main() -> None:
         f"after {args.robots_delay} s; {args.rounds} rounds; Scrapy settings {CRAWL_SETTINGS}",
         flush=True,
     )
-    began = time.perf_counter()
     runs: dict[str, list[dict[str, Any]]] = {m: [] for m in MODES}
     problems: list[str] = []
     with tempfile.TemporaryDirectory(prefix="bench_fleet_redis_") as directory:
-        redis_proc, redis_port = _start_redis(directory)
+        rp = RedisProc(directory)
         try:
+            print(machine_facts(rp.client()), flush=True)
             for r, mode in alternating_rounds(MODES, args.rounds, args.warmup):
-                res = _run(mode, args, redis_port)
+                res = _run(mode, args, rp)
                 if r:
                     runs[mode].append(res)
                 label = f"round {r}" if r else "warm-up"
@@ -440,7 +553,7 @@ def main() -> None:
                 if res["disallowed_served"] or res["dropped"] or res["failed"]:
                     problems.append(f"{label} {mode}: disallowed/dropped/failed requests")
         finally:
-            _stop(redis_proc)
+            rp.stop()
 
     print()
     fetches = {m: statistics.median(r["robots_served"] for r in runs[m]) for m in MODES}
@@ -466,7 +579,6 @@ def main() -> None:
     )
     ok = fetches["redis"] == args.origins and ratio >= 0.9 and not problems
     print("targets met" if ok else "TARGETS MISSED: " + ("; ".join(problems) or "see above"))
-    print(f"total time {time.perf_counter() - began:.0f} s")
 
 
 if __name__ == "__main__":
