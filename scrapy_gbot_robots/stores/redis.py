@@ -73,6 +73,11 @@ OUTAGE_ERRORS: tuple[type[BaseException], ...] = (
 )
 #: Everything a Redis call may raise that the crawl survives: an outage, or a refusal.
 FAULTS: tuple[type[BaseException], ...] = (*OUTAGE_ERRORS, RedisError)
+#: Connections of the store's pool; a call past them waits for one (at most POOL_WAIT s, or
+#: the socket timeout if longer) instead of failing: calls take milliseconds, so a few dozen
+#: connections serve hundreds of fetches at once.
+POOL_SIZE = 64
+POOL_WAIT = 10.0
 
 # KEYS[1] origin hash; ARGV[1] fetched_at, ARGV[2] entry bytes, ARGV[3] the entry magic,
 # ARGV[4] when the key expires (Unix ms; 0: never).
@@ -402,22 +407,27 @@ class RedisStore:
             if self._client is not None:
                 self._drop_client(self._client)
             self._loop = loop
-            self._client = aioredis.Redis.from_url(
+            # A bounded pool where a call past it waits for a connection: redis-py's default
+            # pool refuses the call instead (MaxConnectionsError, a ConnectionError), which
+            # would read as an outage when a fleet's budget runs many fetches at once.
+            pool = aioredis.BlockingConnectionPool.from_url(
                 self.url,
+                max_connections=POOL_SIZE,
+                timeout=max(POOL_WAIT, self.socket_timeout),
                 socket_timeout=self.socket_timeout,
                 socket_connect_timeout=self.socket_timeout,
                 # No hidden retries: an outage must be noticed at once, and answered locally.
                 retry=AsyncRetry(NoBackoff(), 0),
                 client_name=f"gbot_robots:{self.token}",
             )
+            self._client = aioredis.Redis(connection_pool=pool)
         return self._client
 
     def _drop_client(self, client: aioredis.Redis) -> None:
         """Close the async client's connections on its loop if it still runs; else drop it."""
         loop = self._loop
         if loop is not None and loop.is_running() and not loop.is_closed():
-            aclose = getattr(client, "aclose", None) or client.close  # redis < 5.0.1: close
-            task = loop.create_task(aclose())
+            task = loop.create_task(client.connection_pool.disconnect())
             task.add_done_callback(_ignore_result)
 
     def _fault(self, exc: BaseException) -> None:

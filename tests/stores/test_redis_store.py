@@ -508,3 +508,31 @@ async def test_writes_queued_at_close_are_written(rs: RedisServer) -> None:
         assert b.write_errors == 0
 
     await aio(body())
+
+
+@pytest_twisted.ensureDeferred
+async def test_more_calls_at_once_than_connections_wait_for_one_and_are_no_outage(
+    rs: RedisServer,
+) -> None:
+    """A fleet's budget can run hundreds of store calls at once. redis-py's asyncio pool used
+    to refuse the 101st (``MaxConnectionsError``, a ``ConnectionError``), which the store took
+    for an outage: it then fetched robots.txt locally (twice across the fleet, measured by
+    ``bench_fleet.py scale``: 4,730 robots.txt for 4,000 origins) and left its locks to
+    expire. The store's pool is bounded, and a call past it waits for a connection."""
+
+    async def body() -> None:
+        store = backing(rs.url)
+        origins = [f"http://o{i}.test" for i in range(400)]
+        for origin in origins:
+            store.put_soon(origin, rules(T0))
+        store.close()  # writes them all
+        reader = backing(rs.url)
+        loaded = await asyncio.gather(*(reader.load(o) for o in origins))
+        locked = await asyncio.gather(*(reader.acquire(o, 30.0) for o in origins))
+        assert all(state is not None for state in loaded)
+        assert all(locked)
+        assert reader.outages == 0 and reader.errors == 0
+        assert len(rs.client().keys("gbot_robots:lock:*")) == len(origins)  # really taken
+        reader.close()
+
+    await aio(body())
