@@ -257,6 +257,18 @@ SCALAR = Scalar(
 
 _COUNTS = Obj({k: INT for k in ("allowed", "forbidden", "would_stop", "deferred", "dropped")})
 
+#: GBOT_ROBOTS_PAGE_RULES: what the pages of an origin (or of the report) said.
+_PAGE_COUNTS = {
+    k: INT for k in ("read", "noindex", "nofollow", "disallowed_noindex", "dropped_nofollow")
+}
+_PAGES = Obj(
+    {
+        **_PAGE_COUNTS,
+        "sources": Mapping(Mapping(INT)),
+        "examples": Mapping(Items(STR)),
+    }
+)
+
 _PREFERENCE = Obj(
     {
         "category": STR,
@@ -332,6 +344,7 @@ ORIGIN = Obj(
         "requests": _COUNTS,
         "drop_reasons": Mapping(INT),
         "crawl_delay": Nullable(Obj({"asked": NUMBER, "applied": NUMBER})),
+        "pages": Nullable(_PAGES),
     },
     required=frozenset({"origin"}),
 )
@@ -373,6 +386,7 @@ REPORT = Obj(
             }
         ),
         "origins_by_state": Mapping(INT),
+        "page_rules": Obj({"level": STR, **_PAGE_COUNTS}),
         "folded": Obj(
             {
                 "origins": INT,
@@ -381,6 +395,7 @@ REPORT = Obj(
                     {
                         **{k: INT for k in _COUNTS.fields},
                         "by_state": Mapping(INT),
+                        "pages": Obj(_PAGE_COUNTS),
                     }
                 ),
                 "other_rules": Obj({"forbidden": INT}),

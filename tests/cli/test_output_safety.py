@@ -255,7 +255,7 @@ def test_fetch_verbose_escapes_scrapys_own_log_lines(hostile: Hostile) -> None:
 @pytest.mark.parametrize("verbose", [["-v"], []])
 def test_fetch_log_lines_escape_a_hostile_host(verbose: list[str]) -> None:
     """A host Scrapy keeps as written (w3lib escapes paths, not hosts) reached the terminal
-    raw in the middleware's log lines: "Deferred until the robots.txt of http://evil^[c...".
+    raw in the middleware's log lines: "Parked until the robots.txt of http://evil^[c...".
     Twisted refuses the URL before any connection, so nothing leaves the machine."""
     host = "evil" + "\x1bc" + "\x07" + ".test"
     status, out, err = run("fetch", f"http://{host}/page", *verbose, "--color", "never")
@@ -264,4 +264,4 @@ def test_fetch_log_lines_escape_a_hostile_host(verbose: list[str]) -> None:
     assert_safe(err)
     assert "evil\\x1bc\\x07.test" in out
     if verbose:
-        assert "Deferred until the robots.txt of http://evil\\x1bc\\x07.test" in err
+        assert "Parked until the robots.txt of http://evil\\x1bc\\x07.test" in err
