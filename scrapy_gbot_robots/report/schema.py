@@ -258,7 +258,7 @@ SCALAR = Scalar(
 _COUNTS = Obj({k: INT for k in ("allowed", "forbidden", "would_stop", "deferred", "dropped")})
 
 #: GBOT_ROBOTS_PAGE_RULES: what the pages of an origin (or of the report) said.
-_PAGE_COUNTS = {
+_PAGE_COUNTS: dict[str, Spec] = {
     k: INT for k in ("read", "noindex", "nofollow", "disallowed_noindex", "dropped_nofollow")
 }
 _PAGES = Obj(
