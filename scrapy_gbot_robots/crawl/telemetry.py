@@ -38,6 +38,7 @@ if TYPE_CHECKING:
     from .effects import FetchReason
     from .gate import ParkReason
     from .keys import Tokens
+    from .pacing import Pace
     from .tally import Tally
 
 #: The logger named in the README and the docs (the middleware's historical module path).
@@ -397,14 +398,45 @@ class Telemetry:
             )
 
     # -- lifecycle --------------------------------------------------------------------------
-    def opened(self, token: Tokens, source: str, fetches: int, slow: int = 0) -> None:
+    def opened(
+        self, token: Tokens, source: str, fetches: int, slow: int = 0, floor: int | None = None
+    ) -> None:
+        paced = f"{floor} to {fetches}" if floor is not None and floor < fetches else None
         logger.info(
             "Obeying robots.txt as user agent %(token)r (from %(source)s), the way Googlebot "
-            "does (scrapy_gbot_robots.GoogleRobotsTxtMiddleware); at most %(fetches)d "
+            "does (scrapy_gbot_robots.GoogleRobotsTxtMiddleware); %(fetches)s "
             "robots.txt downloads at once (+%(slow)d slow ones)",
-            {"token": token, "source": source, "fetches": fetches, "slow": slow},
+            {
+                "token": token,
+                "source": source,
+                "fetches": f"{paced}, paced by the crawl," if paced else f"at most {fetches}",
+                "slow": slow,
+            },
             extra=self._extra(),
         )
+
+    def paced(self, pace: Pace) -> None:
+        """The fetch budget's limit after a tick (``robotstxt/fetch_budget``, live)."""
+        stats = self.stats
+        stats.set_value(S.FETCH_BUDGET, pace.limit)
+        if pace.limit == pace.before:
+            return
+        stats.inc_value(S.FETCH_BUDGET_GREW if pace.limit > pace.before else S.FETCH_BUDGET_SHRANK)
+        if self.debug:
+            logger.debug(
+                "robots.txt fetch budget %(before)d -> %(limit)d (%(move)s: %(free)d free "
+                "download slots, %(backlog)d requests in the scheduler, %(waiting)d origins "
+                "waiting for robots.txt)",
+                {
+                    "before": pace.before,
+                    "limit": pace.limit,
+                    "move": pace.move.value,
+                    "free": pace.free_slots,
+                    "backlog": pace.backlog,
+                    "waiting": pace.waiting,
+                },
+                extra=self._extra(),
+            )
 
     def unbounded_body(self, max_bytes: int) -> None:
         """RobotsBodyMiddleware is not in the downloader chain: say once what that costs."""
@@ -453,6 +485,11 @@ class Telemetry:
         stats.set_value(S.FETCH_IN_FLIGHT_PEAK, budget.running_peak)
         stats.set_value(S.FETCH_SLOW_PEAK, budget.slow_peak)
         stats.set_value(S.FETCH_QUEUE_PEAK, budget.queued_peak)
+        stats.set_value(S.FETCH_BUDGET_PEAK, budget.limit_peak)
+        stats.set_value(S.FETCH_BUDGET, budget.limit)
+        stats.set_value(S.CACHE_PINNED_PEAK, store.pinned_peak)
+        if store.pinned_evictions:
+            stats.set_value(S.CACHE_EVICTED_PINNED, store.pinned_evictions)
         if tally.taken_elsewhere:
             stats.set_value(S.TAKEN_ELSEWHERE, tally.taken_elsewhere)
         if store.evictions:

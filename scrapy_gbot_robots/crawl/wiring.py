@@ -6,7 +6,8 @@ every collaborator, each built whole and passed in through its constructor, in a
 where every arrow points one way (:mod:`.coordinator` owns the conversation between them):
 
     keys, lifecycle, telemetry → read-backs → store → lot, outbox → gate
-    → fetcher, verdicts, admission, housekeeping, crawl-delay, report files → coordinator
+    → fetcher, verdicts, admission, housekeeping, pacing, crawl-delay, report files
+    → coordinator
 """
 
 from __future__ import annotations
@@ -40,6 +41,7 @@ from .housekeeping import Housekeeping
 from .keys import RequestKeys, Tokens
 from .lifecycle import Lifecycle
 from .lots import jobdir_lot
+from .pacing import Pacing
 from .read_back import ReadBacks
 from .reporting import ReportFiles
 from .telemetry import Telemetry
@@ -113,11 +115,9 @@ def build(crawler: Crawler, downloader: Downloader | None = None) -> Coordinator
     store = open_store(config, crawler, prepare=_matcher_of(token), on_read=read_backs.seen)
     codec = RequestCodec(lambda: crawler.spider, telemetry.unserializable)
     outbox: Outbox[Any] = Outbox()
-    # 0 (the default) follows CONCURRENT_REQUESTS: robots.txt downloads bypass the
-    # engine's own concurrency limit, so this is their only bound.
-    max_fetches = max(
-        1, config.concurrent_fetches or crawler.settings.getint("CONCURRENT_REQUESTS", 16)
-    )
+    # Robots.txt downloads bypass the engine's own concurrency limit: the budget's ceiling
+    # is their only bound; the pacing moves the limit between its floor and it.
+    max_fetches = config.fetch_ceiling
     gate: Gate[Any] = Gate(
         store,
         config.policy,
@@ -126,9 +126,11 @@ def build(crawler: Crawler, downloader: Downloader | None = None) -> Coordinator
         lifecycle.accepting,
         park_timeout=config.park_timeout,
         max_fetches=max_fetches,
+        min_fetches=config.fetch_floor,
         observe=config.observe,
-        max_slow=config.slow_lane(max_fetches),
+        max_slow=config.slow_lane(),
         slow_after=config.slow_fetch_after,
+        room=store.room,
     )
     bounded_body = body_middleware_enabled(crawler.settings, spellings(BODY))
     fetcher = Fetcher(
@@ -170,6 +172,7 @@ def build(crawler: Crawler, downloader: Downloader | None = None) -> Coordinator
         verdicts=Verdicts(config, keys, store, telemetry),
         admission=Admission(crawler),
         housekeeping=Housekeeping(config, store, telemetry),
+        pacing=Pacing(config.concurrent_requests),
         codec=codec,
         report_files=report_files,
         bounded_body=bounded_body,
