@@ -57,8 +57,10 @@ class MemoryStore:
         self.pinned_peak = 0
         self._data: OrderedDict[str, OriginState] = OrderedDict()
         self._failing: OrderedDict[str, OriginState] = OrderedDict()
-        self._pinned: dict[str, OriginState] = {}  # out of the LRUs: never forgotten first
-        self._pins: dict[str, int] = {}  # origin -> pins, only for origins in _pinned
+        # Pins cost a count on the hot path; a pinned origin leaves its LRU only when it
+        # comes up for eviction, into this dict, and goes back when its last pin goes.
+        self._pins: dict[str, int] = {}  # origin -> pins, only for origins held here
+        self._pinned: dict[str, OriginState] = {}
 
     def get(self, origin: str) -> OriginState | None:
         state = self._data.get(origin)
@@ -88,17 +90,24 @@ class MemoryStore:
 
     def _bound(self, into: OrderedDict[str, OriginState] | None) -> None:
         """Forget the least recently used until the bound holds; never the one just put
-        (``into``'s last: a fetch just decided it, and its requests are about to pass)."""
-        data, failing, pinned = self._data, self._failing, self._pinned
+        (``into``'s last: a fetch just decided it, and its requests are about to pass), and
+        never a pinned one (set aside instead) until the hard bound."""
+        data, failing, pinned, pins = self._data, self._failing, self._pinned, self._pins
         while len(data) + len(failing) + len(pinned) > self.max_entries:
-            if len(data) > (into is data) or (data and into is failing):
-                data.popitem(last=False)
+            if len(data) > (into is data):
+                origin, state = data.popitem(last=False)
+                if origin in pins:
+                    pinned[origin] = state
+                    continue
             elif len(failing) > (into is failing):
-                failing.popitem(last=False)
+                origin, state = failing.popitem(last=False)
+                if origin in pins:
+                    pinned[origin] = state
+                    continue
                 self.failing_evictions += 1
             elif len(data) + len(failing) + len(pinned) > 2 * self.max_entries and pinned:
                 oldest = next(iter(pinned))
-                del pinned[oldest], self._pins[oldest]
+                del pinned[oldest], pins[oldest]
                 self.pinned_evictions += 1
             else:
                 return  # only pinned ones (and the one just put) are left: kept
@@ -114,16 +123,10 @@ class MemoryStore:
         count = pins.get(origin)
         if count is not None:
             pins[origin] = count + 1
-            return
-        state = self._data.pop(origin, None)
-        if state is None:
-            state = self._failing.pop(origin, None)
-            if state is None:
-                return
-        pins[origin] = 1
-        self._pinned[origin] = state
-        if len(pins) > self.pinned_peak:
-            self.pinned_peak = len(pins)
+        elif origin in self._data or origin in self._failing:
+            pins[origin] = 1
+            if len(pins) > self.pinned_peak:
+                self.pinned_peak = len(pins)
 
     def unpin(self, origin: str) -> bool:
         """A request of ``origin`` reached the download check (or was refused on its way).
@@ -139,15 +142,17 @@ class MemoryStore:
             pins[origin] = count - 1
             return False
         del pins[origin]
-        # Kept over an older one if the store is full: its request is being checked now.
-        self._bound(self._back_in_lru(origin, self._pinned.pop(origin)))
+        state = self._pinned.pop(origin, None)
+        if state is not None:  # set aside at an eviction: back as the most recently used,
+            # and kept over an older one (its request is being checked now)
+            self._bound(self._back_in_lru(origin, state))
         return True
 
     def unpin_all(self) -> int:
         """Forget every pin (nothing is on its way any more); returns how many origins."""
         released = len(self._pins)
-        for origin, state in self._pinned.items():
-            self._back_in_lru(origin, state)
+        for origin, state in reversed(self._pinned.items()):  # set aside as the oldest
+            self._back_in_lru(origin, state).move_to_end(origin, last=False)
         self._pinned.clear()
         self._pins.clear()
         self._bound(None)
@@ -161,11 +166,11 @@ class MemoryStore:
     @property
     def pinned(self) -> int:
         """Origins kept because requests of theirs are on their way to the download check."""
-        return len(self._pinned)
+        return len(self._pins)
 
     def room(self) -> int:
         """How many more origins can be decided without forgetting a pinned one."""
-        return self.max_entries - len(self._pinned)
+        return self.max_entries - len(self._pins)
 
     @property
     def failing(self) -> int:

@@ -525,7 +525,7 @@ def test_no_more_origins_are_decided_than_the_store_keeps_while_their_requests_t
 
 
 def test_a_download_waiting_in_place_does_not_wait_for_room() -> None:
-    gate, actions, store = make_gate(max_fetches=4, store_size=1, room=True)
+    gate, actions, _ = make_gate(max_fetches=4, store_size=1, room=True)
     gate.schedule("http://a", "a", 0.0)
     gate.schedule("http://b", "b", 0.0)
     assert [o for o, _ in actions.fetches] == ["http://a"]  # the room: one origin
