@@ -23,13 +23,16 @@ from .policy.states import PolicyConfig
 
 PREFIX = "GBOT_ROBOTS_"
 
-#: ``GBOT_ROBOTS_SLOW_FETCHES = 0``: the slow lane holds this many times the budget's floor.
+#: ``GBOT_ROBOTS_SLOW_FETCHES = 0``: the slow lane holds this many times the budget's start.
 SLOW_LANE_FACTOR = 4
 
 #: ``GBOT_ROBOTS_CONCURRENT_FETCHES = 0``: the fetch budget's ceiling is this many times
 #: ``CONCURRENT_REQUESTS``. A robots.txt download costs a socket and a few KiB; what it
 #: costs the crawl is its latency, which more of them in flight hide.
 CEILING_FACTOR = 8
+#: ``GBOT_ROBOTS_CONCURRENT_FETCHES_MIN = 0``: the floor is ``CONCURRENT_REQUESTS`` divided by
+#: this, so that a downloader slower than the decisions can slow them down.
+FLOOR_DIVISOR = 4
 
 #: name -> (default, kind, minimum); kind is "float" or "int". The single source of defaults.
 NUMERIC: dict[str, tuple[float, str, float]] = {
@@ -119,9 +122,10 @@ class Config:
     memory_size: int = 10_000  # GBOT_ROBOTS_CACHE_SIZE: origin states kept in memory
     park_timeout: float = 600.0
     tick: float = 1.0
-    #: The fetch budget's floor and ceiling (GBOT_ROBOTS_CONCURRENT_FETCHES_MIN and
-    #: GBOT_ROBOTS_CONCURRENT_FETCHES, resolved against CONCURRENT_REQUESTS).
-    fetch_floor: int = 16
+    #: The fetch budget's floor, start and ceiling (GBOT_ROBOTS_CONCURRENT_FETCHES_MIN,
+    #: CONCURRENT_REQUESTS and GBOT_ROBOTS_CONCURRENT_FETCHES, see :func:`fetch_bounds`).
+    fetch_floor: int = 16 // FLOOR_DIVISOR
+    fetch_start: int = 16
     fetch_ceiling: int = 16 * CEILING_FACTOR
     #: CONCURRENT_REQUESTS: the pages the downloader takes at once (0: no limit).
     concurrent_requests: int = 16
@@ -156,7 +160,7 @@ class Config:
         """Size of the slow lane (0: no lane)."""
         if not self.slow_fetch_after:
             return 0
-        return self.slow_fetches or SLOW_LANE_FACTOR * self.fetch_floor
+        return self.slow_fetches or SLOW_LANE_FACTOR * self.fetch_start
 
 
 def _number(name: str, value: Any, kind: str, minimum: float) -> float:
@@ -278,12 +282,13 @@ def _concurrent_requests(get: Callable[[str], Any]) -> int:
     return max(0, value)
 
 
-def fetch_bounds(ceiling: int, floor: int, concurrent_requests: int) -> tuple[int, int]:
-    """The fetch budget's (floor, ceiling) from the two settings (0: their defaults).
+def fetch_bounds(ceiling: int, floor: int, concurrent_requests: int) -> tuple[int, int, int]:
+    """The fetch budget's (floor, start, ceiling) from the two settings (0: their defaults).
 
-    The ceiling defaults to ``CEILING_FACTOR`` x ``CONCURRENT_REQUESTS``; the floor to
-    ``CONCURRENT_REQUESTS`` (never above the ceiling). A floor set above the ceiling is an
-    error naming ``GBOT_ROBOTS_CONCURRENT_FETCHES_MIN``.
+    The ceiling defaults to ``CEILING_FACTOR`` x ``CONCURRENT_REQUESTS``; the budget starts at
+    ``CONCURRENT_REQUESTS`` (the fixed budget of 0.3), never outside [floor, ceiling]; the
+    floor defaults to a ``FLOOR_DIVISOR``-th of the start. A floor set above the ceiling is
+    an error naming ``GBOT_ROBOTS_CONCURRENT_FETCHES_MIN``.
     """
     pages = concurrent_requests or 16  # 0 (no limit): as Scrapy's default
     top = ceiling or CEILING_FACTOR * pages
@@ -293,7 +298,9 @@ def fetch_bounds(ceiling: int, floor: int, concurrent_requests: int) -> tuple[in
             PREFIX + "CONCURRENT_FETCHES_MIN",
             f"must be <= {PREFIX}CONCURRENT_FETCHES{where}: {top}, got {floor}",
         )
-    return (floor or min(pages, top)), top
+    start = min(pages, top)
+    bottom = floor or max(1, start // FLOOR_DIVISOR)
+    return bottom, max(bottom, start), top
 
 
 def load(get: Callable[[str], Any]) -> Config:
@@ -331,7 +338,7 @@ def load(get: Callable[[str], Any]) -> Config:
         # A user who lowers Scrapy's own timeout gets it for robots.txt too.
         nums["DOWNLOAD_TIMEOUT"] = min(nums["DOWNLOAD_TIMEOUT"], _scrapy_timeout(get))
     concurrent_requests = _concurrent_requests(get)
-    fetch_floor, fetch_ceiling = fetch_bounds(
+    fetch_floor, fetch_start, fetch_ceiling = fetch_bounds(
         int(nums["CONCURRENT_FETCHES"]), int(nums["CONCURRENT_FETCHES_MIN"]), concurrent_requests
     )
     robots_ua = _user_agents(get("ROBOTSTXT_USER_AGENT"))
@@ -368,6 +375,7 @@ def load(get: Callable[[str], Any]) -> Config:
         park_timeout=nums["PARK_TIMEOUT"],
         tick=nums["TICK"],
         fetch_floor=fetch_floor,
+        fetch_start=fetch_start,
         fetch_ceiling=fetch_ceiling,
         concurrent_requests=concurrent_requests,
         slow_fetch_after=nums["SLOW_FETCH_AFTER"],

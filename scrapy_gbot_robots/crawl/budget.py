@@ -2,9 +2,9 @@
 
 At most ``limit`` fetches hold a slot (redirect hops and immediate retries are inside one
 fetch); origins wanting a fetch beyond that wait in one FIFO, in order of their first
-request. The limit moves between a floor and a ceiling (``min_fetches``, ``max_fetches``):
-the pacing controller (:mod:`.pacing`) sets it from what the crawl needs, and
-:meth:`FetchBudget.resize` keeps it inside the bounds whatever it asks.
+request. The limit starts at ``start`` and moves between a floor and a ceiling
+(``min_fetches``, ``max_fetches``): the pacing controller (:mod:`.pacing`) sets it from what
+the crawl needs, and :meth:`FetchBudget.resize` keeps it inside the bounds whatever it asks.
 
 The slow lane: when an origin waits for a slot, the oldest fetch still running
 ``slow_after`` seconds after it started (a host that never answers, until its timeout)
@@ -41,6 +41,7 @@ class FetchBudget:
         max_fetches: int,
         *,
         min_fetches: int | None = None,
+        start: int | None = None,
         max_slow: int = 0,
         slow_after: float = 0.0,
         room: Callable[[], int] | None = None,
@@ -50,15 +51,18 @@ class FetchBudget:
         floor = max_fetches if min_fetches is None else min_fetches
         if not 1 <= floor <= max_fetches:
             raise ValueError(f"min_fetches must be in [1, {max_fetches}], got {min_fetches}")
+        first = floor if start is None else start
+        if not floor <= first <= max_fetches:
+            raise ValueError(f"start must be in [{floor}, {max_fetches}], got {start}")
         if max_slow < 0 or slow_after < 0:
             raise ValueError(f"max_slow and slow_after must be >= 0, got {max_slow}, {slow_after}")
         #: The ceiling: the limit never goes above it.
         self.max_fetches = max_fetches
         #: The floor: the limit never goes below it.
         self.min_fetches = floor
-        #: Fetches that may hold a slot now; it starts at the floor.
-        self.limit = floor
-        self.limit_peak = floor
+        #: Fetches that may hold a slot now.
+        self.limit = first
+        self.limit_peak = first
         # The lane is off when either is 0: slow fetches then keep their slot.
         self.max_slow = max_slow if slow_after > 0 else 0
         self.slow_after = slow_after

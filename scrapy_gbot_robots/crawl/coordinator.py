@@ -415,7 +415,12 @@ class Coordinator:
         gate, telemetry = self._gate, self._telemetry
         budget = gate.budget
         telemetry.opened(
-            self.token, self._token_source, budget.max_fetches, budget.max_slow, budget.min_fetches
+            self.token,
+            self._token_source,
+            budget.max_fetches,
+            budget.max_slow,
+            budget.min_fetches,
+            budget.limit,
         )
         if not self._bounded_body:
             telemetry.unbounded_body(self._config.policy.max_bytes)

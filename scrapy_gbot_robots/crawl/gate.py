@@ -123,6 +123,7 @@ class Gate(Generic[T]):
         park_timeout: float,
         max_fetches: int,
         min_fetches: int | None = None,
+        start_fetches: int | None = None,
         release_batch: int = 1000,
         observe: bool = False,
         max_slow: int = 0,
@@ -141,6 +142,7 @@ class Gate(Generic[T]):
         self.budget = FetchBudget(
             max_fetches,
             min_fetches=min_fetches,
+            start=start_fetches,
             max_slow=max_slow,
             slow_after=slow_after,
             room=room,

@@ -399,19 +399,23 @@ class Telemetry:
 
     # -- lifecycle --------------------------------------------------------------------------
     def opened(
-        self, token: Tokens, source: str, fetches: int, slow: int = 0, floor: int | None = None
+        self,
+        token: Tokens,
+        source: str,
+        fetches: int,
+        slow: int = 0,
+        floor: int | None = None,
+        start: int | None = None,
     ) -> None:
-        paced = f"{floor} to {fetches}" if floor is not None and floor < fetches else None
+        if floor is not None and floor < fetches:
+            budget = f"{start or floor}, paced between {floor} and {fetches},"
+        else:
+            budget = f"at most {fetches}"
         logger.info(
             "Obeying robots.txt as user agent %(token)r (from %(source)s), the way Googlebot "
-            "does (scrapy_gbot_robots.GoogleRobotsTxtMiddleware); %(fetches)s "
-            "robots.txt downloads at once (+%(slow)d slow ones)",
-            {
-                "token": token,
-                "source": source,
-                "fetches": f"{paced}, paced by the crawl," if paced else f"at most {fetches}",
-                "slow": slow,
-            },
+            "does (scrapy_gbot_robots.GoogleRobotsTxtMiddleware); %(budget)s robots.txt "
+            "downloads at once (+%(slow)d slow ones)",
+            {"token": token, "source": source, "budget": budget, "slow": slow},
             extra=self._extra(),
         )
 

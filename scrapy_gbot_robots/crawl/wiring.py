@@ -127,6 +127,7 @@ def build(crawler: Crawler, downloader: Downloader | None = None) -> Coordinator
         park_timeout=config.park_timeout,
         max_fetches=max_fetches,
         min_fetches=config.fetch_floor,
+        start_fetches=config.fetch_start,
         observe=config.observe,
         max_slow=config.slow_lane(),
         slow_after=config.slow_fetch_after,

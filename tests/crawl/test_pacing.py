@@ -96,6 +96,10 @@ def test_the_limit_stays_within_the_bounds_whatever_is_asked() -> None:
     assert b.limit_peak == 64
     with pytest.raises(ValueError, match="min_fetches"):
         FetchBudget(8, min_fetches=9)
+    started = FetchBudget(64, min_fetches=4, start=32)  # the crawl's: from CONCURRENT_REQUESTS
+    assert started.limit == 32 and started.resize(1) is False and started.limit == 4
+    with pytest.raises(ValueError, match="start"):
+        FetchBudget(64, min_fetches=16, start=8)
     fixed = FetchBudget(8)  # no floor given: a fixed budget, as before 0.4
     fixed.resize(100)
     assert fixed.limit == 8

@@ -129,31 +129,33 @@ def test_inconsistent_pairs(values: dict[str, Any], setting: str) -> None:
         load(values.get)
 
 
-def test_slow_lane_defaults_to_four_times_the_budget_floor_and_zero_turns_it_off() -> None:
+def test_slow_lane_defaults_to_four_times_the_budget_start_and_zero_turns_it_off() -> None:
     assert _load(CONCURRENT_REQUESTS=32).slow_lane() == 128
-    assert _load(GBOT_ROBOTS_CONCURRENT_FETCHES_MIN=5).slow_lane() == 20
+    assert _load(GBOT_ROBOTS_CONCURRENT_FETCHES=5).slow_lane() == 20
     assert _load(GBOT_ROBOTS_SLOW_FETCHES=10).slow_lane() == 10
     assert _load(GBOT_ROBOTS_SLOW_FETCH_AFTER=0).slow_lane() == 0
     assert _load(GBOT_ROBOTS_SLOW_FETCH_AFTER="2.5").slow_fetch_after == 2.5
 
 
 @pytest.mark.parametrize(
-    ("values", "floor", "ceiling"),
+    ("values", "bounds"),
     [
-        ({}, 16, 128),  # Scrapy's CONCURRENT_REQUESTS: 16 to 8 x 16
-        ({"CONCURRENT_REQUESTS": 32}, 32, 256),
-        ({"CONCURRENT_REQUESTS": "4"}, 4, 32),
-        ({"CONCURRENT_REQUESTS": 0}, 16, 128),  # no page limit: as the default
+        ({}, (4, 16, 128)),  # Scrapy's CONCURRENT_REQUESTS: from 16, between 16 / 4 and 8 x 16
+        ({"CONCURRENT_REQUESTS": 32}, (8, 32, 256)),
+        ({"CONCURRENT_REQUESTS": "4"}, (1, 4, 32)),
+        ({"CONCURRENT_REQUESTS": 2}, (1, 2, 16)),
+        ({"CONCURRENT_REQUESTS": 0}, (4, 16, 128)),  # no page limit: as the default
         # The 0.3 meaning of GBOT_ROBOTS_CONCURRENT_FETCHES, "at most N", holds: a ceiling.
-        ({"GBOT_ROBOTS_CONCURRENT_FETCHES": 8}, 8, 8),
-        ({"GBOT_ROBOTS_CONCURRENT_FETCHES": 64, "CONCURRENT_REQUESTS": 32}, 32, 64),
-        ({"GBOT_ROBOTS_CONCURRENT_FETCHES_MIN": 2}, 2, 128),
-        ({"GBOT_ROBOTS_CONCURRENT_FETCHES_MIN": 50, "GBOT_ROBOTS_CONCURRENT_FETCHES": 50}, 50, 50),
+        ({"GBOT_ROBOTS_CONCURRENT_FETCHES": 8}, (2, 8, 8)),
+        ({"GBOT_ROBOTS_CONCURRENT_FETCHES": 64, "CONCURRENT_REQUESTS": 32}, (8, 32, 64)),
+        ({"GBOT_ROBOTS_CONCURRENT_FETCHES_MIN": 2}, (2, 16, 128)),
+        ({"GBOT_ROBOTS_CONCURRENT_FETCHES_MIN": 20}, (20, 20, 128)),  # starts at the floor
+        ({"GBOT_ROBOTS_CONCURRENT_FETCHES_MIN": 9, "GBOT_ROBOTS_CONCURRENT_FETCHES": 9}, (9, 9, 9)),
     ],
 )
-def test_the_fetch_budget_bounds(values: dict[str, Any], floor: int, ceiling: int) -> None:
+def test_the_fetch_budget_bounds(values: dict[str, Any], bounds: tuple[int, int, int]) -> None:
     config = load(values.get)
-    assert (config.fetch_floor, config.fetch_ceiling) == (floor, ceiling)
+    assert (config.fetch_floor, config.fetch_start, config.fetch_ceiling) == bounds
 
 
 @pytest.mark.parametrize(
