@@ -39,6 +39,18 @@ two middlewares organise differently.
   each time, and a broad crawl keeps tens of thousands of requests alive); ``--modes off`` adds
   a crawl with ``ROBOTSTXT_OBEY = False`` as a floor (it fetches the disallowed pages too).
 
+* ``--seed upfront`` (the default) is a spider whose ``start()`` yields every URL at once,
+  which Scrapy takes as fast as it can while the downloader is busy: all requests are in the
+  scheduler early. ``--seed start`` is the lazy ``start()`` of Scrapy's documentation
+  ("start requests lazily"): it yields the next URL only once the engine has room (waiting
+  for ``scheduler_empty`` while ``engine.needs_backout()``), so ``off``'s scheduler stays
+  small, the way many broad crawls are seeded.
+* ``--trace`` prints, for each mode, what the crawl looked like second by second (sampled in
+  the crawler): the add-on's fetch budget (the live stat ``robotstxt/fetch_budget``), the
+  downloads in progress and the downloader's limit (robots.txt ones widen it), the requests
+  in the scheduler, the requests parked, and the pages crawled so far; at most 40 rows
+  (evenly spaced over the run).
+
 * ``--hang-every N`` makes every N-th origin (``o<N-1>``, ``o<2N-1>``, ...) dead: the server
   accepts its connections and never answers any of its requests, robots.txt included, as a
   firewalled or broken host does. The figure to watch is then "healthy origins crawled by": when
@@ -48,17 +60,18 @@ two middlewares organise differently.
   "robots.txt max in flight" is counted by the server (requests received, not yet answered, the
   hung ones included), beside the add-on's bound (budget + slow lane) and its own peaks.
 
-Targets for the add-on: robots.txt in flight <= its budget (``--budget``, else
-``CONCURRENT_REQUESTS``) plus its slow lane; wall time <= 0.6x the built-in's; peak RSS <= 1.25x
-the built-in's + 20 MB; nothing dropped (but the requests of dead origins); every allowed page of
-a healthy origin crawled; no disallowed page fetched; one robots.txt request per healthy origin.
+Targets for the add-on: robots.txt in flight <= its budget's ceiling (``--budget``, else
+``GBOT_ROBOTS_CONCURRENT_FETCHES``'s default, 8 x ``CONCURRENT_REQUESTS``) plus its slow
+lane; wall time <= 0.6x the built-in's; peak RSS <= 1.25x the built-in's + 20 MB; nothing
+dropped (but the requests of dead origins); every allowed page of a healthy origin crawled;
+no disallowed page fetched; one robots.txt request per healthy origin.
 The exit status is 0 whatever the figures (2 on bad usage).
 
     .venv/bin/python benchmarks/bench_broad.py [--origins 4000] [--allowed 3] [--disallowed 1]
         [--robots-delay 1.0] [--concurrent-requests 32] [--per-domain 8]
         [--download-timeout 180] [--timeout 900] [--modes addon,builtin,off] [--budget N]
         [--hang-every N] [--park-timeout S] [--order interleaved|origin] [--keep-alive 15]
-        [--set NAME=VALUE] [--gc-threshold G0,G1,G2] [--json]
+        [--set NAME=VALUE] [--gc-threshold G0,G1,G2] [--seed upfront|start] [--trace] [--json]
 
 The issue's two setups: the defaults (4,000 origins, ~5-10 min for both modes on 2 cores) and
 ``--origins 20000 --allowed 2 --disallowed 1 --robots-delay 0.3 --per-domain 2
@@ -414,6 +427,30 @@ def _start_urls(cfg: dict[str, Any]) -> Iterator[str]:
                 yield _origin(i, cfg["port"]) + path
 
 
+def _lazy(spider_cls: type) -> type:
+    """Scrapy's lazy ``start()`` ("start requests lazily" in its docs): the next start
+    request only once the engine has room."""
+    from scrapy import signals
+
+    class LazySpider(spider_cls):  # type: ignore[misc]
+        async def start(self) -> Any:
+            async for request in super().start():
+                if self.crawler.engine.needs_backout():
+                    await self.crawler.signals.wait_for(signals.scheduler_empty)
+                yield request
+
+    LazySpider.name = spider_cls.name  # type: ignore[attr-defined]
+    return LazySpider
+
+
+def _thin(rows: list[list[Any]], most: int) -> list[list[Any]]:
+    """At most ``most`` rows, evenly spaced, the first and the last kept."""
+    if len(rows) <= most:
+        return rows
+    step = (len(rows) - 1) / (most - 1)
+    return [rows[round(i * step)] for i in range(most)]
+
+
 def _crawl(cfg: dict[str, Any]) -> None:
     _raise_fd_limit()
     import scrapy
@@ -423,6 +460,9 @@ def _crawl(cfg: dict[str, Any]) -> None:
     from scrapy import signals
     from scrapy.crawler import CrawlerProcess
     from scrapy.exceptions import IgnoreRequest
+
+    from scrapy_gbot_robots._compat import crawl_load, looping_call
+    from scrapy_gbot_robots._settings import load
 
     timing: dict[str, float] = {}
     counts: Counter[str] = Counter()
@@ -454,22 +494,50 @@ def _crawl(cfg: dict[str, Any]) -> None:
         reasons[f"{type(failure.value).__name__}: {message[:100]}"] += 1
 
     spider_cls = url_list_spider("broad", lambda: _start_urls(cfg), page, failed)
+    if cfg["seed"] == "start":
+        spider_cls = _lazy(spider_cls)
+    trace: list[list[Any]] = []
+    sampler: list[Any] = []
+
+    def sample() -> None:
+        engine = crawler.engine
+        if engine is None or "start" not in timing:
+            return
+        active, concurrency, backlog = crawl_load(engine)
+        get = crawler.stats.get_value
+        parked = get("robotstxt/deferred", 0) - get("robotstxt/undeferred", 0)
+        trace.append(
+            [
+                round(time.perf_counter() - timing["start"], 1),
+                get("robotstxt/fetch_budget"),
+                active,
+                concurrency,
+                backlog,
+                parked - get("robotstxt/dropped", 0),
+                counts["pages"],
+            ]
+        )
 
     def engine_started() -> None:
         timing["start"] = time.perf_counter()
         timing["start_cpu"] = time.process_time()
         timing["start_gc2"] = gc.get_stats()[2]["collections"]
-        # The add-on's bound on robots.txt downloads: its budget, plus its slow lane if any.
-        for mw in getattr(crawler.engine.downloader.middleware, "middlewares", ()):
-            gate = getattr(mw, "gate", None)
-            if gate is not None:
-                limits["budget"] = gate.budget.max_fetches
-                limits["slow_lane"] = gate.budget.max_slow
+        if mode == "addon":  # its bound on robots.txt downloads: the budget's ceiling + lane
+            config = load(crawler.settings.get)
+            limits["budget"] = config.fetch_ceiling
+            limits["floor"] = config.fetch_floor
+            limits["slow_lane"] = config.slow_lane()
+        if cfg["trace"]:
+            loop = looping_call(sample)
+            loop.start(1.0, now=True)
+            sampler.append(loop)
 
     def spider_closed(spider: Any, reason: str) -> None:
         timing["end"] = time.perf_counter()
         timing["end_cpu"] = time.process_time()
         timing["end_gc2"] = gc.get_stats()[2]["collections"]
+        if sampler and sampler[0].running:
+            sampler[0].stop()
 
     mode = cfg["mode"]
     settings: dict[str, Any] = {
@@ -527,6 +595,7 @@ def _crawl(cfg: dict[str, Any]) -> None:
         "dns_lookups": BroadResolver.lookups,
         "dns_refused": BroadResolver.refused,
         "stats": kept,
+        "trace": _thin(trace, 40),
     }
     print(json.dumps(result), flush=True)
 
@@ -587,6 +656,8 @@ def _run_mode(mode: str, args: argparse.Namespace, log: TextIO) -> dict[str, Any
         "hang_every": args.hang_every,
         "gc_threshold": args.gc_threshold,
         "extra": args.set,
+        "seed": args.seed,
+        "trace": args.trace,
     }
     crawl: dict[str, Any] | None = None
     error = None
@@ -653,6 +724,13 @@ def _rows(runs: dict[str, dict[str, Any]], args: argparse.Namespace) -> list[tup
             "  add-on bound (budget + slow lane)": (
                 f"{limits['budget']} + {limits['slow_lane']}" if limits else None
             ),
+            "  add-on budget (floor, peak)": (
+                f"{limits['floor']}, {stats.get('robotstxt/fetch_budget_peak')}"
+                f" ({stats.get('robotstxt/fetch_budget_grew', 0)} up,"
+                f" {stats.get('robotstxt/fetch_budget_shrank', 0)} down)"
+                if limits
+                else None
+            ),
             "  add-on peaks (budget, slow lane)": (
                 f"{stats.get('robotstxt/fetch_in_flight_peak')},"
                 f" {stats.get('robotstxt/fetch_slow_peak', 0)}"
@@ -696,6 +774,7 @@ def _rows(runs: dict[str, dict[str, Any]], args: argparse.Namespace) -> list[tup
         "peak RSS (MB)",
         "robots.txt max in flight",
         "  add-on bound (budget + slow lane)",
+        "  add-on budget (floor, peak)",
         "  add-on peaks (budget, slow lane)",
         "  reached at (s)",
         "robots.txt requests",
@@ -748,7 +827,7 @@ def _checks(
         return ratios, []
     limits = a.get("limits") or {}
     budget = limits.get("budget") or (
-        args.budget if args.budget is not None else args.concurrent_requests
+        args.budget if args.budget is not None else 8 * args.concurrent_requests
     )
     bound = budget + limits.get("slow_lane", 0)
     checks: list[dict[str, Any]] = []
@@ -861,6 +940,21 @@ def _print_report(
     stats = ((runs.get("addon") or {}).get("crawl") or {}).get("stats", {})
     if "robotstxt/parked_peak" in stats:
         print(f"add-on robotstxt/parked_peak: {stats['robotstxt/parked_peak']}")
+    if args.trace:
+        for mode, run in runs.items():
+            _print_trace(mode, (run["crawl"] or {}).get("trace") or [])
+
+
+def _print_trace(mode: str, rows: list[list[Any]]) -> None:
+    if not rows:
+        return
+    print()
+    print(f"{mode}, second by second:")
+    head = ("t (s)", "budget", "downloading", "limit", "scheduler", "parked", "pages")
+    print("| " + " | ".join(head) + " |")
+    print("|" + "---|" * len(head))
+    for row in rows:
+        print("| " + " | ".join("-" if v is None else str(v) for v in row) + " |")
 
 
 def main() -> None:
@@ -886,7 +980,8 @@ def main() -> None:
         "--budget",
         type=int,
         default=None,
-        help="GBOT_ROBOTS_CONCURRENT_FETCHES for the add-on (not set unless given)",
+        help="GBOT_ROBOTS_CONCURRENT_FETCHES (the budget's ceiling) for the add-on (not set"
+        " unless given)",
     )
     parser.add_argument(
         "--order",
@@ -924,6 +1019,15 @@ def main() -> None:
         default=None,
         metavar="G0,G1,G2",
         help="the crawler's gc.set_threshold() in every mode (Python's default: 700,10,10)",
+    )
+    parser.add_argument(
+        "--seed",
+        choices=("upfront", "start"),
+        default="upfront",
+        help="start() yields every URL at once, or lazily, as the engine has room",
+    )
+    parser.add_argument(
+        "--trace", action="store_true", help="print the crawl second by second (budget, queues)"
     )
     parser.add_argument("--json", action="store_true", help="print the results as JSON")
     parser.add_argument("--serve", action="store_true", help=argparse.SUPPRESS)
@@ -980,6 +1084,7 @@ def main() -> None:
         f" {args.concurrent_requests}, per domain {args.per_domain}, DOWNLOAD_TIMEOUT"
         f" {args.download_timeout}, CLOSESPIDER_TIMEOUT {args.timeout}"
         + (f", add-on budget {args.budget}" if args.budget is not None else "")
+        + (", start() lazy" if args.seed == "start" else "")
         + (
             f", every {args.hang_every}-th origin dead ({args.origins // args.hang_every})"
             if args.hang_every

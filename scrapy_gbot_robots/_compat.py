@@ -322,6 +322,32 @@ def fail_bootstrap(crawler: Any) -> None:
     crawler.spider = None
 
 
+def crawl_load(engine: Any) -> tuple[int, int, int]:
+    """What the fetch budget's pacing reads, once per tick: (downloads in progress,
+    robots.txt ones included; the downloader's limit, 0 for none; requests waiting in the
+    scheduler).
+
+    ``downloader.active`` and ``total_concurrency`` are the downloader's own bookkeeping
+    (what ``needs_backout()`` compares); the scheduler's backlog is ``len(scheduler)``
+    (Scrapy's and scrapy-redis's; ``has_pending_requests()``, as 0 or 1, for another one).
+    A scheduler that cannot answer now (a fleet's Redis away) counts as holding requests.
+    """
+    downloader: Any = getattr(engine, "downloader", None)
+    active = len(getattr(downloader, "active", ()))
+    limit = getattr(downloader, "total_concurrency", 0)
+    scheduler: Any = engine_scheduler(engine)
+    try:
+        if scheduler is None:
+            backlog = 0
+        elif hasattr(scheduler, "__len__"):
+            backlog = len(scheduler)
+        else:
+            backlog = int(bool(scheduler.has_pending_requests()))
+    except Exception:
+        backlog = 1
+    return active, limit if isinstance(limit, int) else 0, backlog
+
+
 def reserve_download_slot(engine: Any, delta: int) -> None:
     """Widen (``+1``) or narrow (``-1``) the downloader's global limit for one robots.txt fetch.
 

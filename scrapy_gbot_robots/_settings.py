@@ -24,8 +24,16 @@ from .policy.states import PolicyConfig
 
 PREFIX = "GBOT_ROBOTS_"
 
-#: ``GBOT_ROBOTS_SLOW_FETCHES = 0``: the slow lane holds this many times the fetch budget.
+#: ``GBOT_ROBOTS_SLOW_FETCHES = 0``: the slow lane holds this many times the budget's start.
 SLOW_LANE_FACTOR = 4
+
+#: ``GBOT_ROBOTS_CONCURRENT_FETCHES = 0``: the fetch budget's ceiling is this many times
+#: ``CONCURRENT_REQUESTS``. A robots.txt download costs a socket and a few KiB; what it
+#: costs the crawl is its latency, which more of them in flight hide.
+CEILING_FACTOR = 8
+#: ``GBOT_ROBOTS_CONCURRENT_FETCHES_MIN = 0``: the floor is ``CONCURRENT_REQUESTS`` divided by
+#: this, so that a downloader slower than the decisions can slow them down.
+FLOOR_DIVISOR = 4
 
 #: name -> (default, kind, minimum); kind is "float" or "int". The single source of defaults.
 NUMERIC: dict[str, tuple[float, str, float]] = {
@@ -44,6 +52,7 @@ NUMERIC: dict[str, tuple[float, str, float]] = {
     "PARK_TIMEOUT": (600.0, "float", 0.001),
     "TICK": (1.0, "float", 0.01),
     "CONCURRENT_FETCHES": (0, "int", 0),
+    "CONCURRENT_FETCHES_MIN": (0, "int", 0),
     "SLOW_FETCH_AFTER": (2.0, "float", 0.0),
     "SLOW_FETCHES": (0, "int", 0),
     "LOCK_TTL": (0.0, "float", 0.0),
@@ -117,9 +126,15 @@ class Config:
     memory_size: int = 10_000  # GBOT_ROBOTS_CACHE_SIZE: origin states kept in memory
     park_timeout: float = 600.0
     tick: float = 1.0
-    concurrent_fetches: int = 0  # 0: CONCURRENT_REQUESTS
+    #: The fetch budget's floor, start and ceiling (GBOT_ROBOTS_CONCURRENT_FETCHES_MIN,
+    #: CONCURRENT_REQUESTS and GBOT_ROBOTS_CONCURRENT_FETCHES, see :func:`fetch_bounds`).
+    fetch_floor: int = 16 // FLOOR_DIVISOR
+    fetch_start: int = 16
+    fetch_ceiling: int = 16 * CEILING_FACTOR
+    #: CONCURRENT_REQUESTS: the pages the downloader takes at once (0: no limit).
+    concurrent_requests: int = 16
     slow_fetch_after: float = 2.0  # 0: no slow lane
-    slow_fetches: int = 0  # 0: SLOW_LANE_FACTOR x the fetch budget
+    slow_fetches: int = 0  # 0: SLOW_LANE_FACTOR x where the fetch budget starts
     lock_ttl: float = 0.0  # 0: chosen per store (lock_ttl in crawl/wiring.py)
     store_keep: float = 0.0  # GBOT_ROBOTS_CACHE_KEEP; 0: the store keeps every origin
     policy: PolicyConfig = field(default_factory=PolicyConfig)
@@ -157,11 +172,11 @@ class Config:
         mode, which drops nothing: there ``"obey"`` reads)."""
         return self.page_rules == "obey" and not self.observe
 
-    def slow_lane(self, budget: int) -> int:
-        """Size of the slow lane for a fetch budget of ``budget`` (0: no lane)."""
+    def slow_lane(self) -> int:
+        """Size of the slow lane (0: no lane)."""
         if not self.slow_fetch_after:
             return 0
-        return self.slow_fetches or SLOW_LANE_FACTOR * budget
+        return self.slow_fetches or SLOW_LANE_FACTOR * self.fetch_start
 
 
 def _number(name: str, value: Any, kind: str, minimum: float) -> float:
@@ -271,6 +286,39 @@ def _scrapy_timeout(get: Callable[[str], Any]) -> float:
     return value if value > 0 and not math.isnan(value) else 180.0
 
 
+def _concurrent_requests(get: Callable[[str], Any]) -> int:
+    """Scrapy's ``CONCURRENT_REQUESTS`` (16 unless set); 0 means no limit."""
+    raw = get("CONCURRENT_REQUESTS")
+    if raw is None:
+        return 16
+    try:
+        value = int(raw)
+    except (TypeError, ValueError):
+        raise ConfigError("CONCURRENT_REQUESTS", f"expected a whole number, got {raw!r}") from None
+    return max(0, value)
+
+
+def fetch_bounds(ceiling: int, floor: int, concurrent_requests: int) -> tuple[int, int, int]:
+    """The fetch budget's (floor, start, ceiling) from the two settings (0: their defaults).
+
+    The ceiling defaults to ``CEILING_FACTOR`` x ``CONCURRENT_REQUESTS``; the budget starts at
+    ``CONCURRENT_REQUESTS`` (the fixed budget of 0.3), never outside [floor, ceiling]; the
+    floor defaults to a ``FLOOR_DIVISOR``-th of the start. A floor set above the ceiling is
+    an error naming ``GBOT_ROBOTS_CONCURRENT_FETCHES_MIN``.
+    """
+    pages = concurrent_requests or 16  # 0 (no limit): as Scrapy's default
+    top = ceiling or CEILING_FACTOR * pages
+    if floor > top:
+        where = "" if ceiling else f" (its default, {CEILING_FACTOR} x CONCURRENT_REQUESTS)"
+        raise ConfigError(
+            PREFIX + "CONCURRENT_FETCHES_MIN",
+            f"must be <= {PREFIX}CONCURRENT_FETCHES{where}: {top}, got {floor}",
+        )
+    start = min(pages, top)
+    bottom = floor or max(1, start // FLOOR_DIVISOR)
+    return bottom, max(bottom, start), top
+
+
 def load(get: Callable[[str], Any]) -> Config:
     """Read and validate every setting once; ``get(name)`` returns None for unset names."""
     nums: dict[str, float] = {}
@@ -305,6 +353,10 @@ def load(get: Callable[[str], Any]) -> Config:
     if get(PREFIX + "DOWNLOAD_TIMEOUT") is None:
         # A user who lowers Scrapy's own timeout gets it for robots.txt too.
         nums["DOWNLOAD_TIMEOUT"] = min(nums["DOWNLOAD_TIMEOUT"], _scrapy_timeout(get))
+    concurrent_requests = _concurrent_requests(get)
+    fetch_floor, fetch_start, fetch_ceiling = fetch_bounds(
+        int(nums["CONCURRENT_FETCHES"]), int(nums["CONCURRENT_FETCHES_MIN"]), concurrent_requests
+    )
     robots_ua = _user_agents(get("ROBOTSTXT_USER_AGENT"))
     user_agent = get("USER_AGENT")
     if user_agent is not None and not isinstance(user_agent, str):
@@ -338,7 +390,10 @@ def load(get: Callable[[str], Any]) -> Config:
         memory_size=int(nums["CACHE_SIZE"]),
         park_timeout=nums["PARK_TIMEOUT"],
         tick=nums["TICK"],
-        concurrent_fetches=int(nums["CONCURRENT_FETCHES"]),
+        fetch_floor=fetch_floor,
+        fetch_start=fetch_start,
+        fetch_ceiling=fetch_ceiling,
+        concurrent_requests=concurrent_requests,
         slow_fetch_after=nums["SLOW_FETCH_AFTER"],
         slow_fetches=int(nums["SLOW_FETCHES"]),
         lock_ttl=nums["LOCK_TTL"],

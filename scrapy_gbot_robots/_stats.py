@@ -45,6 +45,13 @@ PARKED_PEAK = "robotstxt/parked_peak"
 FETCH_IN_FLIGHT_PEAK = "robotstxt/fetch_in_flight_peak"
 FETCH_SLOW_PEAK = "robotstxt/fetch_slow_peak"
 FETCH_QUEUE_PEAK = "robotstxt/fetch_queue_peak"
+FETCH_BUDGET_PEAK = "robotstxt/fetch_budget_peak"
+CACHE_PINNED_PEAK = "robotstxt/cache/pinned_peak"
+
+# The fetch budget's pacing, live (each tick).
+FETCH_BUDGET = "robotstxt/fetch_budget"
+FETCH_BUDGET_GREW = "robotstxt/fetch_budget_grew"
+FETCH_BUDGET_SHRANK = "robotstxt/fetch_budget_shrank"
 TAKEN_ELSEWHERE = "robotstxt/parking/taken_elsewhere"
 
 # The store.
@@ -53,6 +60,7 @@ CACHE_MISS = "robotstxt/cache/miss"
 CACHE_EXPIRED = "robotstxt/cache/expired"
 CACHE_EVICTED = "robotstxt/cache/evicted"
 CACHE_EVICTED_FAILING = "robotstxt/cache/evicted_failing"
+CACHE_EVICTED_PINNED = "robotstxt/cache/evicted_pinned"
 CACHE_READ_BACK = "robotstxt/cache/read_back"
 CACHE_STORED = "robotstxt/cache/stored"
 LOCK_WAITED = "robotstxt/lock/waited"

@@ -8,12 +8,16 @@ per-origin state machine in :mod:`.gate`):
    has no usable decision is *parked* in the gate's lot, outside the scheduler and the
    downloader: raising ``IgnoreRequest`` from the handler keeps it out of the scheduler,
    the mechanism Scrapy's own offsite filtering uses.
-2. **Fetch** (:mod:`.fetcher`): at most ``GBOT_ROBOTS_CONCURRENT_FETCHES`` at once, through
-   the engine's downloader, the way the request that made it wanted travels.
+2. **Fetch** (:mod:`.fetcher`): at most the fetch budget's limit at once, which the tick
+   paces (:mod:`.pacing`) within ``GBOT_ROBOTS_CONCURRENT_FETCHES_MIN`` and
+   ``GBOT_ROBOTS_CONCURRENT_FETCHES``, through the engine's downloader, the way the request
+   that made it wanted travels.
 3. **Decision**: the gate releases parked requests through ``engine.crawl()``, or keeps them
    parked while the origin is stopped for server errors, until ``GBOT_ROBOTS_PARK_TIMEOUT``.
    A request given up then goes through ``engine.crawl()`` too, marked ``DROPPED``, to
-   reach its errback.
+   reach its errback. From the moment a request passes (or is released) until the download
+   check sees it (or the scheduler refuses it: ``request_dropped``), its origin's state is
+   pinned in the store, so it is never forgotten and fetched again meanwhile.
 4. **Download** (:meth:`Coordinator.check`, the final check): forbidden requests raise
    ``IgnoreRequest``, and so do dropped ones; a request whose origin became undecided
    meanwhile is sent back to step 1 instead of waiting in a download slot. A request that
@@ -40,7 +44,15 @@ from scrapy.utils.defer import deferred_from_coro, maybe_deferred_to_future
 from twisted.internet.defer import Deferred
 from twisted.python.failure import Failure
 
-from .._compat import call_later, engine_scheduler, listen, looping_call, settle, wake_engine
+from .._compat import (
+    call_later,
+    crawl_load,
+    engine_scheduler,
+    listen,
+    looping_call,
+    settle,
+    wake_engine,
+)
 from .._meta import BOUNCED, DONT_OBEY, DROPPED, FETCH_META, SCHEDULED, SEEN
 from ..parking.codec import Unreadable
 from ..policy.fetch import note_page_answer
@@ -70,6 +82,7 @@ if TYPE_CHECKING:
     from .housekeeping import Housekeeping
     from .keys import RequestKeys
     from .lifecycle import Lifecycle
+    from .pacing import Pacing
     from .progress import Progress
     from .reporting import ReportFiles
     from .telemetry import Telemetry
@@ -118,6 +131,7 @@ class Coordinator:
         admission: Admission,
         housekeeping: Housekeeping,
         progress: Progress,
+        pacing: Pacing,
         codec: RequestCodec,
         report_files: ReportFiles | None,
         bounded_body: bool,
@@ -137,6 +151,7 @@ class Coordinator:
         self._admission = admission
         self._housekeeping = housekeeping
         self._progress = progress
+        self._pacing = pacing
         self._codec = codec
         self._report_files = report_files
         self._bounded_body = bounded_body
@@ -146,6 +161,7 @@ class Coordinator:
         self._loop: Loop | None = None
         self._ticks = 0
         listen(crawler, self.scheduled, scrapy_signals.request_scheduled)
+        listen(crawler, self.refused, scrapy_signals.request_dropped)
         listen(crawler, self.idle, scrapy_signals.spider_idle)
         listen(crawler, self.opened, scrapy_signals.spider_opened)
         listen(crawler, self.closed, scrapy_signals.spider_closed)
@@ -178,17 +194,29 @@ class Coordinator:
         origin = self.keys.origin(url)
         if not origin:
             return None
+        # The marker serves once: it must not travel with a copied meta.
+        scheduled = meta.pop(SCHEDULED, False)
+        if scheduled:
+            self._unpin(origin)
         if url.endswith(ROBOTS_PATH):  # the spider reads robots.txt itself
             answer = own_copy(request, origin, self.store.get(origin))
             if answer is not None:
-                meta.pop(SCHEDULED, None)
                 self._telemetry.served_own_copy()
                 return answer
         if not self._verdicts.obeyed(request, origin, url):
-            return self._undecided(request, origin)
-        # The marker has served its purpose: it must not travel with a copied meta.
-        meta.pop(SCHEDULED, None)
+            return self._undecided(request, origin, scheduled)
         return None
+
+    def refused(self, request: Request, spider: Spider | None = None) -> None:
+        """The scheduler refused a request that had passed (a duplicate): it will not
+        reach the download check, so its pin goes now."""
+        if request.meta.pop(SCHEDULED, False):
+            self._unpin(self.keys.origin(request.url))
+
+    def _unpin(self, origin: str) -> None:
+        if self.store.unpin(origin) and self._gate.budget.room_blocked:
+            self._gate.room_made(self._clock())  # a fetch waiting for room may start
+            self._carry_out()
 
     def answered(self, request: Request, response: Response) -> Response:
         """Remember that an origin in server error still serves other pages (the policy says
@@ -202,7 +230,7 @@ class Coordinator:
                     self.store.put(origin, updated)
         return response
 
-    def _undecided(self, request: Request, origin: str) -> Any:
+    def _undecided(self, request: Request, origin: str, scheduled: bool) -> Any:
         """A request reached the downloader without a usable decision for its origin.
 
         A scheduled request goes back to the engine to be parked (no slot held); one that
@@ -211,7 +239,7 @@ class Coordinator:
         (a meta copied from a scheduled request): it waits too, so nothing loops.
         """
         meta = request.meta
-        if meta.pop(SCHEDULED, False) and not meta.get(BOUNCED):
+        if scheduled and not meta.get(BOUNCED):
             meta[BOUNCED] = True
             self._telemetry.bounced(forgotten=self.store.get(origin) is None)
             return request
@@ -241,6 +269,7 @@ class Coordinator:
         meta = request.meta
         if request is self._releasing:
             meta[SCHEDULED] = True
+            self.store.pin(self.keys.origin(request.url))
             return
         if meta.get(DONT_OBEY) or DROPPED in meta:
             return
@@ -258,6 +287,7 @@ class Coordinator:
             self._carry_out()
             if reason is None:
                 meta[SCHEDULED] = True
+                self.store.pin(origin)
                 return
         self._telemetry.parked(request, origin, reason)
         raise IgnoreRequest(_PARKED)
@@ -390,7 +420,14 @@ class Coordinator:
     def opened(self, spider: Spider) -> None:
         gate, telemetry = self._gate, self._telemetry
         budget = gate.budget
-        telemetry.opened(self.token, self._token_source, budget.max_fetches, budget.max_slow)
+        telemetry.opened(
+            self.token,
+            self._token_source,
+            budget.max_fetches,
+            budget.max_slow,
+            budget.min_fetches,
+            budget.limit,
+        )
         if not self._bounded_body:
             telemetry.unbounded_body(self._config.policy.max_bytes)
         self._admission.find()
@@ -414,6 +451,7 @@ class Coordinator:
             busy = gate.busy
             now = self._clock()
             gate.tick(now)
+            self._pace(now)
             self._ticks += 1
             if self._ticks % ADOPT_EVERY == 0:
                 gate.adopt(now)  # a shared lot: origins a dead worker left waiting
@@ -424,6 +462,19 @@ class Coordinator:
                 wake_engine(self._crawler.engine)  # it may be idle now
         except Exception:
             logger.exception("Error in the robots.txt parking loop")
+
+    def _pace(self, now: float) -> None:
+        """The fetch budget follows the downloader (:mod:`.pacing`); pins left when nothing
+        of ours is on its way any more were lost on the way (another component refused
+        their request), and go."""
+        active, concurrency, backlog = crawl_load(self._crawler.engine)
+        gate = self._gate
+        pace = self._pacing.step(gate.budget, active, concurrency, backlog)
+        gate.resize(pace.limit, now)
+        if pace.drained and self.store.pinned:
+            self.store.unpin_all()
+            gate.room_made(now)
+        self._telemetry.paced(pace)
 
     def idle(self, spider: Spider) -> None:
         if self._gate.busy:

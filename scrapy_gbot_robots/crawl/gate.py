@@ -13,12 +13,16 @@ The rules:
 - A request passes when its origin has a usable decision (rules, no restrictions, or the
   fallback of the 12 h-30 d grace period). Otherwise it is *parked* in the lot, in arrival
   order, and the origin's robots.txt fetch is wanted (first sight, expired copy, due retry).
-- At most ``max_fetches`` robots.txt fetches run at once, and slow ones may move to a bounded
-  slow lane (:mod:`.budget`); origins wanting a fetch beyond that wait in one FIFO, in order
-  of their first request; decided origins keep crawling meanwhile. The lane is looked at
-  whenever the queue could move (a fetch wanted, one ended, every :meth:`tick`); nothing
-  else about a moved fetch changes (its park clock runs on, its end is reported the same
-  way).
+- At most the budget's limit of robots.txt fetches run at once (:meth:`Gate.resize` moves it
+  between its floor and ceiling), and slow ones may move to a bounded slow lane
+  (:mod:`.budget`); origins wanting a fetch beyond that wait in one FIFO, in order of their
+  first request; decided origins keep crawling meanwhile. The lane is looked at whenever
+  the queue could move (a fetch wanted, one ended, the limit grew, room was made, every
+  :meth:`tick`); nothing else about a moved fetch changes (its park clock runs on, its end
+  is reported the same way).
+- No fetch starts from the queue while the fetches in flight would fill the store's room
+  (``room``: how many more origins it can take without forgetting one whose requests are on
+  their way to the downloader); :meth:`Gate.room_made` says when an origin left that state.
 - ``park_timeout`` counts only while the origin's robots.txt is being fetched or failing:
   a request queued behind the fetch budget does not age, so a big backlog never turns into
   drops. A parked request whose time is up is dropped with the reason ``"deadline"``.
@@ -118,10 +122,13 @@ class Gate(Generic[T]):
         *,
         park_timeout: float,
         max_fetches: int,
+        min_fetches: int | None = None,
+        start_fetches: int | None = None,
         release_batch: int = 1000,
         observe: bool = False,
         max_slow: int = 0,
         slow_after: float = 0.0,
+        room: Callable[[], int] | None = None,
     ) -> None:
         self._store = store
         self._policy = policy
@@ -132,7 +139,14 @@ class Gate(Generic[T]):
         self._accepting = accepting
         self._timeout = park_timeout
         #: The fetches in flight and the origins waiting for a slot.
-        self.budget = FetchBudget(max_fetches, max_slow=max_slow, slow_after=slow_after)
+        self.budget = FetchBudget(
+            max_fetches,
+            min_fetches=min_fetches,
+            start=start_fetches,
+            max_slow=max_slow,
+            slow_after=slow_after,
+            room=room,
+        )
         self._batch = release_batch
         #: Observe mode: an origin stopped by server errors is decided ("Googlebot would not
         #: crawl it now"), so its requests pass; only the first decision is waited for.
@@ -312,12 +326,24 @@ class Gate(Generic[T]):
         self._lot.flush()
         if not self._closed:
             self._open(now)  # the tick is where a close is learnt when nothing else asks
-            if self.budget.max_slow and self.budget.waiting:
-                self._start_queued(now)  # a fetch may have become slow: its slot is wanted
+            budget = self.budget
+            if budget.waiting and (budget.max_slow or budget.room_blocked):
+                self._start_queued(now)  # a fetch may have become slow, or room was made
         # Checked after the pops: a wake-up a check sets at or before ``now`` waits for the
         # next tick instead of spinning this loop.
         for origin in self._wakeups.due(now):
             self._check(origin, now)
+
+    def resize(self, limit: int, now: float) -> None:
+        """The pacing controller moved the budget's limit (kept within its bounds)."""
+        if self.budget.resize(limit) and not self._closed:
+            self._start_queued(now)
+
+    def room_made(self, now: float) -> None:
+        """An origin's last request on its way to the downloader arrived: the store has room
+        for one more origin, which a fetch waiting for room may take."""
+        if self.budget.room_blocked and not self._closed:
+            self._start_queued(now)
 
     def use_lot(self, lot: Lot[T]) -> None:
         """Park in ``lot`` from now on (chosen once the scheduler is known); only while empty."""
@@ -419,7 +445,7 @@ class Gate(Generic[T]):
         rec.why = why
         accepting = self._open(now)
         budget = self.budget
-        if budget.has_slot() and (accepting or rec.held):
+        if budget.has_slot(urgent=bool(rec.held)) and (accepting or rec.held):
             self._start(origin, rec, now)
         else:
             rec.fetch = FetchState.QUEUED
@@ -455,7 +481,7 @@ class Gate(Generic[T]):
                     self._forget(origin, rec)
                     continue
                 # A slot, or one a slow fetch gives up for the origin at the head of the queue.
-                if not budget.make_room(now):
+                if not budget.make_room(now, urgent=queue is budget.urgent):
                     return
                 queue.popleft()
                 self._start(origin, rec, now)

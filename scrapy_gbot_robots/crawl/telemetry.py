@@ -39,6 +39,7 @@ if TYPE_CHECKING:
     from .budget import FetchBudget
     from .effects import FetchReason
     from .gate import ParkReason
+    from .pacing import Pace
     from .tally import Tally
 
 #: The logger named in the README and the docs (the middleware's historical module path).
@@ -443,14 +444,49 @@ class Telemetry:
             )
 
     # -- lifecycle --------------------------------------------------------------------------
-    def opened(self, token: Tokens, source: str, fetches: int, slow: int = 0) -> None:
+    def opened(
+        self,
+        token: Tokens,
+        source: str,
+        fetches: int,
+        slow: int = 0,
+        floor: int | None = None,
+        start: int | None = None,
+    ) -> None:
+        if floor is not None and floor < fetches:
+            budget = f"{start or floor}, paced between {floor} and {fetches},"
+        else:
+            budget = f"at most {fetches}"
         logger.info(
             "Obeying robots.txt as user agent %(token)r (from %(source)s), the way Googlebot "
-            "does (scrapy_gbot_robots.GoogleRobotsTxtMiddleware); at most %(fetches)d "
-            "robots.txt downloads at once (+%(slow)d slow ones)",
-            {"token": token, "source": source, "fetches": fetches, "slow": slow},
+            "does (scrapy_gbot_robots.GoogleRobotsTxtMiddleware); %(budget)s robots.txt "
+            "downloads at once (+%(slow)d slow ones)",
+            {"token": token, "source": source, "budget": budget, "slow": slow},
             extra=self._extra(),
         )
+
+    def paced(self, pace: Pace) -> None:
+        """The fetch budget's limit after a tick (``robotstxt/fetch_budget``, live)."""
+        stats = self.stats
+        stats.set_value(S.FETCH_BUDGET, pace.limit)
+        if pace.limit == pace.before:
+            return
+        stats.inc_value(S.FETCH_BUDGET_GREW if pace.limit > pace.before else S.FETCH_BUDGET_SHRANK)
+        if self.debug:
+            logger.debug(
+                "robots.txt fetch budget %(before)d -> %(limit)d (%(move)s: %(free)d free "
+                "download slots, %(backlog)d requests in the scheduler, %(waiting)d origins "
+                "waiting for robots.txt)",
+                {
+                    "before": pace.before,
+                    "limit": pace.limit,
+                    "move": pace.move.value,
+                    "free": pace.free_slots,
+                    "backlog": pace.backlog,
+                    "waiting": pace.waiting,
+                },
+                extra=self._extra(),
+            )
 
     def unbounded_body(self, max_bytes: int) -> None:
         """RobotsBodyMiddleware is not in the downloader chain: say once what that costs."""
@@ -499,6 +535,11 @@ class Telemetry:
         stats.set_value(S.FETCH_IN_FLIGHT_PEAK, budget.running_peak)
         stats.set_value(S.FETCH_SLOW_PEAK, budget.slow_peak)
         stats.set_value(S.FETCH_QUEUE_PEAK, budget.queued_peak)
+        stats.set_value(S.FETCH_BUDGET_PEAK, budget.limit_peak)
+        stats.set_value(S.FETCH_BUDGET, budget.limit)
+        stats.set_value(S.CACHE_PINNED_PEAK, store.pinned_peak)
+        if store.pinned_evictions:
+            stats.set_value(S.CACHE_EVICTED_PINNED, store.pinned_evictions)
         if tally.taken_elsewhere:
             stats.set_value(S.TAKEN_ELSEWHERE, tally.taken_elsewhere)
         if store.evictions:

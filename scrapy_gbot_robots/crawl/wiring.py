@@ -6,7 +6,8 @@ every collaborator, each built whole and passed in through its constructor, in a
 where every arrow points one way (:mod:`.coordinator` owns the conversation between them):
 
     keys, lifecycle, telemetry → read-backs → store → lot, outbox → gate
-    → fetcher, verdicts, admission, housekeeping, crawl-delay, report files → coordinator
+    → fetcher, verdicts, admission, housekeeping, pacing, crawl-delay, report files
+    → coordinator
 """
 
 from __future__ import annotations
@@ -46,6 +47,7 @@ from .housekeeping import Housekeeping
 from .keys import RequestKeys
 from .lifecycle import Lifecycle
 from .lots import jobdir_lot
+from .pacing import Pacing
 from .progress import Progress
 from .read_back import ReadBacks
 from .reporting import ReportFiles
@@ -161,11 +163,9 @@ def build(crawler: Crawler, downloader: Downloader | None = None) -> Coordinator
     store = open_store(config, crawler, prepare=_matcher_of(token), on_read=read_backs.seen)
     codec = RequestCodec(lambda: crawler.spider, telemetry.unserializable)
     outbox: Outbox[Any] = Outbox()
-    # 0 (the default) follows CONCURRENT_REQUESTS: robots.txt downloads bypass the
-    # engine's own concurrency limit, so this is their only bound.
-    max_fetches = max(
-        1, config.concurrent_fetches or crawler.settings.getint("CONCURRENT_REQUESTS", 16)
-    )
+    # Robots.txt downloads bypass the engine's own concurrency limit: the budget's ceiling
+    # is their only bound; the pacing moves the limit between its floor and it.
+    max_fetches = config.fetch_ceiling
     gate: Gate[Any] = Gate(
         store,
         config.policy,
@@ -174,9 +174,12 @@ def build(crawler: Crawler, downloader: Downloader | None = None) -> Coordinator
         lifecycle.accepting,
         park_timeout=config.park_timeout,
         max_fetches=max_fetches,
+        min_fetches=config.fetch_floor,
+        start_fetches=config.fetch_start,
         observe=config.observe,
-        max_slow=config.slow_lane(max_fetches),
+        max_slow=config.slow_lane(),
         slow_after=config.slow_fetch_after,
+        room=store.room,
     )
     bounded_body = body_middleware_enabled(crawler.settings, spellings(BODY))
     fetcher = Fetcher(
@@ -219,6 +222,7 @@ def build(crawler: Crawler, downloader: Downloader | None = None) -> Coordinator
         admission=Admission(crawler),
         housekeeping=Housekeeping(config, store, telemetry),
         progress=Progress(crawler.stats, crawler.settings.getfloat("LOGSTATS_INTERVAL", 60.0)),
+        pacing=Pacing(config.concurrent_requests),
         codec=codec,
         report_files=report_files,
         bounded_body=bounded_body,

@@ -5,6 +5,7 @@ Pure: imports nothing from Scrapy or Twisted.
 
 from __future__ import annotations
 
+import sys
 from collections.abc import Callable
 
 from ..policy.states import OriginState
@@ -18,11 +19,27 @@ class TieredStore:
     An origin the front forgot is read back from the persistent store (when it can answer at
     once), not fetched again; every state put here is also handed to it. Without one, ``get``
     *is* the front's ``get``: the per-request lookup pays no extra call.
+
+    Pins (:meth:`MemoryStore.pin`) are the front's when it is a :class:`MemoryStore`; a
+    custom front store knows nothing of them, and its room is unbounded.
     """
 
-    __slots__ = ("_on_read", "_prepare", "front", "get", "persistent", "reads")
+    __slots__ = (
+        "_on_read",
+        "_prepare",
+        "front",
+        "get",
+        "persistent",
+        "pin",
+        "reads",
+        "unpin",
+    )
 
     get: Callable[[str], OriginState | None]
+    #: A request of the origin passed the scheduling check: keep its state (per request).
+    pin: Callable[[str], None]
+    #: That request reached the download check: True when the origin's last pin went.
+    unpin: Callable[[str], bool]
 
     def __init__(
         self,
@@ -42,6 +59,22 @@ class TieredStore:
         #: the owner learns of it as it would of a fetch (signals, report).
         self._on_read = on_read
         self.get = front.get if persistent is None else self._get_or_read_back
+        if isinstance(front, MemoryStore):
+            self.pin, self.unpin = front.pin, front.unpin
+        else:
+            self.pin, self.unpin = _no_pin, _no_unpin
+
+    def room(self) -> int:
+        """How many more origins can be decided without forgetting a pinned one."""
+        return self.front.room() if isinstance(self.front, MemoryStore) else sys.maxsize
+
+    @property
+    def pinned(self) -> int:
+        return self.front.pinned if isinstance(self.front, MemoryStore) else 0
+
+    def unpin_all(self) -> int:
+        """Forget every pin (nothing is on its way to the download check any more)."""
+        return self.front.unpin_all() if isinstance(self.front, MemoryStore) else 0
 
     @property
     def evictions(self) -> int:
@@ -52,6 +85,15 @@ class TieredStore:
     def failing_evictions(self) -> int:
         """Origins in a server-error streak the in-memory store had to forget."""
         return self.front.failing_evictions if isinstance(self.front, MemoryStore) else 0
+
+    @property
+    def pinned_evictions(self) -> int:
+        """Pinned origins forgotten at the in-memory store's hard bound (2 x its size)."""
+        return self.front.pinned_evictions if isinstance(self.front, MemoryStore) else 0
+
+    @property
+    def pinned_peak(self) -> int:
+        return self.front.pinned_peak if isinstance(self.front, MemoryStore) else 0
 
     def _get_or_read_back(self, origin: str) -> OriginState | None:
         state = self.front.get(origin)
@@ -77,3 +119,11 @@ class TieredStore:
 
     def __len__(self) -> int:
         return len(self.front)
+
+
+def _no_pin(origin: str) -> None:
+    """A custom front store: nothing to pin."""
+
+
+def _no_unpin(origin: str) -> bool:
+    return False

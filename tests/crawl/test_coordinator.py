@@ -196,3 +196,54 @@ async def test_the_close_is_bounded_and_nothing_is_written_after_it(
     assert waiting.done()  # the waiting download was given up at the close
     with pytest.raises(IgnoreRequest):
         waiting.result()
+
+
+@pytest_twisted.ensureDeferred
+async def test_a_request_on_its_way_pins_its_origin_and_a_new_origin_waits_for_room() -> None:
+    """Issue 26: a decided origin is kept from the moment its request passes until the
+    download check sees it (or the scheduler refuses it); with a store of one state, the
+    next origin's fetch waits for that room, and starts as soon as the check frees it."""
+    from scrapy import signals
+
+    coord, _, answers, crawler = build({"GBOT_ROBOTS_CACHE_SIZE": 1})
+    with pytest.raises(IgnoreRequest, match="parked"):
+        coord.scheduled(Request(ORIGIN + "/first"))
+    await until(lambda: answers.asked, "the fetch")
+    answers.answer(ORIGIN + "/robots.txt")
+    await until(lambda: coord.origin_state(ORIGIN) is not None, "the decision")
+    page, duplicate = Request(ORIGIN + "/page"), Request(ORIGIN + "/page")
+    coord.scheduled(page)  # passes: on its way to the downloader
+    coord.scheduled(duplicate)
+    assert coord.store.pinned == 1
+    other = "http://b.test"
+    with pytest.raises(IgnoreRequest, match="parked"):
+        coord.scheduled(Request(other + "/x"))
+    await turn()
+    assert answers.asked == [ORIGIN + "/robots.txt"]  # no room: a.test would be forgotten
+    crawler.signals.send_catch_log(signals.request_dropped, request=duplicate, spider=None)
+    assert coord.store.pinned == 1  # the scheduler refused one; the other is on its way
+    assert coord.check(page) is None  # the download check: the last pin goes
+    assert coord.store.pinned == 0
+    await until(lambda: len(answers.asked) == 2, "the next origin's fetch")
+    assert answers.asked[1] == other + "/robots.txt"
+
+
+@pytest_twisted.ensureDeferred
+async def test_pins_left_when_nothing_is_on_its_way_go_at_the_next_tick() -> None:
+    """A request another component drops after it passed never reaches the check: once
+    neither the scheduler nor the downloader holds a request, its pin goes."""
+    coord, engine, answers, crawler = build()
+    with pytest.raises(IgnoreRequest, match="parked"):
+        coord.scheduled(Request(ORIGIN + "/first"))
+    await until(lambda: answers.asked, "the fetch")
+    answers.answer(ORIGIN + "/robots.txt")
+    await until(lambda: coord.origin_state(ORIGIN) is not None, "the decision")
+    coord.scheduled(Request(ORIGIN + "/lost"))  # passes, then another handler refuses it
+    assert coord.store.pinned == 1
+    coord.opened(crawler.spider)  # the tick: the fake engine's scheduler and downloader are empty
+    try:
+        await until(lambda: coord.store.pinned == 0, "the lost pin to go")
+        assert crawler.stats.get_value("robotstxt/fetch_budget") == 16  # the tick paced
+    finally:
+        engine.close()
+        await Deferred.fromFuture(started(coord.closed(crawler.spider, "finished")))

@@ -59,8 +59,11 @@ def make_gate(
     max_slow: int = 0,
     slow_after: float = 0.0,
     observe: bool = False,
+    min_fetches: int | None = None,
+    store_size: int = 1000,
+    room: bool = False,
 ) -> tuple[Gate[str], Recorder, MemoryStore]:
-    store = MemoryStore(1000)
+    store = MemoryStore(store_size)
     actions = Recorder()
     gate: Gate[str] = Gate(
         store,
@@ -73,6 +76,8 @@ def make_gate(
         max_slow=max_slow,
         slow_after=slow_after,
         observe=observe,
+        min_fetches=min_fetches,
+        room=store.room if room else None,
     )
     return gate, actions, store
 
@@ -457,6 +462,77 @@ def test_wake_ups_of_origins_long_gone_do_not_pile_up() -> None:
     assert not gate.busy and len(gate._wakeups) <= 1024
 
 
+def test_a_larger_limit_starts_queued_fetches_at_once_a_smaller_one_none() -> None:
+    gate, actions, store = make_gate(max_fetches=8, min_fetches=2)
+    for i in range(10):
+        gate.schedule(f"http://o{i}", f"r{i}", 0.0)
+    assert len(actions.fetches) == 2 and gate.budget.limit == 2  # it starts at the floor
+    gate.resize(5, 1.0)
+    assert [o for o, _ in actions.fetches] == [f"http://o{i}" for i in range(5)]  # in order
+    gate.resize(100, 1.0)  # kept at the ceiling
+    assert len(actions.fetches) == 8 and gate.budget.running == 8
+    gate.resize(3, 2.0)
+    for i in range(5):
+        finish(gate, store, f"http://o{i}", 3.0)
+    assert len(actions.fetches) == 8  # 3 still running: the lowered limit
+    finish(gate, store, "http://o5", 3.0)
+    assert len(actions.fetches) == 9 and gate.budget.running == 3
+
+
+def test_no_more_origins_are_decided_than_the_store_keeps_while_their_requests_travel() -> None:
+    """Issue 26: origins decided ahead of their requests were forgotten and fetched again.
+    Here the store keeps 3 origins; a released request pins its origin until the download
+    check sees it (what the coordinator does), and fetches wait for room."""
+    gate, actions, store = make_gate(max_fetches=10, store_size=3, room=True)
+    origins = [f"http://o{i}" for i in range(8)]
+    for i, origin in enumerate(origins):
+        gate.schedule(origin, f"r{i}", 0.0)
+    assert len(actions.fetches) == 3 and gate.budget.room_blocked  # 3 fill the store
+    travelling: list[str] = []
+
+    def decide(origin: str) -> None:
+        before = len(actions.released)
+        finish(gate, store, origin, 1.0)
+        for released, _ in actions.released[before:]:  # on their way: pinned
+            store.pin(released)
+            travelling.append(released)
+        # The bound: pinned origins + fetches in flight within the store, but for the one
+        # fetch a finished fetch may start before its own requests are pinned.
+        assert store.pinned + gate.budget.in_flight <= 3 + 1
+
+    def checked(origin: str) -> None:
+        travelling.remove(origin)
+        if store.unpin(origin):
+            gate.room_made(2.0)
+
+    for origin in origins[:3]:
+        decide(origin)
+    assert len(actions.fetches) == 4 and store.pinned == 3
+    assert all(origin in store for origin in travelling)  # none forgotten on its way
+    checked("http://o0")
+    assert len(actions.fetches) == 4  # o3 in flight fills the room o0 left
+    checked("http://o1")
+    assert [o for o, _ in actions.fetches][-1] == "http://o4"
+    while travelling or gate.busy:
+        running = [o for o in origins if gate.fetching(o)]
+        if running:
+            decide(running[0])
+        if travelling:
+            checked(travelling[0])
+        assert all(origin in store for origin in travelling)
+    assert sorted(o for o, _ in actions.fetches) == origins  # one fetch per origin
+    assert store.pinned_evictions == 0 and accounted(gate)
+
+
+def test_a_download_waiting_in_place_does_not_wait_for_room() -> None:
+    gate, actions, _ = make_gate(max_fetches=4, store_size=1, room=True)
+    gate.schedule("http://a", "a", 0.0)
+    gate.schedule("http://b", "b", 0.0)
+    assert [o for o, _ in actions.fetches] == ["http://a"]  # the room: one origin
+    gate.wait("http://c", "held:c", 0.0)  # media download: the engine waits for it
+    assert [o for o, _ in actions.fetches] == ["http://a", "http://c"]
+
+
 def test_max_fetches_must_be_positive() -> None:
     with pytest.raises(ValueError, match="max_fetches"):
         Gate(
@@ -562,8 +638,22 @@ class GateMachine(RuleBasedStateMachine):
     def __init__(self) -> None:
         super().__init__()
         self.gate, self.actions, self.store = make_gate(
-            max_fetches=2, timeout=50.0, max_slow=1, slow_after=5.0
-        )
+            max_fetches=3, min_fetches=1, timeout=50.0, max_slow=1, slow_after=5.0,
+            store_size=3, room=True,
+        )  # fmt: skip
+        self.allowed = 1  # the highest limit running fetches may have started under
+        self.travelling: list[str] = []  # origins of released requests not checked yet
+        self.seen_released = 0
+        self.starts_over_room: list[str] = []
+        record = self.actions.fetch
+
+        def fetch(origin: str, why: str) -> None:  # just after the gate took the slot
+            budget, rec = self.gate.budget, self.gate._recs.get(origin)
+            if budget.in_flight > self.store.room() and not (rec and rec.held):
+                self.starts_over_room.append(origin)
+            record(origin, why)
+
+        self.actions.fetch = fetch  # type: ignore[method-assign]
         self.now = 0.0
         self.sent = 0
         self.passed = 0
@@ -608,6 +698,32 @@ class GateMachine(RuleBasedStateMachine):
         self.now += seconds
         self.gate.tick(self.now)
 
+    @rule(limit=st.integers(min_value=0, max_value=5))
+    def pacing_moves_the_limit(self, limit: int) -> None:
+        self.allowed = max(self.allowed, self.gate.budget.limit)
+        self.gate.resize(limit, self.now)
+
+    @rule(data=st.data())
+    def a_released_request_reaches_the_download_check(self, data: st.DataObject) -> None:
+        if self.travelling:
+            origin = self.travelling.pop(data.draw(st.integers(0, len(self.travelling) - 1)))
+            if self.store.unpin(origin):
+                self.gate.room_made(self.now)
+
+    def _pin_released(self) -> None:
+        """What the coordinator does: a released (not held) request pins its origin."""
+        for origin, item in self.actions.released[self.seen_released :]:
+            if not item.startswith("held") and origin in self.store:
+                self.store.pin(origin)
+                self.travelling.append(origin)
+        self.seen_released = len(self.actions.released)
+
+    @invariant()
+    def a_travelling_request_never_finds_its_origin_forgotten(self) -> None:
+        self._pin_released()
+        assert all(origin in self.store for origin in self.travelling)
+        assert self.starts_over_room == []  # no queued start beyond the store's room
+
     @invariant()
     def nothing_lost(self) -> None:
         gate = self.gate
@@ -615,8 +731,13 @@ class GateMachine(RuleBasedStateMachine):
         assert gate.tally.parked + self.passed + self.refused == self.sent
         handed = len(self.actions.released) + len(self.actions.dropped)
         assert handed + gate.tally.now == gate.tally.parked
-        # The bound on downloads: budget + slow lane, and each fetch in exactly one of them.
-        assert 0 <= gate.budget.running <= 2 and 0 <= gate.budget.slow <= 1
+        # The bound on downloads: the budget's limit (a lowered one lets running fetches
+        # end) + slow lane, and each fetch in exactly one of them.
+        budget = gate.budget
+        assert 1 <= budget.limit <= 3
+        if budget.running <= budget.limit:
+            self.allowed = budget.limit
+        assert 0 <= budget.running <= self.allowed and 0 <= budget.slow <= 1
         fetching = sum(gate.fetching(o) for o in ("http://a", "http://b", "http://c", "http://d"))
         assert gate.budget.running + gate.budget.slow == fetching
 
@@ -630,7 +751,7 @@ class GateMachine(RuleBasedStateMachine):
         for item in [item for item in self.held if item in handed]:
             del self.held[item]
         gate = self.gate
-        if gate.budget.running < 2:  # a free slot goes to an origin that a held item waits for
+        if gate.budget.running < gate.budget.limit:  # a free slot goes to a held item's origin
             queued = [o for o, rec in gate._recs.items() if rec.held and rec.fetch == 1]
             assert queued == []
         for origin in self.ORIGINS:  # a download never waits for a retry

@@ -268,7 +268,9 @@ async def test_two_spiders_one_runner_each_its_own_token(
     assert _middleware(c1).token == "AlphaBot"
     assert _middleware(c2).token == "BetaBot"
     budgets = [r.getMessage() for r in caplog.records if "downloads at once" in r.getMessage()]
-    assert [m.split("at most ")[1][:2] for m in budgets] == ["16", "5 "]  # each its own
+    assert len(budgets) == 2  # each its own: alpha's from 16 (up to 8 x 16), beta's at most 5
+    assert "; 16, paced between 4 and 128, robots.txt downloads" in budgets[0]
+    assert "; 5, paced between 1 and 5, robots.txt downloads" in budgets[1]
 
 
 @pytest_twisted.ensureDeferred

@@ -129,11 +129,59 @@ def test_inconsistent_pairs(values: dict[str, Any], setting: str) -> None:
         load(values.get)
 
 
-def test_slow_lane_defaults_to_four_times_the_budget_and_zero_turns_it_off() -> None:
-    assert _load().slow_lane(32) == 128
-    assert _load(GBOT_ROBOTS_SLOW_FETCHES=10).slow_lane(32) == 10
-    assert _load(GBOT_ROBOTS_SLOW_FETCH_AFTER=0).slow_lane(32) == 0
+def test_slow_lane_defaults_to_four_times_the_budget_start_and_zero_turns_it_off() -> None:
+    assert _load(CONCURRENT_REQUESTS=32).slow_lane() == 128
+    assert _load(GBOT_ROBOTS_CONCURRENT_FETCHES=5).slow_lane() == 20
+    assert _load(GBOT_ROBOTS_SLOW_FETCHES=10).slow_lane() == 10
+    assert _load(GBOT_ROBOTS_SLOW_FETCH_AFTER=0).slow_lane() == 0
     assert _load(GBOT_ROBOTS_SLOW_FETCH_AFTER="2.5").slow_fetch_after == 2.5
+
+
+@pytest.mark.parametrize(
+    ("values", "bounds"),
+    [
+        ({}, (4, 16, 128)),  # Scrapy's CONCURRENT_REQUESTS: from 16, between 16 / 4 and 8 x 16
+        ({"CONCURRENT_REQUESTS": 32}, (8, 32, 256)),
+        ({"CONCURRENT_REQUESTS": "4"}, (1, 4, 32)),
+        ({"CONCURRENT_REQUESTS": 2}, (1, 2, 16)),
+        ({"CONCURRENT_REQUESTS": 0}, (4, 16, 128)),  # no page limit: as the default
+        # The 0.3 meaning of GBOT_ROBOTS_CONCURRENT_FETCHES, "at most N", holds: a ceiling.
+        ({"GBOT_ROBOTS_CONCURRENT_FETCHES": 8}, (2, 8, 8)),
+        ({"GBOT_ROBOTS_CONCURRENT_FETCHES": 64, "CONCURRENT_REQUESTS": 32}, (8, 32, 64)),
+        ({"GBOT_ROBOTS_CONCURRENT_FETCHES_MIN": 2}, (2, 16, 128)),
+        ({"GBOT_ROBOTS_CONCURRENT_FETCHES_MIN": 20}, (20, 20, 128)),  # starts at the floor
+        ({"GBOT_ROBOTS_CONCURRENT_FETCHES_MIN": 9, "GBOT_ROBOTS_CONCURRENT_FETCHES": 9}, (9, 9, 9)),
+    ],
+)
+def test_the_fetch_budget_bounds(values: dict[str, Any], bounds: tuple[int, int, int]) -> None:
+    config = load(values.get)
+    assert (config.fetch_floor, config.fetch_start, config.fetch_ceiling) == bounds
+
+
+@pytest.mark.parametrize(
+    ("values", "setting", "says"),
+    [
+        (
+            {"GBOT_ROBOTS_CONCURRENT_FETCHES_MIN": 20, "GBOT_ROBOTS_CONCURRENT_FETCHES": 10},
+            "GBOT_ROBOTS_CONCURRENT_FETCHES_MIN",
+            "must be <= GBOT_ROBOTS_CONCURRENT_FETCHES: 10, got 20",
+        ),
+        (
+            {"GBOT_ROBOTS_CONCURRENT_FETCHES_MIN": 200},
+            "GBOT_ROBOTS_CONCURRENT_FETCHES_MIN",
+            "(its default, 8 x CONCURRENT_REQUESTS): 128",
+        ),
+        ({"GBOT_ROBOTS_CONCURRENT_FETCHES": -1}, "GBOT_ROBOTS_CONCURRENT_FETCHES", ">= 0"),
+        ({"GBOT_ROBOTS_CONCURRENT_FETCHES_MIN": 1.5}, "CONCURRENT_FETCHES_MIN", "whole"),
+        ({"CONCURRENT_REQUESTS": "many"}, "CONCURRENT_REQUESTS", "whole number"),
+    ],
+)
+def test_a_bad_fetch_budget_names_its_setting(
+    values: dict[str, Any], setting: str, says: str
+) -> None:
+    with pytest.raises(ConfigError, match=setting) as caught:
+        load(values.get)
+    assert says in str(caught.value)
 
 
 def test_clock_and_store_by_import_path() -> None:
@@ -228,7 +276,8 @@ def test_every_setting_works_in_custom_settings() -> None:
         "RETRY_BACKOFF_MAX": policy.retry_backoff_max,
         "PARK_TIMEOUT": config.park_timeout,
         "TICK": config.tick,
-        "CONCURRENT_FETCHES": config.concurrent_fetches,
+        "CONCURRENT_FETCHES": config.fetch_ceiling,
+        "CONCURRENT_FETCHES_MIN": config.fetch_floor,
         "SLOW_FETCH_AFTER": config.slow_fetch_after,
         "SLOW_FETCHES": config.slow_fetches,
         "LOCK_TTL": config.lock_ttl,

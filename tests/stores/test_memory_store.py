@@ -89,3 +89,68 @@ def test_what_was_just_put_is_never_the_one_forgotten() -> None:
     store.put("http://up", decided)  # type: ignore[arg-type]
     assert store.get("http://up") is decided and len(store) == 1
     assert store.failing_evictions == 1
+
+
+def test_a_pinned_origin_is_never_forgotten_while_its_requests_are_on_their_way() -> None:
+    store = MemoryStore(max_entries=3)
+    kept = _state(0)
+    store.put("http://kept", kept)  # type: ignore[arg-type]
+    store.pin("http://kept")
+    store.pin("http://kept")  # two of its requests passed
+    for n in range(1, 50):  # many origins decided meanwhile
+        store.put(f"http://o{n}", _state(n))  # type: ignore[arg-type]
+    assert store.get("http://kept") is kept
+    assert len(store) == 3 and store.pinned == 1 and store.room() == 2
+    assert store.unpin("http://kept") is False  # one request still on its way
+    store.put("http://more", _state(60))  # type: ignore[arg-type]
+    assert "http://kept" in store
+    assert store.unpin("http://kept") is True  # its last: an ordinary, recent entry again
+    assert store.pinned == 0 and store.room() == 3 and "http://kept" in store
+    for n in range(70, 73):
+        store.put(f"http://o{n}", _state(n))  # type: ignore[arg-type]
+    assert "http://kept" not in store and len(store) == 3
+
+
+def test_pinning_an_unknown_origin_keeps_nothing_and_unpinning_it_is_harmless() -> None:
+    store = MemoryStore(max_entries=2)
+    store.pin("http://never")
+    assert store.pinned == 0 and store.unpin("http://never") is False
+    store.put("http://never", _state(1))  # type: ignore[arg-type]
+    assert store.unpin("http://never") is False and store.pinned == 0
+
+
+def test_a_new_state_of_a_pinned_origin_replaces_it_in_place() -> None:
+    store = MemoryStore(max_entries=2)
+    store.put("http://a", _state(1))  # type: ignore[arg-type]
+    store.pin("http://a")
+    failing = _failing(2)
+    store.put("http://a", failing)  # type: ignore[arg-type]  # a refresh failed meanwhile
+    assert store.get("http://a") is failing and len(store) == 1 and store.failing == 1
+    store.unpin("http://a")
+    assert store.get("http://a") is failing and store.failing == 1  # into the failing LRU
+
+
+def test_pins_hold_the_store_above_its_size_only_up_to_twice_its_size() -> None:
+    store = MemoryStore(max_entries=4)
+    for n in range(20):  # every origin pinned as soon as it is decided
+        store.put(f"http://o{n}", _state(n))  # type: ignore[arg-type]
+        store.pin(f"http://o{n}")
+        assert len(store) <= 8
+    assert len(store) == 8 and store.pinned == 8 and store.pinned_evictions == 12
+    assert store.pinned_peak == 8 and store.room() == -4
+    assert "http://o0" not in store and "http://o19" in store  # the oldest pinned went first
+    assert store.unpin("http://o0") is False  # forgotten: its pins went with it
+    assert store.unpin_all() == 8
+    assert store.pinned == 0 and len(store) == 4  # the bound holds again at once
+    assert "http://o19" in store  # the most recently pinned are kept
+
+
+def test_the_one_just_unpinned_is_kept_over_older_ones() -> None:
+    store = MemoryStore(max_entries=2)
+    for origin in ("http://a", "http://b"):
+        store.put(origin, _state(1))  # type: ignore[arg-type]
+        store.pin(origin)
+    store.put("http://c", _state(2))  # type: ignore[arg-type]  # over the size: pins hold
+    assert len(store) == 3
+    store.unpin("http://a")  # back into the LRU; the store is over its size: c goes, not a
+    assert "http://a" in store and "http://c" not in store and len(store) == 2
