@@ -31,10 +31,18 @@ from .lines import (
     matcher_directives,
     physical_lines,
 )
-from .match import path_params_query, wildcard_match
+from .match import path_params_query
 from .match import priority as _priority
 from .usage import KEYS as USAGE_KEYS
 from .usage import Usage, UsageIndex, UsagePreference, in_force
+from .wild import ANCHORED as _ANCHORED
+from .wild import EXACT as _EXACT
+from .wild import MANY as _MANY
+from .wild import MANY_END as _MANY_END
+from .wild import ONE as _ONE
+from .wild import ONE_END as _ONE_END
+from .wild import PREFIX as _PREFIX
+from .wild import Chain, Screened, WildIndex, share_walks
 
 Group = Literal["agent", "global", "none"]
 #: A crawler's product token, or its tokens most specific first (``["Googlebot-Image",
@@ -69,13 +77,12 @@ class Decision:
 # written); line, key and value are only filled in when the caller reports lines.
 _Rule = tuple[int, bool, str, bytes, bytes]
 # A wildcard or anchored rule: (-priority, is_disallow, shape, first piece, second piece,
-# pieces); plain tuple order puts higher priority first and allow first on ties.
-_Wild = tuple[int, bool, int, str, str, tuple[str, ...]]
+# chain); plain tuple order puts higher priority first and allow first on ties.  Only the
+# many-piece shapes have a chain (the pieces after the first, see wild.Chain).
+_Wild = tuple[int, bool, int, str, str, Chain | None]
 # An unknown line: (its group names the agent, its group names "*", line, key, value).
 _Unknown = tuple[bool, bool, int, bytes, bytes]
-# Shapes of wildcard and anchored rules, each checked inline by the matcher.
-_PREFIX, _EXACT, _ONE, _ONE_END, _MANY, _MANY_END = range(6)
-_ANCHORED = (_EXACT, _ONE_END, _MANY_END)
+_INDEXED = 16  # more wildcard rules than this are screened by a wild.WildIndex
 
 
 def _agent_key(user_agent: str) -> str | None:
@@ -207,7 +214,10 @@ class _AgentMatcher:
       memory than a dict, and the search only runs on a prefix hit.
       ``Allow: /`` or ``Disallow: /`` is kept aside in ``_root``.
     * ``_wild``: the other rules, by priority, allow first on ties, each in one of a few
-      shapes checked inline, only while they could still beat the best plain match.
+      shapes checked inline, only while they could still beat the best plain match.  Past
+      ``_INDEXED`` of them, ``_index`` (a :class:`wild.WildIndex`) picks the few a path
+      could match, and only those are checked; it then also does the screening of
+      ``_tails`` and ``_needles``.
 
     Only what verdicts need is kept; the first ``decide`` builds ``_detail`` (see
     :func:`_build_detail`), so a crawl that never asks for lines never pays for it.
@@ -215,6 +225,7 @@ class _AgentMatcher:
 
     __slots__ = (
         "_detail",
+        "_index",
         "_lengths",
         "_needles",
         "_plain_allow",
@@ -245,7 +256,7 @@ class _AgentMatcher:
                 fallback = _index_htm_fallback(pattern)
                 if fallback is not None:  # "/dir/$": anchored, so always a wild rule
                     _add_wild(fallback, True, wild)
-        wild.sort()
+        wild.sort(key=_rank)
         self._root = plain.pop("/", None)
         ordered = sorted(plain)
         self._plain_count = len(ordered)
@@ -266,6 +277,9 @@ class _AgentMatcher:
         )
         ordered.extend(first for first in self._wild_firsts if first not in ("", "/"))
         self._prefilter = tuple(ordered)
+        self._index = _wild_index([entry[2:] for entry in wild])
+        if self._index is not None and self._trivial:  # the index screens "/*..." rules
+            self._tails, self._needles = (), ("",)
 
     def allowed_path(self, path: str) -> bool:
         """The verdict for a path (which always starts with ``/``)."""
@@ -291,10 +305,16 @@ class _AgentMatcher:
                         break
         if best < 0 and self._root is not None:
             best, best_allow = 1, self._root
-        if not path.startswith(self._wild_firsts):
-            return best_allow
+        index = self._index
+        if index is None:
+            if not path.startswith(self._wild_firsts):
+                return best_allow
+            entries: Sequence[_Wild] = self._wild
+        else:
+            wild = self._wild
+            entries = [wild[at] for at in index.candidates(path)]
         size = len(path)
-        for negative, disallow, shape, first, second, pieces in self._wild:
+        for negative, disallow, shape, first, second, chain in entries:
             priority = -negative
             if priority < best or (priority == best and (best_allow or disallow)):
                 break
@@ -309,7 +329,8 @@ class _AgentMatcher:
             elif shape == _EXACT:
                 hit = size == len(first)
             else:
-                hit = wildcard_match(path, pieces, shape == _MANY_END)
+                assert chain is not None
+                hit = chain.match(path)
             if hit:
                 return not disallow
         return best_allow
@@ -326,7 +347,8 @@ class _AgentMatcher:
         tried in file order, so a wildcard winner is that rule; a plain winner's outcome
         lists the wildcard patterns of its key that come before it (most often none).
         """
-        plain, wild, root, none, group, token = detail
+        plain, wild_, root, none, group, token, index = detail
+        wild: Sequence[_KeyedWild] = wild_
         found = none
         if path.startswith(self._prefilter):
             if plain:
@@ -346,10 +368,14 @@ class _AgentMatcher:
                 wild = ()
         if found is none and root is not None:
             found = root
-        if wild and path.startswith(self._wild_firsts):
+        if wild and index is not None:
+            wild = [wild[at] for at in index.candidates(path)]
+        elif wild and not path.startswith(self._wild_firsts):
+            wild = ()
+        if wild:
             best = found.key
             size = len(path)
-            for key, shape, first, second, pieces, outcome in wild:
+            for key, shape, first, second, chain, outcome in wild:
                 if key <= best:
                     break
                 if not path.startswith(first):
@@ -363,13 +389,14 @@ class _AgentMatcher:
                 elif shape == _EXACT:
                     matched = size == len(first)
                 else:
-                    matched = wildcard_match(path, pieces, shape == _MANY_END)
+                    assert chain is not None
+                    matched = chain.match(path)
                 if matched:
                     found = outcome
                     break
         if found.count:  # a plain winner: wildcard patterns of its key, earlier in the file
-            for _, shape, first, second, pieces, outcome in found.earlier[: found.count]:
-                if path.startswith(first) and _shape_hit(path, shape, first, second, pieces):
+            for _, shape, first, second, chain, outcome in found.earlier[: found.count]:
+                if path.startswith(first) and _shape_hit(path, shape, first, second, chain):
                     found = outcome
                     break
         decision = found.decision
@@ -407,18 +434,40 @@ class _Outcome:
 
 
 # A wildcard or anchored pattern for decide(): (key, shape, first piece, second piece,
-# pieces, outcome), in the shapes of _add_wild().
-_KeyedWild = tuple[int, int, str, str, tuple[str, ...], _Outcome]
+# chain, outcome), in the shapes of _add_wild().
+_KeyedWild = tuple[int, int, str, str, Chain | None, _Outcome]
 # What decide() needs beyond the verdict's state, built on an agent's first decide() only:
 # (plain patterns but "/" -> outcome, wildcard patterns by key then file order, the outcome
 # of "/" or None, the outcome when no pattern of positive priority matches, the group, the
-# token whose group is in force).
+# token whose group is in force, the wildcard patterns' WildIndex when there are many).
 _Detail = tuple[
-    dict[str, _Outcome], tuple[_KeyedWild, ...], "_Outcome | None", _Outcome, Group, str
+    dict[str, _Outcome],
+    tuple[_KeyedWild, ...],
+    "_Outcome | None",
+    _Outcome,
+    Group,
+    str,
+    "WildIndex | None",
 ]
 
 
-def _shape_hit(path: str, shape: int, first: str, second: str, pieces: tuple[str, ...]) -> bool:
+def _rank(entry: _Wild) -> tuple[int, bool]:
+    """The order wildcard rules are tried in: priority, then allow first (ties decide alike)."""
+    return entry[0], entry[1]
+
+
+def _wild_index(rules: list[Screened]) -> WildIndex | None:
+    """A :class:`wild.WildIndex` of (shape, first, second, chain) when there are enough.
+
+    Their chains then share the walks they have in common (see :func:`wild.share_walks`).
+    """
+    if len(rules) <= _INDEXED:
+        return None
+    share_walks(rule[3] for rule in rules if rule[3] is not None)
+    return WildIndex(rules)
+
+
+def _shape_hit(path: str, shape: int, first: str, second: str, chain: Chain | None) -> bool:
     """Whether a pattern in one of the shapes of :func:`_add_wild` matches (``first`` does)."""
     if shape == _ONE:
         return path.find(second, len(first)) >= 0
@@ -428,7 +477,8 @@ def _shape_hit(path: str, shape: int, first: str, second: str, pieces: tuple[str
         return True
     if shape == _EXACT:
         return len(path) == len(first)
-    return wildcard_match(path, pieces, shape == _MANY_END)
+    assert chain is not None
+    return chain.match(path)
 
 
 def _build_detail(rules: list[_Rule], specific: bool, token: str) -> _Detail:
@@ -491,8 +541,8 @@ def _build_detail(rules: list[_Rule], specific: bool, token: str) -> _Detail:
             pattern = fallback  # "/dir/$": no "/index.htm" in it, so the loop ends
     wild = sorted(
         (
-            (outcome.key, shape, first, second, pieces, outcome)
-            for (_, _, shape, first, second, pieces), outcome in zip(shapes, shaped, strict=True)
+            (outcome.key, shape, first, second, chain, outcome)
+            for (_, _, shape, first, second, chain), outcome in zip(shapes, shaped, strict=True)
         ),
         key=lambda entry: (-entry[0], order[id(entry[5])]),  # key first, then file order
     )
@@ -509,7 +559,7 @@ def _build_detail(rules: list[_Rule], specific: bool, token: str) -> _Detail:
     # empty disallow alone is reported with the verdict still "allowed".
     nothing = Decision(True, 0, "", "", "", "none", token)  # no rule matched, not even ""
     none = _Outcome(-1, empty.get(True) or empty.get(False) or nothing)
-    return plain, tuple(wild), root, none, group, token
+    return plain, tuple(wild), root, none, group, token, _wild_index([e[1:5] for e in wild])
 
 
 def _decide_reference(path: str, rules: list[_Rule], specific: bool) -> Decision:
@@ -554,7 +604,8 @@ def _tail(entry: _Wild) -> str:
         return entry[3]
     if shape == _ONE_END:
         return entry[4]
-    return entry[5][-1]
+    assert entry[5] is not None
+    return entry[5].last
 
 
 def _add_wild(pattern: str, allow: bool, wild: list[_Wild]) -> None:
@@ -564,26 +615,26 @@ def _add_wild(pattern: str, allow: bool, wild: list[_Wild]) -> None:
     anchored = pattern[-1] == "$"
     body = pattern[:-1] if anchored else pattern
     star = body.find("*")
-    # Only the many-piece shapes read ``pieces``; the others share the empty tuple.
+    # Only the many-piece shapes have a chain.
     if star < 0:  # "/a$"
         if not body:
             return  # "$" alone: the path is never empty
-        wild.append((-len(pattern), not allow, _EXACT, body, "", ()))
+        wild.append((-len(pattern), not allow, _EXACT, body, "", None))
         return
     first = body[:star]
     rest = body[star:].strip("*")
     if not rest:  # "/a*", "/a*$": any tail
-        wild.append((-len(pattern), not allow, _PREFIX, first, "", ()))
+        wild.append((-len(pattern), not allow, _PREFIX, first, "", None))
         return
     if anchored and body[-1] == "*":
         anchored = False  # "*$" at the end matches any tail
     if "*" not in rest:  # "/*x", "/*.pdf$"
         shape = _ONE_END if anchored else _ONE
-        wild.append((-len(pattern), not allow, shape, first, rest, ()))
+        wild.append((-len(pattern), not allow, shape, first, rest, None))
         return
-    pieces = (first, *[piece for piece in rest.split("*") if piece])
+    pieces = tuple([piece for piece in rest.split("*") if piece])
     shape = _MANY_END if anchored else _MANY
-    wild.append((-len(pattern), not allow, shape, first, pieces[1], pieces))
+    wild.append((-len(pattern), not allow, shape, first, pieces[0], Chain(first, pieces, anchored)))
 
 
 class _InForce(NamedTuple):
