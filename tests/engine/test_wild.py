@@ -53,8 +53,9 @@ def patterns(draw: st.DrawFn) -> str:
     """A wildcard pattern: prefix, one or many ``*`` pieces (runs included), maybe ``$``."""
     head = draw(st.sampled_from(["", "/", "/a", "/ab", "/x/", "/%2F", "/a/b"]))
     parts = draw(st.lists(piece, max_size=6))
-    if parts and draw(st.booleans()):
-        parts = parts + [parts[-1]] * draw(st.integers(0, 12))  # a run of one piece
+    run = draw(st.integers(0, 12)) if draw(st.booleans()) else 0
+    if parts:
+        parts = parts + [parts[-1]] * run  # a run of one piece
     stars = draw(st.sampled_from(["*", "*", "**"]))
     body = head + "".join(stars + part for part in parts)
     if draw(st.integers(0, 3)) == 0:
