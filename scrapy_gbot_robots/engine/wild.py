@@ -25,7 +25,7 @@ from collections.abc import Iterable, Sequence
 from operator import eq
 from struct import calcsize
 from sys import byteorder
-from typing import Literal
+from typing import Literal, TypeVar
 
 # Shapes of wildcard and anchored rules, each checked inline by the matcher.
 PREFIX, EXACT, ONE, ONE_END, MANY, MANY_END = range(6)
@@ -40,7 +40,8 @@ _PAD = "\0" * 30_000
 _PAD_FROM = 512  # fewer characters to search than this: even the worst simple search is cheap
 _RUN_LOOP = 8  # a run of one piece longer than this is counted, not found piece by piece
 _GRAM = 4  # length of the grams many pieces are screened by (shorter pieces: their length)
-_DIRECT_KEYS = 32  # up to this many distinct pieces are looked for one by one
+_DIRECT_KEYS = 64  # up to this many distinct pieces are looked for one by one
+_SIGNED = 512  # more pieces of one gram size than this: signatures, and grams read by cast
 _BUCKET = 8  # a prefix or tail shared by more rules than this files them by piece instead
 _SIGNATURE = 8  # grams of a piece checked against the path's before the piece is looked for
 
@@ -147,9 +148,11 @@ class Chain:
     ``match`` is :func:`match.wildcard_match` for a path that starts with the prefix (the
     caller has checked it): the pieces found greedily in order, and with a final ``$`` the
     last one ending the path.  A path shorter than the prefix and the pieces together
-    cannot match, and is turned away before any search.  ``middle`` is what is searched
-    before the last piece; ``walk`` searches it instead when it has runs or risky pieces,
-    or when other rules share it (see :func:`share_walks`).
+    (``need``) cannot match, and is turned away before any search.  ``middle`` is what is
+    searched before the last piece; ``walk`` searches it instead when it has runs or risky
+    pieces, or when other rules share it (see :func:`share_walks`).  What the search needs
+    beyond the pieces is worked out on the first match: most rules of most files are never
+    tried, and a file's first check pays for all of them.
     """
 
     __slots__ = ("anchored", "danger", "last", "middle", "need", "start", "walk")
@@ -159,13 +162,24 @@ class Chain:
         self.anchored = anchored
         self.middle = rest[:-1]
         self.last = rest[-1]  # found after the middle; with ``anchored``, ends the path
-        self.need = len(first) + sum(map(len, rest))
-        self.danger = not anchored and len(self.last) >= 32 and risky(self.last)
-        middle = self.middle
-        special = any(map(eq, middle, middle[1:])) or (
-            max(map(len, middle)) >= 32 and any(map(risky, middle))
+        self.need = -1  # not worked out yet (see _prepare)
+        self.walk: _Walk | None = None
+
+    def _prepare(self) -> int:
+        """Work out the length floor, whether the last piece is risky, and the walk."""
+        middle, last = self.middle, self.last
+        self.danger = not self.anchored and len(last) >= 32 and risky(last)
+        special = (len(middle) > 1 and any(map(eq, middle, middle[1:]))) or (
+            bool(middle) and max(map(len, middle)) >= 32 and any(map(risky, middle))
         )
-        self.walk = _Walk(self.start, middle) if special else None
+        if special and self.walk is None:  # a shared walk (share_walks) already does it
+            self.walk = _Walk(self.start, middle)
+        self.need = need = self.start + sum(map(len, middle)) + len(last)
+        return need
+
+    def __lt__(self, other: Chain) -> bool:
+        """An order, so that rules whose other fields tie still sort (how is immaterial)."""
+        return (self.middle, self.last) < (other.middle, other.last)
 
     @property
     def pieces(self) -> tuple[str, ...]:
@@ -174,7 +188,10 @@ class Chain:
 
     def match(self, path: str) -> bool:
         size = len(path)
-        if size < self.need:
+        need = self.need
+        if need < 0:
+            need = self._prepare()
+        if size < need:
             return False
         walk = self.walk
         if walk is None:
@@ -372,7 +389,12 @@ def _piece_of(rule: Screened) -> str:
 # A piece screened by grams: (piece, the rules filed under it, risky, where the gram it is
 # filed under first occurs in it, its other grams, which the path must hold too).
 _Filed = tuple[str, tuple[int, ...], bool, int, frozenset[int]]
+_ByNumber = dict[int, tuple[_Filed, ...]]
+_ByText = dict[str, tuple[_Filed, ...]]
+_NONE: frozenset[int] = frozenset()
 # memoryview formats reading 2, 4 and 8 bytes as one native unsigned integer.
+from_bytes = int.from_bytes
+_CAST_FROM = 32  # bytes of path from which the grams are read by memoryview.cast
 _Format = Literal["Q", "L", "I", "H"]
 _FORMATS: dict[int, _Format] = {calcsize(code): code for code in ("Q", "L", "I", "H")}
 
@@ -387,14 +409,15 @@ def _grams(data: bytes, size: int) -> dict[int, int]:
 
     Read in C: the bytes at each offset below ``size``, cast to integers of that size.
     """
+    end = len(data)
+    if end < _CAST_FROM:  # a memoryview costs more than it saves on a short path
+        return {from_bytes(data[at : at + size], byteorder): at for at in range(end - size + 1)}
     found: dict[int, int] = {}
     code = _FORMATS[size]
-    end = len(data)
     for start in range(size):
         stop = start + (end - start) // size * size
-        if stop > start:
-            grams = memoryview(data[start:stop]).cast(code)
-            found.update(zip(grams, range(start, stop, size), strict=True))
+        grams = memoryview(data[start:stop]).cast(code)
+        found.update(zip(grams, range(start, stop, size), strict=False))  # equal lengths
     return found
 
 
@@ -425,8 +448,9 @@ class _Pieces:
     __slots__ = ("_direct", "_filed")
 
     def __init__(self, pieces: dict[str, list[int]]) -> None:
-        # Per gram size: the pieces filed under each gram, and the grams as text.
-        self._filed: tuple[tuple[int, dict[int, list[_Filed]], dict[int, str]], ...] = ()
+        # Per gram size: the pieces filed under each gram, by the gram as text and (past
+        # _SIGNED pieces) as an integer, the same tuples.
+        self._filed: tuple[tuple[int, _ByNumber | None, _ByText], ...] = ()
         if len(pieces) <= _DIRECT_KEYS:
             self._direct = tuple((key, tuple(ids), risky(key)) for key, ids in pieces.items())
             return
@@ -437,7 +461,7 @@ class _Pieces:
                 direct.append((piece, tuple(ids), risky(piece)))
             else:
                 by_size.setdefault(_GRAM if len(piece) >= _GRAM else 2, []).append((piece, ids))
-        filed: list[tuple[int, dict[int, list[_Filed]], dict[int, str]]] = []
+        filed: list[tuple[int, _ByNumber | None, _ByText]] = []
         for size, group in sorted(by_size.items()):
             if len(group) <= _DIRECT_KEYS:
                 direct.extend((key, tuple(ids), risky(key)) for key, ids in group)
@@ -451,53 +475,73 @@ class _Pieces:
         for piece, ids, danger in self._direct:
             if (find(path, piece, 0, True) >= 0) if danger else piece in path:
                 found.extend(ids)
-        if not self._filed:
-            return
-        data = path.encode("ascii", "replace")
-        length = len(data)
-        for size, filed, names in self._filed:
-            # Reading every gram of the path costs about a dict insert per character;
-            # looking for each filed gram costs a call and a pass.  Take the cheaper.
-            if len(filed) * (40 + length // 4) > 60 * length:
-                places = _grams(data, size)
-                seen: set[int] | None = set(places)
-                hits: Iterable[int] = filed.keys() & places.keys()
-            else:
-                places = {}
-                seen = None
-                for gram, name in names.items():
+        length = len(path)
+        for size, by_number, by_text in self._filed:
+            # Reading every gram of the path costs about a dict insert per character,
+            # looking for each filed gram a call and a pass: take the cheaper.
+            if len(by_text) * (40 + length // 4) <= 60 * length:
+                text: dict[str, int] = {}
+                for name in by_text:
                     at = path.find(name)
                     if at >= 0:
-                        places[gram] = at
-                hits = places
-            for gram in hits:
-                at = places[gram]
-                for piece, ids, danger, offset, others in filed[gram]:
-                    if (seen is None or others <= seen) and (
-                        len(piece) == size
-                        or (at >= offset and path.startswith(piece, at - offset))
-                        or find(path, piece, 0, danger) >= 0
-                    ):
-                        found.extend(ids)
+                        text[name] = at
+                _confirm(path, size, text, text, by_text, None, found)
+            elif by_number is None or length < _CAST_FROM:  # as text; no signatures
+                text = {path[at : at + size]: at for at in range(length - size + 1)}
+                _confirm(path, size, by_text.keys() & text.keys(), text, by_text, None, found)
+            else:  # many pieces, a long path: the grams read in C, signatures checked
+                numbers = _grams(path.encode("ascii", "replace"), size)
+                hits = by_number.keys() & numbers.keys()
+                _confirm(path, size, hits, numbers, by_number, set(numbers), found)
 
 
-def _file(
-    pieces: list[tuple[str, list[int]]], size: int
-) -> tuple[dict[int, list[_Filed]], dict[int, str]]:
-    """File each piece under the gram of its signature that the fewest pieces have."""
+_Gram = TypeVar("_Gram", int, str)
+
+
+def _confirm(
+    path: str,
+    size: int,
+    hits: Iterable[_Gram],
+    places: dict[_Gram, int],
+    filed: dict[_Gram, tuple[_Filed, ...]],
+    seen: set[int] | None,
+    found: list[int],
+) -> None:
+    """Add the rules of the pieces filed under ``hits`` that occur in ``path``.
+
+    ``places`` holds where each gram occurs; with ``seen`` (the path's grams as integers),
+    a piece whose other grams are not all there is passed over without a search.
+    """
+    for gram in hits:
+        at = places[gram]
+        for piece, ids, danger, offset, others in filed[gram]:
+            if (seen is None or others <= seen) and (
+                len(piece) == size
+                or (at >= offset and path.startswith(piece, at - offset))
+                or find(path, piece, 0, danger) >= 0
+            ):
+                found.extend(ids)
+
+
+def _file(pieces: list[tuple[str, list[int]]], size: int) -> tuple[_ByNumber | None, _ByText]:
+    """File each piece under the gram of its signature that the fewest pieces have.
+
+    Past ``_SIGNED`` pieces, each keeps its other grams too (as integers), and the grams
+    are also filed as integers: this is the memory a hostile file costs, not a real one.
+    """
+    signed = len(pieces) > _SIGNED
     signatures = [_signature(piece, size) for piece, _ in pieces]
     holders: dict[str, int] = {}
     for signature in signatures:
         for gram in set(signature):
             holders[gram] = holders.get(gram, 0) + 1
-    filed: dict[int, list[_Filed]] = {}
-    names: dict[int, str] = {}
+    filed: dict[str, list[_Filed]] = {}
     for (piece, ids), signature in zip(pieces, signatures, strict=True):
         name = min(signature, key=holders.__getitem__)
-        number = _gram(name)
-        names[number] = name
-        others = frozenset([_gram(other) for other in signature if other != name])
+        others = frozenset([_gram(g) for g in signature if g != name]) if signed else _NONE
         danger = len(piece) >= 32 and risky(piece)
-        entry = (piece, tuple(ids), danger, piece.find(name), others)
-        filed.setdefault(number, []).append(entry)
-    return filed, names
+        filed.setdefault(name, []).append((piece, tuple(ids), danger, piece.find(name), others))
+    by_text = {name: tuple(group) for name, group in filed.items()}
+    if not signed:
+        return None, by_text
+    return {_gram(name): group for name, group in by_text.items()}, by_text
