@@ -442,7 +442,7 @@ class _AgentMatcher:
             priority = -negative
             if priority < best or (priority == best and (best_allow or disallow)):
                 break
-            if not path.startswith(first):
+            if first != "/" and not path.startswith(first):  # every path starts with "/"
                 continue
             if shape == _ONE:
                 hit = path.find(second, len(first)) >= 0
@@ -502,7 +502,7 @@ class _AgentMatcher:
             for key, shape, first, second, chain, outcome in wild:
                 if key <= best:
                     break
-                if not path.startswith(first):
+                if first != "/" and not path.startswith(first):
                     continue
                 if shape == _ONE:
                     matched = path.find(second, len(first)) >= 0

@@ -208,7 +208,9 @@ class Chain:
         last = self.last
         if self.anchored:
             return size - len(last) >= pos and path.endswith(last)
-        return find(path, last, pos, self.danger) >= 0
+        if self.danger:
+            return find(path, last, pos, True) >= 0
+        return path.find(last, pos) >= 0
 
 
 def share_walks(chains: Iterable[Chain]) -> None:

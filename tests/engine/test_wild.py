@@ -242,3 +242,80 @@ def test_nested_tails_and_many_short_pieces_are_right() -> None:
     robots = parse(body_of(lines))
     for path in ("/" + alpha * 5 + "p", "/" + alpha * 5 + "q", "/x/ab", "/shop/x299", "/shop/x3a"):
         check(robots, path)
+
+
+# -- the gates of allowed(): second characters, heads, bisection, screens on the URL ----------
+
+# Plain prefixes that share heads and second characters, one that starts with another, some
+# that cannot match (no leading "/"), and "/*..." rules whose screens run on the URL.
+PREFIXES = [
+    "/a", "/ab", "/abc", "/abd/", "/b", "/ba", "/bab", "/c/d", "/c/e", "/x%2F", "/x%2f", "/~",
+    "/a$", "/ab*", "/abc$", "/%41", "/z/", "/zz", "/zzz", "/q?x=1", "/q?y", "?x", "a/b", "/-",
+    "/.well-known/", "/a/b/c/d/e", "/a/b/c", "/aa", "/aaa", "/aaaa", "/b/", "/b/c", "/bb", "a", "x",
+]
+SCREENED = ["/*?", "/*.pdf$", "/*x*y", "/*/b", "*&s=", "/*%2F", "/$", "/*a$"]
+URL_TAILS = ["", "", "#", "#frag/a", "#?.pdf", "\0", "\0?x", "?x=1", ".pdf", "/b", "&s=1"]
+
+
+@st.composite
+def gated_bodies(draw: st.DrawFn) -> bytes:
+    rules_ = draw(st.lists(st.tuples(st.booleans(), st.sampled_from(PREFIXES)), max_size=40))
+    if draw(st.booleans()):
+        rules_ += draw(st.lists(st.tuples(st.booleans(), st.sampled_from(SCREENED)), max_size=4))
+    if draw(st.integers(0, 4)) == 0:
+        rules_.append((draw(st.booleans()), "/"))
+    return body_of(rules_ or [(False, "/nothing")])
+
+
+@st.composite
+def gated_urls(draw: st.DrawFn) -> str:
+    base = draw(st.sampled_from([SITE, SITE, "http://e.com", "https://other.org", SITE + "?q"]))
+    path = draw(st.sampled_from(["/", "", "/a", "/ab", "/abc", "/abd/x", "/b", "/c/d/e", "/x%2F"]))
+    path += draw(st.sampled_from(["", "", "b", "c", "/b", "?x=1", "zz", "%2F", ".pdf", "x/y"]))
+    return base + path + draw(st.sampled_from(URL_TAILS))
+
+
+def check_url(robots: RobotsTxt, url: str) -> None:
+    specific, agent_rules, global_rules, _ = _walk_groups(directives(robots.body), "bot")
+    chosen = agent_rules if specific else global_rules
+    expected = _decide_reference(path_params_query(url), chosen, specific).allowed
+    assert robots.allowed(url, "bot") is expected, (robots.body, url)
+
+
+@SETTINGS
+@given(body=gated_bodies(), urls=st.lists(gated_urls(), min_size=1, max_size=10))
+@example(body=body_of([(False, "/ab")] * 1 + [(False, f"/p{i}") for i in range(20)]), urls=[SITE])
+@example(body=body_of([(False, "/*.pdf$")]), urls=[SITE + "/a.pdf#x", SITE + "/a.pdf\0x"])
+def test_every_gate_lets_through_what_the_replay_decides(body: bytes, urls: list[str]) -> None:
+    # The default gates, then heads for every prefilter, then bisection for every one.
+    for patch in ({}, {"_HEADLESS": 0}, {"_HEADLESS": 0, "_FREE": 0}):
+        with pytest.MonkeyPatch.context() as patcher:
+            for name, value in patch.items():
+                patcher.setattr(rules, name, value)
+            robots = parse(body)
+            for url in urls:  # one object: the site prefix is remembered between URLs
+                check_url(robots, url)
+            assert robots.allowed(urls[0], "bot") is robots.decide(urls[0], "bot").allowed
+
+
+@SETTINGS
+@given(rules_=rule_sets, queries=st.lists(paths, min_size=1, max_size=8))
+def test_the_indexed_matcher_equals_the_unindexed_one(
+    rules_: list[tuple[bool, str]], queries: list[str]
+) -> None:
+    body = body_of(rules_)
+    with pytest.MonkeyPatch.context() as patcher:
+        patcher.setattr(rules, "_INDEXED", 10**9)  # every wildcard rule tried, in order
+        unfiltered = parse(body)
+        verdicts = [unfiltered.allowed(SITE + path, "bot") for path in queries]
+    with index_everywhere():
+        indexed = parse(body)
+        assert [indexed.allowed(SITE + path, "bot") for path in queries] == verdicts
+
+
+def test_a_risky_single_piece_is_searched_by_a_chain_and_decides_alike() -> None:
+    needle = "a" * 40 + "b" + "a" * 40
+    robots = parse(body_of([(False, "/*" + needle), (True, "/x/*" + needle + "*")]))
+    assert any(entry[5] is not None for entry in robots._matcher_for("bot")._wild)
+    for path in ("/" + "a" * 3000, "/" + "a" * 1000 + needle, "/x/" + needle, "/x/" + "a" * 900):
+        check(robots, path)
