@@ -85,6 +85,7 @@ _Unknown = tuple[bool, bool, int, bytes, bytes]
 _INDEXED = 768  # wildcard rules (plus their pieces) past which a wild.WildIndex screens them
 _FREE = 64  # a prefilter longer than this is searched by bisection (see _prefix_free())
 _HEADLESS = 12  # a prefilter this short is cheaper to try whole than by its heads
+_SECOND = itemgetter(1)
 
 
 def _agent_key(user_agent: str) -> str | None:
@@ -286,7 +287,8 @@ class _AgentMatcher:
         self._detail: _Detail | None = None  # built by the first decide()
         # Built with C-level dict operations: a tie between allow and disallow goes to allow.
         plain = dict.fromkeys(disallows, False)
-        plain.update(dict.fromkeys(allows, True))
+        if allows:
+            plain.update(dict.fromkeys(allows, True))
         plain.pop("", None)  # priority 0: never decides
         wild: list[_Wild] = []
         joined = "\n".join(plain)
@@ -301,12 +303,11 @@ class _AgentMatcher:
         self._root = root = plain.pop("/", None)
         ordered = sorted(plain)
         # Only a pattern that starts with "/" can start a path: sorted, those are one run.
-        start, end = bisect_left(ordered, "/"), bisect_left(ordered, "0")  # "0" follows "/"
-        if start or end < len(ordered):
-            ordered = ordered[start:end]
+        if ordered and (ordered[0][0] != "/" or ordered[-1][0] != "/"):
+            ordered = ordered[bisect_left(ordered, "/") : bisect_left(ordered, "0")]  # "0" > "/"
         self._plain_count = len(ordered)
         self._allow_at: tuple[int, ...] = ()
-        if True in plain.values():
+        if allows:
             at = {bisect_left(ordered, p) for p in allows if plain.get(p) and p[0] == "/"}
             self._allow_at = tuple(sorted(at))
         self._lengths: tuple[int, ...] | None = None
@@ -320,7 +321,9 @@ class _AgentMatcher:
         self._prefilter = tuple(ordered)
         # The second character of each entry (all start with "/"; the others never match,
         # and "/" is the root rule).
-        self._firsts = "".join({prefix[1] for prefix in ordered})  # each is "/" and more
+        # (each entry is "/" and more; repeats are fine, but a long prefilter drops them)
+        firsts = map(_SECOND, ordered)
+        self._firsts = "".join(set(firsts) if len(ordered) > _FREE else firsts)
         # The prefilter's first characters, as many as its shortest entry has, one line each:
         # a path whose first characters are not a line of it starts with no entry.  One slice
         # and one search answer most checks (a startswith over every entry costs one compare
