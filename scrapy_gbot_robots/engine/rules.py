@@ -271,6 +271,7 @@ class _AgentMatcher:
         "_plain_count",
         "_prefilter",
         "_root",
+        "_screen",
         "_tails",
         "_trivial",
         "_wild",
@@ -319,6 +320,7 @@ class _AgentMatcher:
             self._trivial = root is False  # "Disallow: /" decides every other path
             self._needles = ("",) if root is False else ()
         self._prefilter = tuple(ordered)
+        self._screen = self._needles if self._trivial else None  # what allowed() reads
         # The second character of each entry (all start with "/"; the others never match,
         # and "/" is the root rule).
         # (each entry is "/" and more; repeats are fine, but a long prefilter drops them)
@@ -877,9 +879,11 @@ class RobotsTxt:
         The URL is matched literally, as Google's library does; encode a raw URL first with
         ``scrapy_gbot_robots.engine.url.crawler_url`` (what Scrapy does to ``request.url``).
         """
+        # The agent of the last question, as given (a crawl asks with one object): identity
+        # is the cheap test, _matcher_for() the sure one.
         matcher: _AgentMatcher = (
             self._matcher  # type: ignore[assignment]  # set whenever _agent is
-            if user_agent == self._agent and global_group
+            if user_agent is self._agent and global_group
             else self._matcher_for(user_agent, global_group)
         )
         # Fast path.  A site's URLs share "scheme://host/": once one URL showed where its
@@ -897,9 +901,19 @@ class RobotsTxt:
         except IndexError:  # the path is "/": shorter than every entry
             second = "\n"  # which no pattern holds
         if second not in matcher._firsts:
-            if not matcher._trivial:
+            needles = matcher._screen
+            if needles is None:  # no "/*..." rule: nothing more can match
                 return True
-            prefixed = False
+            # The screens of "/*..." rules (see allowed_path), on the URL: a piece that is
+            # not in the URL is not in its path, and when nothing cuts the path short the
+            # URL ends as it does.
+            tails = matcher._tails
+            if not tails or ("#" not in url and "\0" not in url and not url.endswith(tails)):
+                for needle in needles:
+                    if needle in url:
+                        break
+                else:
+                    return True
         else:
             heads = matcher._heads
             if heads is not None:
@@ -912,19 +926,17 @@ class RobotsTxt:
                 rest = url[slash:]
                 at = bisect_right(matcher._free, rest)
                 prefixed = at > 0 and rest.startswith(matcher._free[at - 1])
-        if not prefixed:
-            if not matcher._trivial:
-                return True
-            # The screens of "/*..." rules (see allowed_path), on the URL: a piece that is
-            # not in the URL is not in its path, and when nothing cuts the path short the
-            # URL ends as it does.
-            tails = matcher._tails
-            if not tails or ("#" not in url and "\0" not in url and not url.endswith(tails)):
-                for needle in matcher._needles:
-                    if needle in url:
-                        break
-                else:
+            if not prefixed:  # the same screens as above (kept inline: this is per request)
+                needles = matcher._screen
+                if needles is None:
                     return True
+                tails = matcher._tails
+                if not tails or ("#" not in url and "\0" not in url and not url.endswith(tails)):
+                    for needle in needles:
+                        if needle in url:
+                            break
+                    else:
+                        return True
         path = url[slash : url.find("#", slash)] if "#" in url else url[slash:]
         if "\0" in path:
             path = path[: path.index("\0")]
