@@ -1,7 +1,9 @@
 """Speed, memory and bounded cost of the engine, against Protego, in one run.
 
-    python benchmarks/bench_engine.py            # full run on ../shared/corpus (~30-60 s)
-    python benchmarks/bench_engine.py --quick    # every 10th site, fewer repetitions (smoke test)
+    python benchmarks/bench_engine.py                  # corpus, memory, hostile files (~3 min)
+    python benchmarks/bench_engine.py --quick          # every 10th site, fewer repetitions
+    python benchmarks/bench_engine.py --skip-hostile   # corpus and memory only (~90 s)
+    python benchmarks/bench_engine.py --only-hostile --cases issue-tails,2000-stars
 
 Why this shape: the ratios are only meaningful when both parsers run on the same machine in the
 same process under the same load, so every site is measured for both libraries back to back
@@ -51,11 +53,13 @@ from _common import (
 
 ns_now = time.perf_counter_ns
 
-# Targets from the engine issue, as ratios ours/Protego (lower is better).
-TARGET_SITE = 0.4
-TARGET_CHECK = 0.6
+# Targets, as ratios ours/Protego (lower is better): site and check from issue 26 ("a matcher
+# no file can slow"), memory from the engine's first issue.
+TARGET_SITE = 0.25
+TARGET_CHECK = 0.20
 TARGET_MEMORY = 0.33
-TARGET_HOSTILE_NS = 5_000_000  # worst single allowed() on hostile input
+TARGET_HOSTILE_NS = 1_000_000  # the slowest URL's steady allowed() on any hostile file
+TARGET_FIRST_NS = 5_000_000  # the first allowed() (it builds the agent's rules), shown apart
 
 METRICS = ("parse", "first", "check", "site")
 OURS = "ours"
@@ -498,6 +502,164 @@ def _case_distinct_lengths() -> tuple[bytes, list[str]]:
     return body, urls
 
 
+CYCLE = "abcdefghijklmnopqrstuvwxy"
+
+
+def _case_issue_tails() -> tuple[bytes, list[str]]:
+    # The file of issue 26: 1,000 rules of 16 '*', each with a distinct literal tail, against
+    # 2 KB paths; the last two paths hold 187 of the tails, before or after the letters, so
+    # that the tails' screen passes and the full search decides.
+    lines = ["User-agent: *"]
+    for i in range(1000):
+        letters = "".join("*" + chr(97 + (i + 5 * j) % 25) for j in range(15))
+        lines.append(("Allow: " if i % 3 == 0 else "Disallow: ") + f"/{letters}*tail{i:04d}")
+    body = ("\n".join(lines) + "\n").encode()
+    tails = "".join(f"tail{i:04d}" for i in range(0, 1000, 4))[:1500]
+    urls = [
+        BASE + "/" + (CYCLE * 100)[:2047],
+        BASE + "/" + _letters(7, 2047, CYCLE),
+        BASE + "/" + _letters(11, 2047, CYCLE + "z0123456789"),
+        BASE + "/" + tails + (CYCLE * 30)[:547],
+        BASE + "/" + (CYCLE * 30)[:547] + tails,
+    ]
+    return body, urls
+
+
+def _words(seed: int, count: int) -> list[str]:
+    """Distinct word-like pieces, 5 to 10 letters."""
+    out: dict[str, None] = {}
+    x = seed
+    while len(out) < count:
+        x = (x * 1103515245 + 12345) & 0x7FFFFFFF
+        out[_letters(x, 5 + x % 6, "abcdefghijklmnopqrstuvwxyz")] = None
+    return list(out)
+
+
+def _case_shared_prefix() -> tuple[bytes, list[str]]:
+    # 10,000 rules under one long prefix, each with its own word: a prefix that screens
+    # nothing, so the rules under it get an index of their own, by piece.
+    words = _words(3, 10000)
+    head = "/shop/department-homeware/category-"
+    lines = ["User-agent: *"]
+    lines += [f"Disallow: {head}*size-{w}*" for w in words]
+    body = ("\n".join(lines) + "\n").encode()
+    urls = [
+        BASE + head + "beds/" + "-".join(words[i] for i in range(0, 3000, 17))[:2000],
+        BASE + head + "beds/size-" + "/size-".join(words[i] for i in range(1, 3000, 29))[:2000],
+        BASE + head + "x" * 2000,
+        BASE + "/shop/other/" + "-".join(words[:200])[:2000],
+    ]
+    return body, urls
+
+
+def _case_dense_pieces() -> tuple[bytes, list[str]]:
+    # 15,000 rules whose pieces are short and drawn from 11 characters, against paths of the
+    # same 11 characters: most pieces' grams are in every path, so many pieces are searched.
+    lines = ["User-agent: *"] + [f"Disallow: /shop/c/*x{i}*" for i in range(15000)]
+    body = ("\n".join(lines) + "\n").encode()
+    urls = [
+        BASE + "/shop/c/" + "".join(f"x{i}" for i in range(400)),
+        BASE + "/shop/c/" + "x" * 2000,
+        BASE + "/shop/c/" + _letters(3, 2000, "x0123456789"),
+        BASE + "/shop/c/" + _letters(5, 2000, "0123456789"),
+    ]
+    return body, urls
+
+
+def _case_2000_stars() -> tuple[bytes, list[str]]:
+    # 120 rules of 2,001 '*' (about 4 KB each): "*a*b" a thousand times, then a tail of
+    # their own.  The last path follows the pieces to its end, and only the tail fails.
+    lines = ["User-agent: *"] + [f"Disallow: /{'*a*b' * 1000}*z{i}" for i in range(120)]
+    body = ("\n".join(lines) + "\n").encode()
+    heads = "".join(f"z{i}" for i in range(120))
+    urls = [
+        BASE + "/" + "ab" * 1000,
+        BASE + "/" + heads + "ab" * 700,
+        BASE + "/" + ("ab" * 1000)[:1990] + heads[:50],
+        BASE + "/" + "a" * 2047,
+    ]
+    return body, urls
+
+
+def _case_long_literals() -> tuple[bytes, list[str]]:
+    # 30 rules of one 16 KB literal of repeated 'a' around a 'b', against paths of 'a': a
+    # needle that makes str.find compare it again at every place (quadratic) unless searched
+    # the linear way.
+    lines = ["User-agent: *"]
+    lines += ["Disallow: /*" + "a" * (8000 + i) + "b" + "a" * 8000 for i in range(30)]
+    body = ("\n".join(lines) + "\n").encode()
+    urls = [BASE + "/" + "a" * 2400, BASE + "/" + "a" * 8000, BASE + "/" + "a" * 16000 + "b"]
+    return body, urls
+
+
+def _case_periodic_pieces() -> tuple[bytes, list[str]]:
+    # 2,000 rules, each one 100-character piece of 'a' around a 'b', and a number: the kind
+    # of needle str.find searches slowly, in paths of 'a' (and one 'b').
+    lines = ["User-agent: *"]
+    for i in range(2000):
+        k = 40 + i % 60
+        lines.append("Disallow: /*" + "a" * k + "b" + "a" * (99 - k) + str(i))
+    body = ("\n".join(lines) + "\n").encode()
+    urls = [BASE + "/" + "a" * 2400, BASE + "/" + "a" * 1200 + "b" + "a" * 1200]
+    return body, urls
+
+
+def _case_many_dollars() -> tuple[bytes, list[str]]:
+    # 12,000 '$' rules: "/*.eNNN$" and "/*a*bNNN$", each ending the path its own way.
+    lines = ["User-agent: *"]
+    lines += [f"Disallow: /*.e{i}$" if i % 2 else f"Allow: /*a*b{i}$" for i in range(12000)]
+    body = ("\n".join(lines) + "\n").encode()
+    urls = [
+        BASE + "/x/" + "ab" * 1000 + ".e11",
+        BASE + "/" + "ab" * 1000,
+        BASE + "/" + "ab" * 1000 + "b7",
+        BASE + "/" + ("a" * 30 + "b") * 60,
+    ]
+    return body, urls
+
+
+def _case_fail_at_end() -> tuple[bytes, list[str]]:
+    # 3,000 rules of six one-character pieces and a final "!": the paths hold every piece,
+    # in every order, and the "!" only where it cannot follow them.
+    alphabet = "abcdefghijklmnopqrstuvwxyz0123456789"
+    lines = ["User-agent: *"]
+    for i in range(3000):
+        pieces = [alphabet[(i * 7 + j * 13) % 36] for j in range(6)]
+        lines.append("Disallow: /*" + "*".join(pieces) + "*!")
+    body = ("\n".join(lines) + "\n").encode()
+    text = (alphabet * 60)[:2040]
+    urls = [BASE + "/" + text, BASE + "/!" + text, BASE + "/" + text + "!"]
+    return body, urls
+
+
+def _case_short_tails() -> tuple[bytes, list[str]]:
+    # 25,920 rules "/*XY*Z$" over 36 characters: 20 tails shared by 1,296 rules each, every
+    # "XY" in every path; the rules of the path's last character get an index of their own.
+    alphabet = "abcdefghijklmnopqrstuvwxyz0123456789"
+    lines = ["User-agent: *"]
+    lines += [f"Disallow: /*{a}{b}*{c}$" for a in alphabet for b in alphabet for c in alphabet[:20]]
+    body = ("\n".join(lines) + "\n").encode()
+    urls = [BASE + "/" + (alphabet * 60)[:2040], BASE + "/" + _letters(5, 2040, alphabet)]
+    return body, urls
+
+
+def _case_agents_many() -> tuple[bytes, list[str]]:
+    # 2,000 groups of 12 user-agent lines each, with rules, and the crawler's group last.
+    parts = []
+    for i in range(2000):
+        parts.append("".join(f"User-agent: bot{i}x{j}\n" for j in range(12)))
+        parts.append(f"Disallow: /p{i}/\nAllow: /p{i}/ok*\n")
+    parts.append("User-agent: Googlebot\nDisallow: /private/\nAllow: /private/*.css$\n")
+    body = "".join(parts).encode()
+    urls = [
+        BASE + "/private/x",
+        BASE + "/private/a.css",
+        BASE + "/p1999/ok",
+        BASE + "/" + "a" * 2000,
+    ]
+    return body, urls
+
+
 HOSTILE: dict[str, tuple[str, Callable[[], tuple[bytes, list[str]]]]] = {
     "nested-stars": ("Disallow: /*a*a*a*a*a*a*a*a*b vs 8 KiB paths of 'a'", _case_nested_stars),
     "many-stars": ("1,000 rules of 16 '*' each vs 2 KB paths", _case_many_stars),
@@ -511,6 +673,16 @@ HOSTILE: dict[str, tuple[str, Callable[[], tuple[bytes, list[str]]]]] = {
     "long-lines": ("31 lines of 16,011 bytes (just under the line cap)", _case_long_lines),
     "distinct-lengths": ("~1,000 rules of distinct lengths, ~500 KB", _case_distinct_lengths),
     "many-lines": ("256,000 two-byte lines + a rule without colon", _case_many_lines),
+    "issue-tails": ("1,000 rules of 16 '*' + distinct tails vs 2 KB paths", _case_issue_tails),
+    "shared-prefix": ("10,000 rules under one prefix, a word each", _case_shared_prefix),
+    "dense-pieces": ("15,000 short pieces of 11 characters vs such paths", _case_dense_pieces),
+    "2000-stars": ("120 rules of 2,001 '*' vs paths that follow them", _case_2000_stars),
+    "long-literals": ("30 rules of one 16 KB periodic literal vs 'a' paths", _case_long_literals),
+    "periodic-pieces": ("2,000 periodic 100-char pieces vs 'a' paths", _case_periodic_pieces),
+    "many-dollars": ("12,000 '$' rules with tails of their own", _case_many_dollars),
+    "fail-at-end": ("3,000 rules of 6 one-char pieces + '!' never last", _case_fail_at_end),
+    "short-tails": ("25,920 rules /*XY*Z$ over 36 characters", _case_short_tails),
+    "agents-many": ("2,000 groups of 12 user-agents, ours last", _case_agents_many),
 }
 
 
@@ -558,13 +730,14 @@ def hostile_child(lib: Lib, case: str) -> None:
         else:
             continue
         break
-    # Steady state: the same object answers every URL, each call timed on its own.
+    # Steady state: the same object answers every URL, each call timed on its own, 25 times
+    # (fewer if that takes over 3 s), enough for a 99th percentile that is not the maximum.
     obj = lib.parse(body)
     check = lib.checker(obj)
     for url in urls:
         check(url, USER_AGENT)
     started = ns_now()
-    for _ in range(5):
+    for _ in range(25):
         for i, url in enumerate(urls):
             t0 = ns_now()
             check(url, USER_AGENT)
@@ -583,6 +756,9 @@ class HostileResult:
     parse_ns: float = float("nan")
     first_ns: float = float("nan")  # worst URL of (median over fresh objects) first checks
     steady_ns: float = float("nan")  # worst URL of (median over repetitions) steady checks
+    check_ns: float = float("nan")  # median of every steady check: the per-check cost
+    p99_ns: float = float("nan")  # 99th percentile of every steady check
+    max_ns: float = float("nan")  # the slowest steady check
     max_single_ns: float = float("nan")  # the slowest single call observed, first or steady
     progress: str = ""
     message: str = ""
@@ -640,6 +816,10 @@ def run_hostile(args: argparse.Namespace, lib_name: str, case: str) -> HostileRe
     res.parse_ns = median(parse)
     res.first_ns = _worst_of_medians(first)
     res.steady_ns = _worst_of_medians(steady)
+    checks = [n for v in steady.values() for n in v]
+    res.check_ns = median(checks)
+    res.p99_ns = percentile(checks, 99)
+    res.max_ns = max(checks, default=float("nan"))
     singles = [n for v in (*first.values(), *steady.values()) for n in v]
     res.max_single_ns = max(singles, default=float("nan"))
     if status == "timeout":
@@ -785,42 +965,45 @@ def print_report(
 
 def print_hostile(hostile: dict[str, dict[str, HostileResult]]) -> dict[str, Any]:
     print()
-    print("== Hostile inputs: worst single allowed() (Protego: can_fetch()), target <= 5 ms ==")
+    print(
+        "== Hostile inputs: allowed() (Protego: can_fetch()), steady target <= 1 ms, first "
+        "<= 5 ms =="
+    )
     print(
         "  parse   = parse alone (median of up to 5 fresh parses)\n"
         "  first   = the first call on a freshly parsed object: includes any per-agent state\n"
         "            built lazily (for an engine that defers its parse, that is the parse)\n"
-        "  steady  = later calls on the same object\n"
+        "  check   = a steady check (later calls on the same object): median of all of them\n"
+        "  p99/max = their 99th percentile and maximum (single calls: the machine's noise too)\n"
+        "  steady  = the slowest URL's steady check (median over its repetitions)\n"
         "  p+first = parse + first: the cost of the first verdict from the bytes\n"
-        "  Each URL is timed alone; the figure is the median over repetitions for the worst\n"
-        "  URL. The 5 ms target is compared to STEADY (the bounded per-check matching cost);\n"
-        "  FIRST is also checked against 5 ms and shown in its own column, not hidden."
+        "  Each URL is timed alone, 25 times. The 1 ms target is compared to STEADY (no URL's\n"
+        "  check above 1 ms); FIRST is compared to 5 ms in its own column, not hidden."
     )
     head = (
-        f"{'case':17}{'body':>9}{'urls':>5} |{'parse':>9}{'first':>9}{'steady':>9}"
-        f"{'p+first':>9} | {'steady':>6}{'first':>6}"
+        f"{'case':17}{'body':>9}{'urls':>5} |{'parse':>9}{'first':>9}{'check':>9}{'p99':>9}"
+        f"{'max':>9}{'steady':>9}{'p+first':>9} | {'steady':>6}{'first':>6}"
     )
     print(f"{'':28} ours")
     print(head)
     print("-" * len(head))
     out: dict[str, Any] = {}
 
-    def cells(r: HostileResult) -> str:
+    def cells(r: HostileResult, tails: bool) -> str:
         if r.status == "error":
             return f"{'error: ' + r.message[:28]:>36}"
-        p_first = r.p_first_ns
-        text = (
-            f"{fmt_ns(r.parse_ns):>9}{fmt_ns(r.first_ns):>9}{fmt_ns(r.steady_ns):>9}"
-            f"{fmt_ns(p_first):>9}"
-        )
+        text = f"{fmt_ns(r.parse_ns):>9}{fmt_ns(r.first_ns):>9}"
+        if tails:
+            text += f"{fmt_ns(r.check_ns):>9}{fmt_ns(r.p99_ns):>9}{fmt_ns(r.max_ns):>9}"
+        text += f"{fmt_ns(r.steady_ns):>9}{fmt_ns(r.p_first_ns):>9}"
         return text if r.status == "ok" else f"{text[:18]}{'timeout':>9}{text[27:]}"
 
     for case, by_lib in hostile.items():
         o = by_lib[OURS]
         steady_res = "FAIL" if o.status != "ok" else verdict(o.steady_ns, TARGET_HOSTILE_NS)
-        first_res = "FAIL" if o.status != "ok" else verdict(o.first_ns, TARGET_HOSTILE_NS)
+        first_res = "FAIL" if o.status != "ok" else verdict(o.first_ns, TARGET_FIRST_NS)
         print(
-            f"{case:17}{fmt_bytes(o.body_bytes):>9}{o.urls:>5} |{cells(o)} | "
+            f"{case:17}{fmt_bytes(o.body_bytes):>9}{o.urls:>5} |{cells(o, True)} | "
             f"{steady_res:>6}{first_res:>6}"
         )
         out[case] = {
@@ -836,25 +1019,25 @@ def print_hostile(hostile: dict[str, dict[str, HostileResult]]) -> dict[str, Any
     print("-" * len(head))
     for case, by_lib in hostile.items():
         p = by_lib[PROTEGO]
-        print(f"{case:17}{fmt_bytes(p.body_bytes):>9}{p.urls:>5} |{cells(p)}")
+        print(f"{case:17}{fmt_bytes(p.body_bytes):>9}{p.urls:>5} |{cells(p, False)}")
     for case, by_lib in hostile.items():
         for name, r in by_lib.items():
             if r.status != "ok":
                 print(f"  {name} on {case}: {r.status}: {r.progress or r.message}")
     print("  cases:")
-    for name, (text, _) in HOSTILE.items():
-        print(f"    {name:17}{text}")
+    for name in hostile:
+        print(f"    {name:17}{HOSTILE[name][0]}")
     worst_steady = max(hostile, key=lambda c: hostile[c][OURS].steady_ns)
     worst_first = max(hostile, key=lambda c: hostile[c][OURS].first_ns)
     ok_steady = all(v["result_steady"] == "PASS" for v in out.values())
     ok_first = all(v["result_first"] == "PASS" for v in out.values())
     print(
         f"  ours, worst steady-state check: {fmt_ns(hostile[worst_steady][OURS].steady_ns)} "
-        f"({worst_steady}) -> {'PASS' if ok_steady else 'FAIL'} (target <= 5 ms)"
+        f"({worst_steady}) -> {'PASS' if ok_steady else 'FAIL'} (target <= 1 ms)"
     )
     print(
         f"  ours, worst first check:        {fmt_ns(hostile[worst_first][OURS].first_ns)} "
-        f"({worst_first}) -> {'PASS' if ok_first else 'FAIL'} (same 5 ms bound, stricter reading)"
+        f"({worst_first}) -> {'PASS' if ok_first else 'FAIL'} (target <= 5 ms)"
     )
     firsts = {
         case: ratio(by[OURS].p_first_ns, by[PROTEGO].p_first_ns) for case, by in hostile.items()
@@ -890,6 +1073,14 @@ def parse_args(argv: Sequence[str] | None) -> argparse.Namespace:
         help=f"corpus directory (default: {DEFAULT_CORPUS})",
     )
     ap.add_argument("--skip-hostile", action="store_true", help="skip the hostile-input cases")
+    ap.add_argument(
+        "--only-hostile", action="store_true", help="the hostile-input cases alone (no corpus)"
+    )
+    ap.add_argument(
+        "--cases",
+        metavar="A,B",
+        help=f"hostile cases to run, comma-separated (default all: {', '.join(HOSTILE)})",
+    )
     ap.add_argument("--json", type=Path, metavar="FILE", help="also save every figure as JSON")
     ap.add_argument("--reps", type=int, help="repetitions per site (default 7, --quick 3)")
     ap.add_argument(
@@ -907,6 +1098,12 @@ def parse_args(argv: Sequence[str] | None) -> argparse.Namespace:
     ap.add_argument("--_memory-child", dest="memory_child", help=argparse.SUPPRESS)
     ap.add_argument("--_hostile-child", dest="hostile_child", help=argparse.SUPPRESS)
     args = ap.parse_args(argv)
+    args.cases = args.cases.split(",") if args.cases else list(HOSTILE)
+    unknown = [case for case in args.cases if case not in HOSTILE]
+    if unknown:
+        ap.error(f"unknown hostile case(s): {', '.join(unknown)}")
+    if args.skip_hostile and args.only_hostile:
+        ap.error("--skip-hostile and --only-hostile exclude each other")
     if args.reps is None:
         args.reps = 3 if args.quick else 7
     if args.reps < 1:
@@ -953,6 +1150,18 @@ def main(argv: Sequence[str] | None = None) -> int:
         return 0
 
     libs = make_libs(args.engine)
+    if args.only_hostile:
+        started = time.monotonic()
+        hostile_only: dict[str, dict[str, HostileResult]] = {}
+        for case in args.cases:
+            with _stage(f"hostile {case}"):
+                hostile_only[case] = {n: run_hostile(args, n, case) for n in (OURS, PROTEGO)}
+        results = {"hostile": print_hostile(hostile_only)}
+        print(f"\ntotal benchmark time {time.monotonic() - started:.0f} s")
+        if args.json:
+            text = json.dumps(_finite(results), indent=1, default=str, allow_nan=False)
+            args.json.write_text(text + "\n")
+        return 0
     started = time.monotonic()
     meta: dict[str, Any] = {
         "engine_module": args.engine,
@@ -991,7 +1200,7 @@ def main(argv: Sequence[str] | None = None) -> int:
 
     hostile: dict[str, dict[str, HostileResult]] = {}
     if not args.skip_hostile:
-        for case in HOSTILE:
+        for case in args.cases:
             with _stage(f"hostile {case}"):
                 hostile[case] = {name: run_hostile(args, name, case) for name in (OURS, PROTEGO)}
 

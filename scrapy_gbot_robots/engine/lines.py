@@ -211,8 +211,7 @@ def fast_matcher_lines(body: bytes) -> list[FastLine] | None:
     use :func:`directives`.  A line without its colon (whitespace may stand in for it) is
     left for the caller to pass through :func:`colonless_line`.
     """
-    skip = bom_length(body)
-    text = body[skip:] if skip else body
+    text = body[bom_length(body) :] if body[:1] == b"\xef" else body
     if b"\r" in text:
         text = text.replace(b"\r\n", b"\n").replace(b"\r", b"\n")
     if not (

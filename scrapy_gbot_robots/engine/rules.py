@@ -13,9 +13,10 @@ token.
 
 from __future__ import annotations
 
-from bisect import bisect_left
+from bisect import bisect_left, bisect_right
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
+from operator import itemgetter
 from typing import Literal, NamedTuple
 
 from .agent import TOKEN_PREFIX_RE, is_valid_token, names_everyone
@@ -31,10 +32,17 @@ from .lines import (
     matcher_directives,
     physical_lines,
 )
-from .match import path_params_query, wildcard_match
+from .match import path_params_query
 from .match import priority as _priority
 from .usage import KEYS as USAGE_KEYS
 from .usage import Usage, UsageIndex, UsagePreference, in_force
+from .wild import EXACT as _EXACT
+from .wild import MANY as _MANY
+from .wild import MANY_END as _MANY_END
+from .wild import ONE as _ONE
+from .wild import ONE_END as _ONE_END
+from .wild import PREFIX as _PREFIX
+from .wild import Chain, Screened, WildIndex, risky, share_walks
 
 Group = Literal["agent", "global", "none"]
 #: A crawler's product token, or its tokens most specific first (``["Googlebot-Image",
@@ -69,13 +77,15 @@ class Decision:
 # written); line, key and value are only filled in when the caller reports lines.
 _Rule = tuple[int, bool, str, bytes, bytes]
 # A wildcard or anchored rule: (-priority, is_disallow, shape, first piece, second piece,
-# pieces); plain tuple order puts higher priority first and allow first on ties.
-_Wild = tuple[int, bool, int, str, str, tuple[str, ...]]
+# chain); plain tuple order puts higher priority first and allow first on ties.  Only the
+# many-piece shapes have a chain (the pieces after the first, see wild.Chain).
+_Wild = tuple[int, bool, int, str, str, Chain | None]
 # An unknown line: (its group names the agent, its group names "*", line, key, value).
 _Unknown = tuple[bool, bool, int, bytes, bytes]
-# Shapes of wildcard and anchored rules, each checked inline by the matcher.
-_PREFIX, _EXACT, _ONE, _ONE_END, _MANY, _MANY_END = range(6)
-_ANCHORED = (_EXACT, _ONE_END, _MANY_END)
+_INDEXED = 768  # wildcard rules (plus their pieces) past which a wild.WildIndex screens them
+_FREE = 64  # a prefilter longer than this is searched by bisection (see _prefix_free())
+_HEADLESS = 12  # a prefilter this short is cheaper to try whole than by its heads
+_SECOND = itemgetter(1)
 
 
 def _agent_key(user_agent: str) -> str | None:
@@ -83,6 +93,34 @@ def _agent_key(user_agent: str) -> str | None:
     if user_agent == "" or is_valid_token(user_agent):
         return user_agent.lower()
     return None
+
+
+_KEYS: dict[str, tuple[str | None, bytes]] = {}  # a crawl asks with one token or a few
+
+
+def _agent_bytes(user_agent: str) -> tuple[str | None, bytes]:
+    """:func:`_agent_key` and its ASCII bytes, remembered for a few tokens."""
+    known = _KEYS.get(user_agent)
+    if known is None:
+        key = _agent_key(user_agent)
+        known = (key, key.encode("ascii") if key else b"")
+        if len(_KEYS) < _MAX_AGENTS:
+            _KEYS[user_agent] = known
+    return known
+
+
+def _prefix_free(prefixes: list[str]) -> tuple[str, ...]:
+    """The prefixes that start paths, sorted, without one that starts with another.
+
+    Whether any of ``prefixes`` starts a path is then whether the last of these that sorts
+    at or before the path does: one that starts it sorts before it, and any entry after it
+    and not after the path would start with it.
+    """
+    kept: list[str] = []
+    for prefix in sorted(prefixes):
+        if prefix[:1] == "/" and not (kept and prefix.startswith(kept[-1])):
+            kept.append(prefix)
+    return tuple(kept)
 
 
 def _index_htm_fallback(pattern: str) -> str | None:
@@ -200,40 +238,58 @@ class _AgentMatcher:
       path that starts with none of them (the usual case) needs nothing more, unless
       ``_trivial`` says there are ``/*...`` rules, which are then screened by ``_tails``
       (``endswith`` for anchored ones) and ``_needles`` (substrings the others need).
+      ``_firsts`` holds the entries' second characters, and ``_heads`` (or ``_free`` for a
+      long prefilter) their first few: most paths are turned away by one of these before
+      any ``startswith``.
     * plain rules (no ``*`` or ``$``) are the first ``_plain_count`` entries of
-      ``_prefilter``, sorted, with their verdicts in the bytes ``_plain_allow``; the
-      longest that prefixes the path is found by one binary search per distinct length
-      (``_lengths``, longest first).  One shared tuple and one byte per rule cost far less
-      memory than a dict, and the search only runs on a prefix hit.
+      ``_prefilter``, sorted; ``_allow_at`` holds the positions of the allows among them
+      (most files have few).  The longest that prefixes the path is found by one binary
+      search per distinct length (``_lengths``, longest first, worked out on the first
+      search: most sites never need it).  One shared tuple and a few positions cost far
+      less memory than a dict, and the search only runs on a prefix hit.
       ``Allow: /`` or ``Disallow: /`` is kept aside in ``_root``.
     * ``_wild``: the other rules, by priority, allow first on ties, each in one of a few
-      shapes checked inline, only while they could still beat the best plain match.
+      shapes checked inline, only while they could still beat the best plain match.  Past
+      ``_INDEXED`` of them, ``_index`` (a :class:`wild.WildIndex`) picks the few a path
+      could match, and only those are checked; it then also does the screening of
+      ``_tails`` and ``_needles``.
 
     Only what verdicts need is kept; the first ``decide`` builds ``_detail`` (see
     :func:`_build_detail`), so a crawl that never asks for lines never pays for it.
     """
 
     __slots__ = (
+        "_allow_at",
         "_detail",
+        "_firsts",
+        "_free",
+        "_head",
+        "_heads",
+        "_index",
         "_lengths",
         "_needles",
-        "_plain_allow",
         "_plain_count",
         "_prefilter",
         "_root",
+        "_screen",
         "_tails",
         "_trivial",
         "_wild",
         "_wild_firsts",
         "specific",
     )
+    _wild: tuple[_Wild, ...]
+    _wild_firsts: tuple[str, ...]
+    _tails: tuple[str, ...]
+    _needles: tuple[str, ...]
 
     def __init__(self, allows: list[str], disallows: list[str], specific: bool) -> None:
         self.specific = specific
         self._detail: _Detail | None = None  # built by the first decide()
         # Built with C-level dict operations: a tie between allow and disallow goes to allow.
         plain = dict.fromkeys(disallows, False)
-        plain.update(dict.fromkeys(allows, True))
+        if allows:
+            plain.update(dict.fromkeys(allows, True))
         plain.pop("", None)  # priority 0: never decides
         wild: list[_Wild] = []
         joined = "\n".join(plain)
@@ -245,31 +301,118 @@ class _AgentMatcher:
                 fallback = _index_htm_fallback(pattern)
                 if fallback is not None:  # "/dir/$": anchored, so always a wild rule
                     _add_wild(fallback, True, wild)
-        wild.sort()
-        self._root = plain.pop("/", None)
+        self._root = root = plain.pop("/", None)
         ordered = sorted(plain)
+        # Only a pattern that starts with "/" can start a path: sorted, those are one run.
+        if ordered and (ordered[0][0] != "/" or ordered[-1][0] != "/"):
+            ordered = ordered[bisect_left(ordered, "/") : bisect_left(ordered, "0")]  # "0" > "/"
         self._plain_count = len(ordered)
-        self._plain_allow = bytes(map(plain.__getitem__, ordered))
-        self._lengths = tuple(sorted(set(map(len, ordered)), reverse=True))
-        self._wild = tuple(wild)
-        self._wild_firsts = tuple({entry[3] for entry in wild})
-        trivial = [entry for entry in wild if entry[3] in ("", "/")]
-        # "Allow: /" alone never changes a verdict unless a priority-1 disallow ("*") exists.
-        root_matters = self._root is False or any(e[0] == -1 and e[1] for e in wild)
-        self._trivial = bool(trivial) or (self._root is not None and root_matters)
-        always = (self._root is not None and root_matters) or any(
-            e[2] == _PREFIX for e in trivial
-        )
-        self._tails = () if always else tuple({_tail(e) for e in trivial if e[2] in _ANCHORED})
-        self._needles = (
-            ("",) if always else tuple({e[4] for e in trivial if e[2] not in _ANCHORED})
-        )
-        ordered.extend(first for first in self._wild_firsts if first not in ("", "/"))
+        self._allow_at: tuple[int, ...] = ()
+        if allows:
+            at = {bisect_left(ordered, p) for p in allows if plain.get(p) and p[0] == "/"}
+            self._allow_at = tuple(sorted(at))
+        self._lengths: tuple[int, ...] | None = None
+        self._index: WildIndex | None = None
+        if wild:
+            self._trivial = self._arrange_wild(wild, ordered)
+        else:  # most files: what _arrange_wild() gives for no wildcard rule
+            self._wild = self._wild_firsts = self._tails = ()
+            self._trivial = root is False  # "Disallow: /" decides every other path
+            self._needles = ("",) if root is False else ()
         self._prefilter = tuple(ordered)
+        self._screen = self._needles if self._trivial else None  # what allowed() reads
+        # The second character of each entry (all start with "/"; the others never match,
+        # and "/" is the root rule).
+        # (each entry is "/" and more; repeats are fine, but a long prefilter drops them)
+        firsts = map(_SECOND, ordered)
+        self._firsts = "".join(set(firsts) if len(ordered) > _FREE else firsts)
+        # The prefilter's first characters, as many as its shortest entry has, one line each:
+        # a path whose first characters are not a line of it starts with no entry.  One slice
+        # and one search answer most checks (a startswith over every entry costs one compare
+        # each), in one small string.  A path has no newline where its head is a line.
+        # Past _FREE entries, the prefilter is searched as a sorted tuple with no entry that
+        # starts with another: the one that can start a path is the path's predecessor.
+        self._head = 0
+        self._heads: str | None = None
+        self._free: tuple[str, ...] | None = None
+        if len(ordered) > _FREE:
+            self._free = _prefix_free(ordered)
+        elif len(ordered) > _HEADLESS:  # (an entry not starting with "/" only adds a head)
+            self._head = head = min(map(len, ordered))
+            self._heads = "\n".join(set(map(itemgetter(slice(0, head)), ordered)))
+
+    def _arrange_wild(self, wild: list[_Wild], ordered: list[str]) -> bool:
+        """The wildcard rules' part of the matcher; their literal prefixes join ``ordered``.
+
+        True when the matcher is trivial: a "/*..." rule, or a root rule that matters.
+        """
+        wild.sort()
+        self._wild = tuple(wild)
+        # One pass: the rules' prefixes; of the "/*..." ones (trivial prefix), the tails and
+        # pieces that screen them, and whether one matches every path.
+        firsts: dict[str, None] = {}
+        tails: dict[str, None] = {}
+        needles: dict[str, None] = {}
+        trivial = every = star_disallow = False
+        weight = len(wild)  # rules, and the pieces of the many-piece ones
+        for negative, disallow, shape, first, second, chain in wild:
+            firsts[first] = None
+            if chain is not None:
+                weight += len(chain.middle)
+            if negative == -1 and disallow:
+                star_disallow = True
+            if first == "/" or not first:
+                trivial = True
+                if shape == _PREFIX:
+                    every = True
+                elif shape in (_ONE, _MANY):
+                    # A risky piece is searched once, by its chain: no screen for it.
+                    needles["" if len(second) >= 32 and risky(second) else second] = None
+                elif shape == _ONE_END:
+                    tails[second] = None
+                elif chain is not None:  # _MANY_END
+                    tails[chain.last] = None
+                else:  # _EXACT: "/$", which only "/" itself ends with
+                    tails[first] = None
+        self._wild_firsts = tuple(firsts)
+        # "Allow: /" alone never changes a verdict unless a priority-1 disallow ("*") exists.
+        root = self._root
+        root_matters = root is False or star_disallow
+        trivial = trivial or (root is not None and root_matters)
+        always = (root is not None and root_matters) or every
+        self._tails = () if always else tuple(tails)
+        self._needles = ("",) if always else tuple(needles)
+        firsts.pop("", None)
+        firsts.pop("/", None)
+        ordered.extend(firsts)
+        if weight > _INDEXED:
+            self._index = _wild_index([entry[2:] for entry in wild])
+            if trivial:  # the index screens "/*..." rules
+                self._tails, self._needles = (), ("",)
+        return trivial
+
+    def _plain_lengths(self) -> tuple[int, ...]:
+        """The plain patterns' distinct lengths, longest first (on the first search)."""
+        lengths = tuple(sorted(set(map(len, self._prefilter[: self._plain_count])), reverse=True))
+        self._lengths = lengths
+        return lengths
+
+    def _prefixed(self, path: str) -> bool:
+        """Whether an entry of the prefilter starts ``path``."""
+        free = self._free
+        if free is None:
+            return path.startswith(self._prefilter)
+        at = bisect_right(free, path)
+        return at > 0 and path.startswith(free[at - 1])
 
     def allowed_path(self, path: str) -> bool:
         """The verdict for a path (which always starts with ``/``)."""
-        prefixed = path.startswith(self._prefilter)
+        free = self._free
+        if free is None:
+            prefixed = path.startswith(self._prefilter)
+        else:
+            at = bisect_right(free, path)
+            prefixed = at > 0 and path.startswith(free[at - 1])
         # Past the prefilter only "/*..." rules can still match: screen them by what they need.
         if not prefixed and not path.endswith(self._tails):
             for needle in self._needles:
@@ -282,23 +425,29 @@ class _AgentMatcher:
         if prefixed and self._plain_count:
             size = len(path)
             keys, count = self._prefilter, self._plain_count
-            for length in self._lengths:
+            for length in self._lengths or self._plain_lengths():
                 if length <= size:
                     key = path[:length]
                     at = bisect_left(keys, key, 0, count)
                     if at < count and keys[at] == key:
-                        best, best_allow = length, self._plain_allow[at] == 1
+                        best, best_allow = length, at in self._allow_at
                         break
         if best < 0 and self._root is not None:
             best, best_allow = 1, self._root
-        if not path.startswith(self._wild_firsts):
-            return best_allow
+        index = self._index
+        if index is None:
+            if not path.startswith(self._wild_firsts):
+                return best_allow
+            entries: Sequence[_Wild] = self._wild
+        else:
+            wild = self._wild
+            entries = [wild[at] for at in index.candidates(path)]
         size = len(path)
-        for negative, disallow, shape, first, second, pieces in self._wild:
+        for negative, disallow, shape, first, second, chain in entries:
             priority = -negative
             if priority < best or (priority == best and (best_allow or disallow)):
                 break
-            if not path.startswith(first):
+            if first != "/" and not path.startswith(first):  # every path starts with "/"
                 continue
             if shape == _ONE:
                 hit = path.find(second, len(first)) >= 0
@@ -309,7 +458,8 @@ class _AgentMatcher:
             elif shape == _EXACT:
                 hit = size == len(first)
             else:
-                hit = wildcard_match(path, pieces, shape == _MANY_END)
+                assert chain is not None
+                hit = chain.match(path)
             if hit:
                 return not disallow
         return best_allow
@@ -326,13 +476,14 @@ class _AgentMatcher:
         tried in file order, so a wildcard winner is that rule; a plain winner's outcome
         lists the wildcard patterns of its key that come before it (most often none).
         """
-        plain, wild, root, none, group, token = detail
+        plain, wild_, root, none, group, token, index = detail
+        wild: Sequence[_KeyedWild] = wild_
         found = none
-        if path.startswith(self._prefilter):
+        if self._prefixed(path):
             if plain:
                 size = len(path)
                 get = plain.get
-                for length in self._lengths:
+                for length in self._lengths or self._plain_lengths():
                     if length <= size:
                         hit = get(path[:length])
                         if hit is not None:
@@ -346,13 +497,17 @@ class _AgentMatcher:
                 wild = ()
         if found is none and root is not None:
             found = root
-        if wild and path.startswith(self._wild_firsts):
+        if wild and index is not None:
+            wild = [wild[at] for at in index.candidates(path)]
+        elif wild and not path.startswith(self._wild_firsts):
+            wild = ()
+        if wild:
             best = found.key
             size = len(path)
-            for key, shape, first, second, pieces, outcome in wild:
+            for key, shape, first, second, chain, outcome in wild:
                 if key <= best:
                     break
-                if not path.startswith(first):
+                if first != "/" and not path.startswith(first):
                     continue
                 if shape == _ONE:
                     matched = path.find(second, len(first)) >= 0
@@ -363,13 +518,14 @@ class _AgentMatcher:
                 elif shape == _EXACT:
                     matched = size == len(first)
                 else:
-                    matched = wildcard_match(path, pieces, shape == _MANY_END)
+                    assert chain is not None
+                    matched = chain.match(path)
                 if matched:
                     found = outcome
                     break
         if found.count:  # a plain winner: wildcard patterns of its key, earlier in the file
-            for _, shape, first, second, pieces, outcome in found.earlier[: found.count]:
-                if path.startswith(first) and _shape_hit(path, shape, first, second, pieces):
+            for _, shape, first, second, chain, outcome in found.earlier[: found.count]:
+                if path.startswith(first) and _shape_hit(path, shape, first, second, chain):
                     found = outcome
                     break
         decision = found.decision
@@ -407,18 +563,35 @@ class _Outcome:
 
 
 # A wildcard or anchored pattern for decide(): (key, shape, first piece, second piece,
-# pieces, outcome), in the shapes of _add_wild().
-_KeyedWild = tuple[int, int, str, str, tuple[str, ...], _Outcome]
+# chain, outcome), in the shapes of _add_wild().
+_KeyedWild = tuple[int, int, str, str, Chain | None, _Outcome]
 # What decide() needs beyond the verdict's state, built on an agent's first decide() only:
 # (plain patterns but "/" -> outcome, wildcard patterns by key then file order, the outcome
 # of "/" or None, the outcome when no pattern of positive priority matches, the group, the
-# token whose group is in force).
+# token whose group is in force, the wildcard patterns' WildIndex when there are many).
 _Detail = tuple[
-    dict[str, _Outcome], tuple[_KeyedWild, ...], "_Outcome | None", _Outcome, Group, str
+    dict[str, _Outcome],
+    tuple[_KeyedWild, ...],
+    "_Outcome | None",
+    _Outcome,
+    Group,
+    str,
+    "WildIndex | None",
 ]
 
 
-def _shape_hit(path: str, shape: int, first: str, second: str, pieces: tuple[str, ...]) -> bool:
+
+
+def _wild_index(rules: list[Screened]) -> WildIndex:
+    """A :class:`wild.WildIndex` of (shape, first, second, chain), for more than _INDEXED.
+
+    Their chains then share the walks they have in common (see :func:`wild.share_walks`).
+    """
+    share_walks(rule[3] for rule in rules if rule[3] is not None)
+    return WildIndex(rules)
+
+
+def _shape_hit(path: str, shape: int, first: str, second: str, chain: Chain | None) -> bool:
     """Whether a pattern in one of the shapes of :func:`_add_wild` matches (``first`` does)."""
     if shape == _ONE:
         return path.find(second, len(first)) >= 0
@@ -428,7 +601,8 @@ def _shape_hit(path: str, shape: int, first: str, second: str, pieces: tuple[str
         return True
     if shape == _EXACT:
         return len(path) == len(first)
-    return wildcard_match(path, pieces, shape == _MANY_END)
+    assert chain is not None
+    return chain.match(path)
 
 
 def _build_detail(rules: list[_Rule], specific: bool, token: str) -> _Detail:
@@ -491,8 +665,8 @@ def _build_detail(rules: list[_Rule], specific: bool, token: str) -> _Detail:
             pattern = fallback  # "/dir/$": no "/index.htm" in it, so the loop ends
     wild = sorted(
         (
-            (outcome.key, shape, first, second, pieces, outcome)
-            for (_, _, shape, first, second, pieces), outcome in zip(shapes, shaped, strict=True)
+            (outcome.key, shape, first, second, chain, outcome)
+            for (_, _, shape, first, second, chain), outcome in zip(shapes, shaped, strict=True)
         ),
         key=lambda entry: (-entry[0], order[id(entry[5])]),  # key first, then file order
     )
@@ -509,7 +683,9 @@ def _build_detail(rules: list[_Rule], specific: bool, token: str) -> _Detail:
     # empty disallow alone is reported with the verdict still "allowed".
     nothing = Decision(True, 0, "", "", "", "none", token)  # no rule matched, not even ""
     none = _Outcome(-1, empty.get(True) or empty.get(False) or nothing)
-    return plain, tuple(wild), root, none, group, token
+    weight = len(wild) + sum(len(e[4].middle) for e in wild if e[4] is not None)
+    index = _wild_index([entry[1:5] for entry in wild]) if weight > _INDEXED else None
+    return plain, tuple(wild), root, none, group, token, index
 
 
 def _decide_reference(path: str, rules: list[_Rule], specific: bool) -> Decision:
@@ -547,43 +723,47 @@ def _decide_reference(path: str, rules: list[_Rule], specific: bool) -> Decision
     )
 
 
-def _tail(entry: _Wild) -> str:
-    """What an anchored rule's path must end with."""
-    shape = entry[2]
-    if shape == _EXACT:
-        return entry[3]
-    if shape == _ONE_END:
-        return entry[4]
-    return entry[5][-1]
-
-
 def _add_wild(pattern: str, allow: bool, wild: list[_Wild]) -> None:
     """Classify a pattern with ``*`` or a final ``$`` into one of the inline shapes."""
     if pattern[0] != "/" and pattern[0] != "*":
         return  # a pattern that starts with neither "/" nor "*" can never match a path
     anchored = pattern[-1] == "$"
-    body = pattern[:-1] if anchored else pattern
-    star = body.find("*")
-    # Only the many-piece shapes read ``pieces``; the others share the empty tuple.
-    if star < 0:  # "/a$"
-        if not body:
-            return  # "$" alone: the path is never empty
-        wild.append((-len(pattern), not allow, _EXACT, body, "", ()))
+    parts = (pattern[:-1] if anchored else pattern).split("*")
+    first = parts[0]
+    # Only the many-piece shapes, and risky single pieces, have a chain.
+    if len(parts) == 2:  # one "*": the usual "/a*", "/*x", "/*.pdf$"
+        second = parts[1]
+        if not second:  # "/a*", "/a*$": any tail
+            wild.append((-len(pattern), not allow, _PREFIX, first, "", None))
+        elif anchored:
+            wild.append((-len(pattern), not allow, _ONE_END, first, second, None))
+        elif len(second) >= 32 and risky(second):  # searched by a chain (see wild.risky)
+            chain = Chain(first, (second,), False)
+            wild.append((-len(pattern), not allow, _MANY, first, second, chain))
+        else:
+            wild.append((-len(pattern), not allow, _ONE, first, second, None))
         return
-    first = body[:star]
-    rest = body[star:].strip("*")
-    if not rest:  # "/a*", "/a*$": any tail
-        wild.append((-len(pattern), not allow, _PREFIX, first, "", ()))
+    if len(parts) == 1:  # "/a$" ("$" alone never gets here: it starts with "$")
+        wild.append((-len(pattern), not allow, _EXACT, first, "", None))
         return
-    if anchored and body[-1] == "*":
+    pieces = tuple(filter(None, parts[1:]))
+    if not pieces:  # "/a**", "/a**$": any tail
+        wild.append((-len(pattern), not allow, _PREFIX, first, "", None))
+        return
+    if anchored and not parts[-1]:
         anchored = False  # "*$" at the end matches any tail
-    if "*" not in rest:  # "/*x", "/*.pdf$"
-        shape = _ONE_END if anchored else _ONE
-        wild.append((-len(pattern), not allow, shape, first, rest, ()))
+    if len(pieces) == 1:  # "/a**b", "/a*b*$"
+        second = pieces[0]
+        if anchored:
+            wild.append((-len(pattern), not allow, _ONE_END, first, second, None))
+        elif len(second) >= 32 and risky(second):
+            chain = Chain(first, pieces, False)
+            wild.append((-len(pattern), not allow, _MANY, first, second, chain))
+        else:
+            wild.append((-len(pattern), not allow, _ONE, first, second, None))
         return
-    pieces = (first, *[piece for piece in rest.split("*") if piece])
     shape = _MANY_END if anchored else _MANY
-    wild.append((-len(pattern), not allow, shape, first, pieces[1], pieces))
+    wild.append((-len(pattern), not allow, shape, first, pieces[0], Chain(first, pieces, anchored)))
 
 
 class _InForce(NamedTuple):
@@ -678,9 +858,11 @@ class RobotsTxt:
         self._others: dict[object, _AgentMatcher] | None = None
         self._usage: dict[object, UsageIndex] | None = None
         self._sitemaps: tuple[str, ...] | None = None
-        # "scheme://host/" of the last http(s) URL. Before the first: "\0/", which is itself a
-        # prefix whose path starts at its "/" (a URL that starts with it has its path there).
-        self._site = "\0/"
+        # "scheme://host/" of the last http(s) URL and where its path starts, in one tuple
+        # read once per check (another thread may change it).  Before the first: "\0/",
+        # which is itself a prefix whose path starts at its "/" (a URL that starts with it
+        # has its path there).
+        self._site = ("\0/", 1)
 
     def __repr__(self) -> str:
         return f"<RobotsTxt {len(self.body)} bytes{' (truncated)' if self.truncated else ''}>"
@@ -697,28 +879,68 @@ class RobotsTxt:
         The URL is matched literally, as Google's library does; encode a raw URL first with
         ``scrapy_gbot_robots.engine.url.crawler_url`` (what Scrapy does to ``request.url``).
         """
-        matcher = (
-            self._matcher
-            if user_agent == self._agent and global_group
+        # The agent of the last question, as given (a crawl asks with one object): identity
+        # is the cheap test, _matcher_for() the sure one.
+        matcher: _AgentMatcher = (
+            self._matcher  # type: ignore[assignment]  # set whenever _agent is
+            if user_agent is self._agent and global_group
             else self._matcher_for(user_agent, global_group)
         )
         # Fast path.  A site's URLs share "scheme://host/": once one URL showed where its
         # path starts, one startswith finds the path of the next.
-        if url.startswith(self._site):
-            slash = len(self._site) - 1
-        else:
+        site, slash = self._site
+        if not url.startswith(site):
             slash = self._path_start(url)
             if slash < 0:
-                return matcher.allowed_path(path_params_query(url))  # type: ignore[union-attr]
-        # The path is url[slash:] up to "#" (and a NUL), so a prefix of it is a prefix here.
-        prefilter = matcher._prefilter  # type: ignore[union-attr]
-        if not matcher._trivial and not url.startswith(prefilter, slash):  # type: ignore[union-attr]
-            return True
-        end = url.find("#", slash)
-        path = url[slash:end] if end >= 0 else url[slash:]
+                return matcher.allowed_path(path_params_query(url))
+        # The path is url[slash:] up to "#" (or a NUL): a prefilter entry that starts the
+        # path starts url[slash:] (no pattern holds "#" or NUL), and has the path's second
+        # character in _firsts.  Most checks end at that one index and one "in".
+        try:
+            second = url[slash + 1]
+        except IndexError:  # the path is "/": shorter than every entry
+            second = "\n"  # which no pattern holds
+        if second not in matcher._firsts:
+            needles = matcher._screen
+            if needles is None:  # no "/*..." rule: nothing more can match
+                return True
+            # The screens of "/*..." rules (see allowed_path), on the URL: a piece that is
+            # not in the URL is not in its path, and when nothing cuts the path short the
+            # URL ends as it does.
+            tails = matcher._tails
+            if not tails or ("#" not in url and "\0" not in url and not url.endswith(tails)):
+                for needle in needles:
+                    if needle in url:
+                        break
+                else:
+                    return True
+        else:
+            heads = matcher._heads
+            if heads is not None:
+                prefixed = url[slash : slash + matcher._head] in heads and url.startswith(
+                    matcher._prefilter, slash
+                )
+            elif matcher._free is None:
+                prefixed = url.startswith(matcher._prefilter, slash)
+            else:  # the path's predecessor among them ("#..." after it changes nothing)
+                rest = url[slash:]
+                at = bisect_right(matcher._free, rest)
+                prefixed = at > 0 and rest.startswith(matcher._free[at - 1])
+            if not prefixed:  # the same screens as above (kept inline: this is per request)
+                needles = matcher._screen
+                if needles is None:
+                    return True
+                tails = matcher._tails
+                if not tails or ("#" not in url and "\0" not in url and not url.endswith(tails)):
+                    for needle in needles:
+                        if needle in url:
+                            break
+                    else:
+                        return True
+        path = url[slash : url.find("#", slash)] if "#" in url else url[slash:]
         if "\0" in path:
             path = path[: path.index("\0")]
-        return matcher.allowed_path(path)  # type: ignore[union-attr]
+        return matcher.allowed_path(path)
 
     def _path_start(self, url: str) -> int:
         """Where an http(s) URL's path starts (its first "/"), remembering the site prefix.
@@ -740,14 +962,13 @@ class RobotsTxt:
             or url.find("#", start, slash) >= 0
         ):
             return -1
-        self._site = url[: slash + 1]
+        self._site = (url[: slash + 1], slash)
         return slash
 
     def _path_of(self, url: str) -> str:
         """The path Google matches (what :meth:`allowed` finds, without its shortcuts)."""
-        if url.startswith(self._site):
-            slash = len(self._site) - 1
-        else:
+        site, slash = self._site
+        if not url.startswith(site):
             slash = self._path_start(url)
             if slash < 0:
                 return path_params_query(url)
@@ -774,9 +995,8 @@ class RobotsTxt:
             detail = _build_detail(group.rules, group.specific, group.token)
             matcher._detail = detail
         # The path as allowed() finds it (_path_of(), inlined: this is a per-request call).
-        if url.startswith(self._site):
-            slash = len(self._site) - 1
-        else:
+        site, slash = self._site
+        if not url.startswith(site):
             slash = self._path_start(url)
             if slash < 0:
                 return matcher.decide(path_params_query(url), detail)
@@ -877,6 +1097,11 @@ class RobotsTxt:
     def _matcher_for(self, user_agent: Tokens, global_group: bool = True) -> _AgentMatcher:
         if global_group and user_agent == self._agent and self._matcher is not None:
             return self._matcher
+        if self._agent is None and global_group and isinstance(user_agent, str):
+            # The first question, as a crawl asks it: nothing to remember aside.
+            built = self._matcher = self._build_matcher(user_agent, True)
+            self._agent = user_agent
+            return built
         key = _memo_key(user_agent, global_group)
         others = self._others
         matcher = others.get(key) if others is not None else None
@@ -909,12 +1134,12 @@ class RobotsTxt:
         entries = matcher_directives(self.body) if lines is None else None
         lowered: bytes | None = None
         fallback: tuple[bool, list[str], list[str]] | None = None
-        for token in _tokens(user_agent):
-            agent = _agent_key(token)
+        for token in (user_agent,) if isinstance(user_agent, str) else user_agent:
+            agent, spelled = _agent_bytes(token)
             if agent:
                 if lowered is None:
                     lowered = self.body.lower()
-                if agent.encode("ascii") not in lowered:
+                if spelled not in lowered:
                     agent = None  # no line can name it: skip every token comparison
             if agent is None and fallback is not None:
                 continue  # it names no group, and the * rules are already known

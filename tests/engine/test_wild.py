@@ -1,0 +1,321 @@
+"""The wildcard screens never change a verdict: indexed matcher == unindexed == rule by rule.
+
+``engine/wild.py`` skips most wildcard rules without trying them (``WildIndex``) and runs
+the greedy search with shortcuts (``Chain``: a length floor, runs of one piece counted in
+C, a walk shared by rules with the same middle and remembered per path, risky needles
+searched in a padded haystack).  Each shortcut must give exactly what the plain greedy
+search of ``match.wildcard_match`` gives, and the matcher must give exactly what the
+rule-by-rule replay ``_decide_reference`` gives, whatever the index files where.
+
+The bodies are drawn from small alphabets and from pieces that repeat, so that prefixes,
+tails and pieces are shared by many rules (the index nests and files by grams), paths
+contain most pieces (screens pass, and the full check decides), and equal priorities
+between allow and disallow are common.  The index is also forced onto small rule sets by
+lowering its thresholds, so that every path of the index meets every kind of body.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from contextlib import contextmanager
+
+import pytest
+from hypothesis import HealthCheck, example, given, settings
+from hypothesis import strategies as st
+
+from scrapy_gbot_robots import parse
+from scrapy_gbot_robots.engine import rules, wild
+from scrapy_gbot_robots.engine.lines import directives
+from scrapy_gbot_robots.engine.match import path_params_query, wildcard_match
+from scrapy_gbot_robots.engine.rules import RobotsTxt, _agent_key, _decide_reference, _walk_groups
+
+SETTINGS = settings(
+    max_examples=300,
+    deadline=None,
+    suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large],
+)
+
+SITE = "https://e.com"
+# Pieces that overlap and repeat: one- and two-character pieces over a tiny alphabet, runs,
+# percent escapes, "$" as a literal in the middle, and pieces long and periodic enough to be
+# risky for str.find.
+PIECES = [
+    "a", "b", "ab", "ba", "aa", "abc", "x", "%2F", "%2f", ".pdf", "?", "=", "$", "/", "ab/",
+    "aaaa", "abab", "q=1", "a" * 40 + "b", "ab" * 20 + "c", "a" * 33,
+]
+piece = st.sampled_from(PIECES)
+# A path drawn from the same material, so that most pieces occur in it.
+path_text = st.lists(st.sampled_from([*PIECES, "c", "z", "/", "%41", "aaaaaaaa"]), max_size=14)
+
+
+@st.composite
+def patterns(draw: st.DrawFn) -> str:
+    """A wildcard pattern: prefix, one or many ``*`` pieces (runs included), maybe ``$``."""
+    head = draw(st.sampled_from(["", "/", "/a", "/ab", "/x/", "/%2F", "/a/b"]))
+    parts = draw(st.lists(piece, max_size=6))
+    run = draw(st.integers(0, 12)) if draw(st.booleans()) else 0
+    if parts:
+        parts = parts + [parts[-1]] * run  # a run of one piece
+    stars = draw(st.sampled_from(["*", "*", "**"]))
+    body = head + "".join(stars + part for part in parts)
+    if draw(st.integers(0, 3)) == 0:
+        body += "*"
+    if draw(st.booleans()):
+        body += "$"
+    if not body.startswith(("/", "*")):
+        body = "*" + body
+    return body
+
+
+def body_of(rules_: list[tuple[bool, str]]) -> bytes:
+    lines = ["User-agent: *"]
+    lines += [("Allow: " if allow else "Disallow: ") + pattern for allow, pattern in rules_]
+    return ("\n".join(lines) + "\n").encode()
+
+
+rule_sets = st.lists(st.tuples(st.booleans(), patterns()), min_size=1, max_size=60)
+paths = path_text.map(lambda parts: "/" + "".join(parts))
+
+
+def reference(body: bytes, path: str) -> bool:
+    """The rule-by-rule replay (plain greedy search, no index, no chains)."""
+    specific, agent_rules, global_rules, _ = _walk_groups(directives(body), _agent_key("bot"))
+    chosen = agent_rules if specific else global_rules
+    return _decide_reference(path_params_query(SITE + path), chosen, specific).allowed
+
+
+@contextmanager
+def index_everywhere() -> Iterator[None]:
+    """Every rule set indexed, every prefix and tail nested, every piece filed by grams."""
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(rules, "_INDEXED", 0)
+        patch.setattr(wild, "_BUCKET", 0)
+        patch.setattr(wild, "_DIRECT_KEYS", 0)
+        yield
+
+
+# -- Chain and its helpers against the plain greedy search ----------------------------------
+
+
+@SETTINGS
+@given(
+    first=st.sampled_from(["", "/", "/a", "/ab"]),
+    rest=st.lists(piece, min_size=2, max_size=8),
+    run=st.integers(0, 20),
+    anchored=st.booleans(),
+    path=paths,
+)
+@example(first="/", rest=["a", "a"], run=20, anchored=False, path="/" + "a" * 21)
+@example(first="/", rest=["a", "b"], run=0, anchored=True, path="/ab")
+def test_chain_is_the_greedy_search(
+    first: str, rest: list[str], run: int, anchored: bool, path: str
+) -> None:
+    pieces = tuple(rest[:-1] + [rest[-2]] * run + rest[-1:])
+    chain = wild.Chain(first, pieces, anchored)
+    expected = path.startswith(first) and wildcard_match(path, (first, *pieces), anchored)
+    assert (path.startswith(first) and chain.match(path)) is expected
+    # The same chain sharing its walk with another, asked twice for one path.
+    other = wild.Chain(first, (*pieces[:-1], "zz"), anchored)
+    wild.share_walks([chain, other])
+    assert (path.startswith(first) and chain.match(path)) is expected
+    assert (path.startswith(first) and chain.match(path)) is expected
+
+
+@SETTINGS
+@given(
+    piece_=st.sampled_from(PIECES),
+    count=st.integers(1, 40),
+    pos=st.integers(0, 30),
+    path=paths,
+    pad=st.integers(0, 700),
+)
+@example(piece_="a", count=10, pos=11, path="/" + "a" * 9, pad=0)  # one short
+@example(piece_="ab", count=9, pos=0, path="/" + "ab" * 9, pad=0)  # exactly enough
+def test_runs_are_counted_as_they_are_found(
+    piece_: str, count: int, pos: int, path: str, pad: int
+) -> None:
+    path = path + "a" * pad + path
+    expected = pos
+    for _ in range(count):
+        expected = path.find(piece_, expected)
+        if expected < 0:
+            break
+        expected += len(piece_)
+    for danger in (False, True):
+        assert wild._after_run(path, piece_, count, pos, danger) == expected
+
+
+@given(
+    block=st.text("ab", min_size=1, max_size=4),
+    repeats=st.integers(8, 40),
+    tail=st.text("abc", min_size=1, max_size=3),
+    path=st.text("abc", max_size=40),
+    fill=st.integers(0, 3000),
+    pos=st.integers(0, 50),
+)
+@settings(max_examples=200, deadline=None)
+def test_a_padded_search_finds_what_find_finds(
+    block: str, repeats: int, tail: str, path: str, fill: int, pos: int
+) -> None:
+    needle = block * repeats + tail
+    haystack = "a" * fill + path + needle[: len(needle) // 2] + path + needle
+    assert wild.find(haystack, needle, pos, True) == haystack.find(needle, pos)
+
+
+def test_risky_needles_are_the_periodic_ones() -> None:
+    assert wild.risky("a" * 40 + "b" + "a" * 40)
+    assert wild.risky("ab" * 20 + "c")
+    assert not wild.risky("a" * 30 + "b")  # short: the simple search is cheap enough
+    assert not wild.risky("/wp-content/plugins/some-plugin/assets/")
+    assert not wild.risky("\0" * 40)  # the padding itself: never padded
+
+
+# -- the matcher, indexed or not, against the rule-by-rule replay ----------------------------
+
+
+def check(robots: RobotsTxt, path: str) -> None:
+    expected = reference(robots.body, path)
+    assert robots.allowed(SITE + path, "bot") is expected, (robots.body, path)
+    assert robots.decide(SITE + path, "bot").allowed is expected, (robots.body, path)
+
+
+@SETTINGS
+@given(rules_=rule_sets, queries=st.lists(paths, min_size=1, max_size=8))
+def test_many_wildcard_rules_decide_as_the_replay(
+    rules_: list[tuple[bool, str]], queries: list[str]
+) -> None:
+    robots = parse(body_of(rules_))
+    for path in queries:
+        check(robots, path)
+
+
+@SETTINGS
+@given(rules_=rule_sets, queries=st.lists(paths, min_size=1, max_size=8))
+def test_forced_index_decides_as_the_replay(
+    rules_: list[tuple[bool, str]], queries: list[str]
+) -> None:
+    with index_everywhere():
+        robots = parse(body_of(rules_))
+        for path in queries:
+            check(robots, path)
+
+
+def test_decide_reports_the_same_rule_with_and_without_the_index() -> None:
+    # Equal priorities everywhere: the index must not change which rule is reported.
+    body = body_of(
+        [(i % 2 == 0, f"/*{a}*{b}$") for i, (a, b) in enumerate(zip("abab", "baba", strict=True))]
+        + [(False, "/a*b"), (True, "/*ab"), (False, "/*b$"), (True, "/a$"), (False, "/ab")]
+    )
+    urls = [SITE + path for path in ("/ab", "/aab", "/ba", "/a", "/abab", "/b", "/x/ab")]
+    plain = [parse(body).decide(url, "bot") for url in urls]
+    with index_everywhere():
+        indexed = parse(body).decide
+        assert [indexed(url, "bot") for url in urls] == plain
+
+
+# -- hostile shapes: right answers, and the index actually used ------------------------------
+
+
+def test_the_issue_file_is_indexed_and_right() -> None:
+    # 1,000 rules of 16 "*" with distinct literal tails: the hostile file of the issue.
+    lines = []
+    for i in range(1000):
+        letters = "".join("*" + chr(97 + (i + 5 * j) % 25) for j in range(15))
+        lines.append((i % 3 == 0, f"/{letters}*tail{i:04d}"))
+    robots = parse(body_of(lines))
+    cycle = "abcdefghijklmnopqrstuvwxy"
+    tails = "".join(f"tail{i:04d}" for i in range(0, 1000, 4))
+    for path in (
+        "/" + (cycle * 100)[:2047],
+        "/" + tails[:1500] + cycle * 20,
+        "/" + cycle * 20 + "tail0003",
+        "/" + cycle * 20 + "tail0004",
+    ):
+        check(robots, path)
+    assert robots._matcher is not None and robots._matcher._index is not None
+
+
+def test_nested_tails_and_many_short_pieces_are_right() -> None:
+    alpha = "abcdefghij0123456789"
+    lines = [(c == "q", f"/*{a}{b}*{c}$") for a in alpha for b in alpha for c in "pqrs"]
+    lines += [(True, f"/shop/*x{i}*") for i in range(300)]
+    robots = parse(body_of(lines))
+    for path in ("/" + alpha * 5 + "p", "/" + alpha * 5 + "q", "/x/ab", "/shop/x299", "/shop/x3a"):
+        check(robots, path)
+
+
+# -- the gates of allowed(): second characters, heads, bisection, screens on the URL ----------
+
+# Plain prefixes that share heads and second characters, one that starts with another, some
+# that cannot match (no leading "/"), and "/*..." rules whose screens run on the URL.
+PREFIXES = [
+    "/a", "/ab", "/abc", "/abd/", "/b", "/ba", "/bab", "/c/d", "/c/e", "/x%2F", "/x%2f", "/~",
+    "/a$", "/ab*", "/abc$", "/%41", "/z/", "/zz", "/zzz", "/q?x=1", "/q?y", "?x", "a/b", "/-",
+    "/.well-known/", "/a/b/c/d/e", "/a/b/c", "/aa", "/aaa", "/aaaa", "/b/", "/b/c", "/bb", "a", "x",
+]
+SCREENED = ["/*?", "/*.pdf$", "/*x*y", "/*/b", "*&s=", "/*%2F", "/$", "/*a$"]
+URL_TAILS = ["", "", "#", "#frag/a", "#?.pdf", "\0", "\0?x", "?x=1", ".pdf", "/b", "&s=1"]
+
+
+@st.composite
+def gated_bodies(draw: st.DrawFn) -> bytes:
+    rules_ = draw(st.lists(st.tuples(st.booleans(), st.sampled_from(PREFIXES)), max_size=40))
+    if draw(st.booleans()):
+        rules_ += draw(st.lists(st.tuples(st.booleans(), st.sampled_from(SCREENED)), max_size=4))
+    if draw(st.integers(0, 4)) == 0:
+        rules_.append((draw(st.booleans()), "/"))
+    return body_of(rules_ or [(False, "/nothing")])
+
+
+@st.composite
+def gated_urls(draw: st.DrawFn) -> str:
+    base = draw(st.sampled_from([SITE, SITE, "http://e.com", "https://other.org", SITE + "?q"]))
+    path = draw(st.sampled_from(["/", "", "/a", "/ab", "/abc", "/abd/x", "/b", "/c/d/e", "/x%2F"]))
+    path += draw(st.sampled_from(["", "", "b", "c", "/b", "?x=1", "zz", "%2F", ".pdf", "x/y"]))
+    return base + path + draw(st.sampled_from(URL_TAILS))
+
+
+def check_url(robots: RobotsTxt, url: str) -> None:
+    specific, agent_rules, global_rules, _ = _walk_groups(directives(robots.body), "bot")
+    chosen = agent_rules if specific else global_rules
+    expected = _decide_reference(path_params_query(url), chosen, specific).allowed
+    assert robots.allowed(url, "bot") is expected, (robots.body, url)
+
+
+@SETTINGS
+@given(body=gated_bodies(), urls=st.lists(gated_urls(), min_size=1, max_size=10))
+@example(body=body_of([(False, "/ab")] * 1 + [(False, f"/p{i}") for i in range(20)]), urls=[SITE])
+@example(body=body_of([(False, "/*.pdf$")]), urls=[SITE + "/a.pdf#x", SITE + "/a.pdf\0x"])
+def test_every_gate_lets_through_what_the_replay_decides(body: bytes, urls: list[str]) -> None:
+    # The default gates, then heads for every prefilter, then bisection for every one.
+    for patch in ({}, {"_HEADLESS": 0}, {"_HEADLESS": 0, "_FREE": 0}):
+        with pytest.MonkeyPatch.context() as patcher:
+            for name, value in patch.items():
+                patcher.setattr(rules, name, value)
+            robots = parse(body)
+            for url in urls:  # one object: the site prefix is remembered between URLs
+                check_url(robots, url)
+            assert robots.allowed(urls[0], "bot") is robots.decide(urls[0], "bot").allowed
+
+
+@SETTINGS
+@given(rules_=rule_sets, queries=st.lists(paths, min_size=1, max_size=8))
+def test_the_indexed_matcher_equals_the_unindexed_one(
+    rules_: list[tuple[bool, str]], queries: list[str]
+) -> None:
+    body = body_of(rules_)
+    with pytest.MonkeyPatch.context() as patcher:
+        patcher.setattr(rules, "_INDEXED", 10**9)  # every wildcard rule tried, in order
+        unfiltered = parse(body)
+        verdicts = [unfiltered.allowed(SITE + path, "bot") for path in queries]
+    with index_everywhere():
+        indexed = parse(body)
+        assert [indexed.allowed(SITE + path, "bot") for path in queries] == verdicts
+
+
+def test_a_risky_single_piece_is_searched_by_a_chain_and_decides_alike() -> None:
+    needle = "a" * 40 + "b" + "a" * 40
+    robots = parse(body_of([(False, "/*" + needle), (True, "/x/*" + needle + "*")]))
+    assert any(entry[5] is not None for entry in robots._matcher_for("bot")._wild)
+    for path in ("/" + "a" * 3000, "/" + "a" * 1000 + needle, "/x/" + needle, "/x/" + "a" * 900):
+        check(robots, path)
