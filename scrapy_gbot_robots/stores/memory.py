@@ -99,18 +99,22 @@ class MemoryStore:
                 if origin in pins:
                     pinned[origin] = state
                     continue
+            elif pinned:
+                # Decided origins on their way are kept over failing ones (forgetting a
+                # failing one loses its clocks and its last good copy), up to the hard bound.
+                if len(data) + len(failing) + len(pinned) <= 2 * self.max_entries:
+                    return
+                oldest = next(iter(pinned))
+                del pinned[oldest], pins[oldest]
+                self.pinned_evictions += 1
             elif len(failing) > (into is failing):
                 origin, state = failing.popitem(last=False)
                 if origin in pins:
                     pinned[origin] = state
                     continue
-                self.failing_evictions += 1
-            elif len(data) + len(failing) + len(pinned) > 2 * self.max_entries and pinned:
-                oldest = next(iter(pinned))
-                del pinned[oldest], pins[oldest]
-                self.pinned_evictions += 1
+                self.failing_evictions += 1  # every entry is failing
             else:
-                return  # only pinned ones (and the one just put) are left: kept
+                return  # only the one just put is left
             self.evictions += 1
 
     # -- pins ---------------------------------------------------------------------------------

@@ -154,3 +154,20 @@ def test_the_one_just_unpinned_is_kept_over_older_ones() -> None:
     assert len(store) == 3
     store.unpin("http://a")  # back into the LRU; the store is over its size: c goes, not a
     assert "http://a" in store and "http://c" not in store and len(store) == 2
+
+
+def test_a_failing_origin_is_kept_over_decided_origins_on_their_way() -> None:
+    """Pinned decided origins cost a refetch if forgotten; a failing one its 12 h / 30 d
+    clocks and its last good copy (then "no restrictions"): the pins grow the store up to
+    its hard bound, and beyond it the oldest pinned go, never the failing origin."""
+    store = MemoryStore(max_entries=2)
+    streak = _failing(10, _state(0))
+    store.put("http://down", streak)  # type: ignore[arg-type]
+    for n in range(1, 8):  # decided, and their requests on their way
+        store.put(f"http://o{n}", _state(n))  # type: ignore[arg-type]
+        store.pin(f"http://o{n}")
+        assert store.get("http://down") is streak
+        assert len(store) <= 4
+    assert store.failing_evictions == 0 and store.pinned_evictions > 0
+    store.unpin_all()
+    assert store.get("http://down") is streak and len(store) == 2
