@@ -22,6 +22,8 @@ without changing a verdict:
 from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
+from itertools import chain as _chained
+from itertools import compress
 from operator import eq
 from struct import calcsize
 from sys import byteorder
@@ -278,6 +280,7 @@ class WildIndex:
         prefixes: dict[str, list[int]] = {}
         suffixes: dict[str, list[int]] = {}
         pieces: dict[str, list[int]] = {}
+        searched: set[str] = set()  # pieces of a rule whose full check is more than a find
         by_prefix: dict[str, list[int]] = {}  # rules (their index in ``rules``) to nest
         by_tail: dict[str, list[int]] = {}
         for at, (rule, tail) in enumerate(zip(rules, tails, strict=True)):
@@ -301,6 +304,8 @@ class WildIndex:
                 piece = _piece_of(rule)
                 if piece:
                     pieces.setdefault(piece, []).append(place)
+                    if shape != ONE or rule[3] is not None:
+                        searched.add(piece)
                 else:  # "/*", "*": every path
                     always.append(place)
         self._always = tuple(always)
@@ -321,7 +326,7 @@ class WildIndex:
             )
         self._prefix_lengths = tuple(sorted(set(map(len, self._prefixes))))
         self._suffix_lengths = tuple(sorted(set(map(len, self._suffixes))))
-        self._pieces = _Pieces(pieces) if pieces else None
+        self._pieces = _Pieces(pieces, searched) if pieces else None
 
     def candidates(self, path: str) -> list[int]:
         """The positions of the rules that could match ``path``, in ascending order."""
@@ -389,14 +394,43 @@ def _piece_of(rule: Screened) -> str:
 
 
 # A piece screened by grams: (piece, the rules filed under it, risky, where the gram it is
-# filed under first occurs in it, its other grams, which the path must hold too).
-_Filed = tuple[str, tuple[int, ...], bool, int, frozenset[int]]
-_ByNumber = dict[int, tuple[_Filed, ...]]
+# filed under first occurs in it, that gram as an integer).
+_Filed = tuple[str, tuple[int, ...], bool, int, int]
 _ByText = dict[str, tuple[_Filed, ...]]
-_NONE: frozenset[int] = frozenset()
+
+
+class _Signed:
+    """Many pieces of one gram size, filed so that a path's grams screen them in C.
+
+    ``by_number`` maps a gram (as an integer) to the numbers of the pieces filed under it;
+    ``checks`` holds, for each of a piece's other signature grams, a tuple indexed by piece
+    number (the filed gram again when it has fewer).  A path's hits are narrowed by each
+    check in turn with ``compress`` over its gram set, all in C, so that a path holding
+    every filed gram but few pieces (the hostile case) costs no Python step per hit.
+    """
+
+    __slots__ = ("by_number", "checks", "entries", "ids", "sure")
+
+    def __init__(
+        self,
+        entries: tuple[_Filed, ...],
+        by_number: dict[int, tuple[int, ...]],
+        checks: tuple[tuple[int, ...], ...],
+        searched: set[str],
+    ) -> None:
+        self.entries = entries
+        self.by_number = by_number
+        self.checks = checks
+        self.ids = tuple(entry[1] for entry in entries)
+        # Whether no piece needs confirming: every rule filed is checked by one find of its
+        # piece, which confirms it as cheaply, and only while it could still decide.
+        self.sure = not any(entry[0] in searched for entry in entries)
+
+
 # memoryview formats reading 2, 4 and 8 bytes as one native unsigned integer.
 from_bytes = int.from_bytes
 _CAST_FROM = 32  # bytes of path from which the grams are read by memoryview.cast
+_LOOKUP = 60  # a path costs this many times its length to read whole (see _Pieces.present)
 _Format = Literal["Q", "L", "I", "H"]
 _FORMATS: dict[int, _Format] = {calcsize(code): code for code in ("Q", "L", "I", "H")}
 
@@ -437,22 +471,23 @@ class _Pieces:
 
     A few pieces are looked for one by one (``in``, in C).  Many are screened by grams,
     of four characters (of two for pieces shorter than that): each piece is filed under
-    the one of a handful of its grams, spread over it, that the fewest pieces have.  The
+    the one of a handful of its grams, spread over it, that the fewest pieces have.  When
+    fewer grams are filed than the path is long, each filed gram is looked for; else the
     path's grams are read once, in C, as integers (``memoryview.cast``), each with a place
-    where it occurs; or, when fewer grams are filed than the path is long, each filed gram
-    is looked for.  A piece whose gram is there, and its other grams too, is confirmed
-    where that gram is (``startswith``), and searched whole only when that fails.  Single
-    characters are looked for one by one (there are at most a hundred).  Only ASCII is
-    filed (patterns are ASCII once normalised); a path's other characters read as ``?``,
+    where it occurs, and past ``_SIGNED`` pieces the hits are narrowed in C by the pieces'
+    other grams (see :class:`_Signed`).  A piece whose grams are all there is confirmed
+    where its filed gram is (``startswith``), and searched whole only when that fails.
+    Single characters are looked for one by one (there are at most a hundred).  Only ASCII
+    is filed (patterns are ASCII once normalised); a path's other characters read as ``?``,
     which can only let more pieces through to the search.
     """
 
     __slots__ = ("_direct", "_filed")
 
-    def __init__(self, pieces: dict[str, list[int]]) -> None:
-        # Per gram size: the pieces filed under each gram, by the gram as text and (past
-        # _SIGNED pieces) as an integer, the same tuples.
-        self._filed: tuple[tuple[int, _ByNumber | None, _ByText], ...] = ()
+    def __init__(self, pieces: dict[str, list[int]], searched: set[str]) -> None:
+        # Per gram size: the pieces filed under each gram as text, and (past _SIGNED
+        # pieces) the same pieces filed by number for the screen in C.
+        self._filed: tuple[tuple[int, _Signed | None, _ByText], ...] = ()
         if len(pieces) <= _DIRECT_KEYS:
             self._direct = tuple((key, tuple(ids), risky(key)) for key, ids in pieces.items())
             return
@@ -463,12 +498,12 @@ class _Pieces:
                 direct.append((piece, tuple(ids), risky(piece)))
             else:
                 by_size.setdefault(_GRAM if len(piece) >= _GRAM else 2, []).append((piece, ids))
-        filed: list[tuple[int, _ByNumber | None, _ByText]] = []
+        filed: list[tuple[int, _Signed | None, _ByText]] = []
         for size, group in sorted(by_size.items()):
             if len(group) <= _DIRECT_KEYS:
                 direct.extend((key, tuple(ids), risky(key)) for key, ids in group)
             else:
-                filed.append((size, *_file(group, size)))
+                filed.append((size, *_file(group, size, searched)))
         self._direct = tuple(direct)
         self._filed = tuple(filed)
 
@@ -478,23 +513,49 @@ class _Pieces:
             if (find(path, piece, 0, True) >= 0) if danger else piece in path:
                 found.extend(ids)
         length = len(path)
-        for size, by_number, by_text in self._filed:
+        for size, signed, by_text in self._filed:
             # Reading every gram of the path costs about a dict insert per character,
             # looking for each filed gram a call and a pass: take the cheaper.
-            if len(by_text) * (40 + length // 4) <= 60 * length:
+            if len(by_text) * (40 + length // 4) <= _LOOKUP * length:
                 text: dict[str, int] = {}
                 for name in by_text:
                     at = path.find(name)
                     if at >= 0:
                         text[name] = at
-                _confirm(path, size, text, text, by_text, None, found)
-            elif by_number is None or length < _CAST_FROM:  # as text; no signatures
+                _confirm(path, size, text, text, by_text, found)
+            elif signed is None or length < _CAST_FROM:  # as text; no signatures
                 text = {path[at : at + size]: at for at in range(length - size + 1)}
-                _confirm(path, size, by_text.keys() & text.keys(), text, by_text, None, found)
-            else:  # many pieces, a long path: the grams read in C, signatures checked
+                _confirm(path, size, by_text.keys() & text.keys(), text, by_text, found)
+            else:  # many pieces, a long path: the grams read in C, and screened in C
                 numbers = _grams(path.encode("ascii", "replace"), size)
-                hits = by_number.keys() & numbers.keys()
-                _confirm(path, size, hits, numbers, by_number, set(numbers), found)
+                by_number = signed.by_number
+                hits = list(
+                    _chained.from_iterable(
+                        map(by_number.__getitem__, by_number.keys() & numbers.keys())
+                    )
+                )
+                has = numbers.__contains__
+                for other in signed.checks:
+                    if not hits:
+                        break
+                    kept = list(compress(hits, map(has, map(other.__getitem__, hits))))
+                    if 8 * len(kept) > 7 * len(hits):  # the other grams screen little more
+                        hits = kept
+                        break
+                    hits = kept
+                if signed.sure:
+                    found.extend(_chained.from_iterable(map(signed.ids.__getitem__, hits)))
+                    continue
+                entries = signed.entries
+                for number in hits:
+                    piece, ids, danger, offset, gram = entries[number]
+                    at = numbers[gram]
+                    if (
+                        len(piece) == size
+                        or (at >= offset and path.startswith(piece, at - offset))
+                        or find(path, piece, 0, danger) >= 0
+                    ):
+                        found.extend(ids)
 
 
 _Gram = TypeVar("_Gram", int, str)
@@ -506,18 +567,16 @@ def _confirm(
     hits: Iterable[_Gram],
     places: dict[_Gram, int],
     filed: dict[_Gram, tuple[_Filed, ...]],
-    seen: set[int] | None,
     found: list[int],
 ) -> None:
     """Add the rules of the pieces filed under ``hits`` that occur in ``path``.
 
-    ``places`` holds where each gram occurs; with ``seen`` (the path's grams as integers),
-    a piece whose other grams are not all there is passed over without a search.
+    ``places`` holds where each gram occurs.
     """
     for gram in hits:
         at = places[gram]
-        for piece, ids, danger, offset, others in filed[gram]:
-            if (seen is None or others <= seen) and (
+        for piece, ids, danger, offset, _ in filed[gram]:
+            if (
                 len(piece) == size
                 or (at >= offset and path.startswith(piece, at - offset))
                 or find(path, piece, 0, danger) >= 0
@@ -525,25 +584,36 @@ def _confirm(
                 found.extend(ids)
 
 
-def _file(pieces: list[tuple[str, list[int]]], size: int) -> tuple[_ByNumber | None, _ByText]:
+def _file(
+    pieces: list[tuple[str, list[int]]], size: int, searched: set[str]
+) -> tuple[_Signed | None, _ByText]:
     """File each piece under the gram of its signature that the fewest pieces have.
 
-    Past ``_SIGNED`` pieces, each keeps its other grams too (as integers), and the grams
-    are also filed as integers: this is the memory a hostile file costs, not a real one.
+    Past ``_SIGNED`` pieces, they are also filed by number, with their other grams (see
+    :class:`_Signed`): this is the memory a hostile file costs, not a real one.
     """
-    signed = len(pieces) > _SIGNED
     signatures = [_signature(piece, size) for piece, _ in pieces]
     holders: dict[str, int] = {}
     for signature in signatures:
         for gram in set(signature):
             holders[gram] = holders.get(gram, 0) + 1
     filed: dict[str, list[_Filed]] = {}
+    entries: list[_Filed] = []
+    others: list[list[int]] = []
     for (piece, ids), signature in zip(pieces, signatures, strict=True):
         name = min(signature, key=holders.__getitem__)
-        others = frozenset([_gram(g) for g in signature if g != name]) if signed else _NONE
         danger = len(piece) >= 32 and risky(piece)
-        filed.setdefault(name, []).append((piece, tuple(ids), danger, piece.find(name), others))
+        entry = (piece, tuple(ids), danger, piece.find(name), _gram(name))
+        filed.setdefault(name, []).append(entry)
+        entries.append(entry)
+        rest = sorted({_gram(g) for g in signature if g != name})
+        others.append(rest + [entry[4]] * (_SIGNATURE - 1 - len(rest)))
     by_text = {name: tuple(group) for name, group in filed.items()}
-    if not signed:
+    if len(pieces) <= _SIGNED:
         return None, by_text
-    return {_gram(name): group for name, group in by_text.items()}, by_text
+    numbers: dict[int, list[int]] = {}
+    for number, entry in enumerate(entries):
+        numbers.setdefault(entry[4], []).append(number)
+    checks = tuple(zip(*others, strict=True))
+    by_number = {gram: tuple(group) for gram, group in numbers.items()}
+    return _Signed(tuple(entries), by_number, checks, searched), by_text

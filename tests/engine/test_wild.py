@@ -40,8 +40,27 @@ SITE = "https://e.com"
 # percent escapes, "$" as a literal in the middle, and pieces long and periodic enough to be
 # risky for str.find.
 PIECES = [
-    "a", "b", "ab", "ba", "aa", "abc", "x", "%2F", "%2f", ".pdf", "?", "=", "$", "/", "ab/",
-    "aaaa", "abab", "q=1", "a" * 40 + "b", "ab" * 20 + "c", "a" * 33,
+    "a",
+    "b",
+    "ab",
+    "ba",
+    "aa",
+    "abc",
+    "x",
+    "%2F",
+    "%2f",
+    ".pdf",
+    "?",
+    "=",
+    "$",
+    "/",
+    "ab/",
+    "aaaa",
+    "abab",
+    "q=1",
+    "a" * 40 + "b",
+    "ab" * 20 + "c",
+    "a" * 33,
 ]
 piece = st.sampled_from(PIECES)
 # A path drawn from the same material, so that most pieces occur in it.
@@ -85,12 +104,20 @@ def reference(body: bytes, path: str) -> bool:
 
 
 @contextmanager
-def index_everywhere() -> Iterator[None]:
-    """Every rule set indexed, every prefix and tail nested, every piece filed by grams."""
+def index_everywhere(signed: bool = False) -> Iterator[None]:
+    """Every rule set indexed, every prefix and tail nested, every piece filed by grams.
+
+    With ``signed``, every path's grams are read in C and the pieces screened by their
+    other grams (``wild._Signed``), as for the many pieces of a hostile file.
+    """
     with pytest.MonkeyPatch.context() as patch:
         patch.setattr(rules, "_INDEXED", 0)
         patch.setattr(wild, "_BUCKET", 0)
         patch.setattr(wild, "_DIRECT_KEYS", 0)
+        if signed:
+            patch.setattr(wild, "_SIGNED", 0)
+            patch.setattr(wild, "_LOOKUP", 0)
+            patch.setattr(wild, "_CAST_FROM", 0)
         yield
 
 
@@ -190,11 +217,11 @@ def test_many_wildcard_rules_decide_as_the_replay(
 
 
 @SETTINGS
-@given(rules_=rule_sets, queries=st.lists(paths, min_size=1, max_size=8))
+@given(rules_=rule_sets, queries=st.lists(paths, min_size=1, max_size=8), signed=st.booleans())
 def test_forced_index_decides_as_the_replay(
-    rules_: list[tuple[bool, str]], queries: list[str]
+    rules_: list[tuple[bool, str]], queries: list[str], signed: bool
 ) -> None:
-    with index_everywhere():
+    with index_everywhere(signed):
         robots = parse(body_of(rules_))
         for path in queries:
             check(robots, path)
@@ -244,14 +271,70 @@ def test_nested_tails_and_many_short_pieces_are_right() -> None:
         check(robots, path)
 
 
+def test_many_short_pieces_are_screened_in_c_and_right() -> None:
+    # The dense-pieces shape of bench_engine.py: 15,000 pieces over 11 characters, paths of
+    # the same characters that hold hundreds of them, or none but all their digit grams.
+    lines = [(i % 7 == 0, f"/shop/c/*x{i}*") for i in range(15000)]
+    lines += [(False, f"/shop/c/*y{i}*z{i}") for i in range(0, 3000, 3)]  # confirmed pieces
+    robots = parse(body_of(lines))
+    digits = "0123456789"
+    text = "".join(digits[(i * i + 3 * i) % 10] for i in range(1200))
+    mixed = "".join(("x" if i % 7 == 0 else "") + text[i] for i in range(1200))
+    for path in (
+        "/shop/c/" + mixed,
+        "/shop/c/" + text,
+        "/shop/c/" + text + "x14999",
+        "/shop/c/y2997" + text + "z2997",
+        "/shop/c/y2997" + text + "z2996",
+    ):
+        check(robots, path)
+    matcher = robots._matcher
+    assert matcher is not None and matcher._index is not None
+    nested = [g for g in matcher._index._prefixes.values() if isinstance(g, wild.WildIndex)]
+    screen = nested[0]._pieces if nested else None
+    assert screen is not None and any(signed for _, signed, _ in screen._filed)
+
+
 # -- the gates of allowed(): second characters, heads, bisection, screens on the URL ----------
 
 # Plain prefixes that share heads and second characters, one that starts with another, some
 # that cannot match (no leading "/"), and "/*..." rules whose screens run on the URL.
 PREFIXES = [
-    "/a", "/ab", "/abc", "/abd/", "/b", "/ba", "/bab", "/c/d", "/c/e", "/x%2F", "/x%2f", "/~",
-    "/a$", "/ab*", "/abc$", "/%41", "/z/", "/zz", "/zzz", "/q?x=1", "/q?y", "?x", "a/b", "/-",
-    "/.well-known/", "/a/b/c/d/e", "/a/b/c", "/aa", "/aaa", "/aaaa", "/b/", "/b/c", "/bb", "a", "x",
+    "/a",
+    "/ab",
+    "/abc",
+    "/abd/",
+    "/b",
+    "/ba",
+    "/bab",
+    "/c/d",
+    "/c/e",
+    "/x%2F",
+    "/x%2f",
+    "/~",
+    "/a$",
+    "/ab*",
+    "/abc$",
+    "/%41",
+    "/z/",
+    "/zz",
+    "/zzz",
+    "/q?x=1",
+    "/q?y",
+    "?x",
+    "a/b",
+    "/-",
+    "/.well-known/",
+    "/a/b/c/d/e",
+    "/a/b/c",
+    "/aa",
+    "/aaa",
+    "/aaaa",
+    "/b/",
+    "/b/c",
+    "/bb",
+    "a",
+    "x",
 ]
 SCREENED = ["/*?", "/*.pdf$", "/*x*y", "/*/b", "*&s=", "/*%2F", "/$", "/*a$"]
 URL_TAILS = ["", "", "#", "#frag/a", "#?.pdf", "\0", "\0?x", "?x=1", ".pdf", "/b", "&s=1"]
@@ -299,16 +382,16 @@ def test_every_gate_lets_through_what_the_replay_decides(body: bytes, urls: list
 
 
 @SETTINGS
-@given(rules_=rule_sets, queries=st.lists(paths, min_size=1, max_size=8))
+@given(rules_=rule_sets, queries=st.lists(paths, min_size=1, max_size=8), signed=st.booleans())
 def test_the_indexed_matcher_equals_the_unindexed_one(
-    rules_: list[tuple[bool, str]], queries: list[str]
+    rules_: list[tuple[bool, str]], queries: list[str], signed: bool
 ) -> None:
     body = body_of(rules_)
     with pytest.MonkeyPatch.context() as patcher:
         patcher.setattr(rules, "_INDEXED", 10**9)  # every wildcard rule tried, in order
         unfiltered = parse(body)
         verdicts = [unfiltered.allowed(SITE + path, "bot") for path in queries]
-    with index_everywhere():
+    with index_everywhere(signed):
         indexed = parse(body)
         assert [indexed.allowed(SITE + path, "bot") for path in queries] == verdicts
 
