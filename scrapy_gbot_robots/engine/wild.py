@@ -21,7 +21,7 @@ without changing a verdict:
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Sequence
+from collections.abc import Collection, Iterable, Sequence
 from itertools import chain as _chained
 from itertools import compress
 from operator import eq
@@ -402,29 +402,43 @@ _ByText = dict[str, tuple[_Filed, ...]]
 class _Signed:
     """Many pieces of one gram size, filed so that a path's grams screen them in C.
 
-    ``by_number`` maps a gram (as an integer) to the numbers of the pieces filed under it;
-    ``checks`` holds, for each of a piece's other signature grams, a tuple indexed by piece
-    number (the filed gram again when it has fewer).  A path's hits are narrowed by each
-    check in turn with ``compress`` over its gram set, all in C, so that a path holding
-    every filed gram but few pieces (the hostile case) costs no Python step per hit.
+    ``by_number`` maps a gram (as an integer) to the numbers of the pieces filed under it
+    (most often one: pieces are spread over grams of their own where they can), and is
+    probed with every gram of the path, in C.  ``checks`` holds, for each of a piece's
+    other signature grams, a tuple indexed by piece number (the filed gram again when it
+    has fewer).  The hits are narrowed by each check in turn with ``compress`` over the
+    path's gram set, all in C, so that a path holding every filed gram but few pieces (the
+    hostile case) costs no Python step per hit.
     """
 
     __slots__ = ("by_number", "checks", "entries", "ids", "sure")
 
     def __init__(
-        self,
-        entries: tuple[_Filed, ...],
-        by_number: dict[int, tuple[int, ...]],
-        checks: tuple[tuple[int, ...], ...],
-        searched: set[str],
+        self, entries: tuple[_Filed, ...], checks: tuple[tuple[int, ...], ...], searched: set[str]
     ) -> None:
         self.entries = entries
-        self.by_number = by_number
         self.checks = checks
+        by_number: dict[int, list[int]] = {}
+        for number, entry in enumerate(entries):
+            by_number.setdefault(entry[4], []).append(number)
+        self.by_number = {gram: tuple(group) for gram, group in by_number.items()}
         self.ids = tuple(entry[1] for entry in entries)
         # Whether no piece needs confirming: every rule filed is checked by one find of its
         # piece, which confirms it as cheaply, and only while it could still decide.
         self.sure = not any(entry[0] in searched for entry in entries)
+
+    def hits(self, grams: Collection[int]) -> list[int]:
+        """The numbers of the pieces whose signature grams are all among ``grams``."""
+        hits = list(_chained.from_iterable(filter(None, map(self.by_number.get, grams))))
+        has = grams.__contains__
+        for other in self.checks:
+            if not hits:
+                break
+            kept = list(compress(hits, map(has, map(other.__getitem__, hits))))
+            if 8 * len(kept) > 7 * len(hits):  # the other grams screen little more
+                return kept
+            hits = kept
+        return hits
 
 
 # memoryview formats reading 2, 4 and 8 bytes as one native unsigned integer.
@@ -454,6 +468,16 @@ def _grams(data: bytes, size: int) -> dict[int, int]:
         stop = start + (end - start) // size * size
         grams = memoryview(data[start:stop]).cast(code)
         found.update(zip(grams, range(start, stop, size), strict=False))  # equal lengths
+    return found
+
+
+def _gram_set(data: bytes, size: int) -> set[int]:
+    """The grams of :func:`_grams` without their places (a long path only)."""
+    end = len(data)
+    found: set[int] = set()
+    code = _FORMATS[size]
+    for start in range(size):
+        found.update(memoryview(data[start : start + (end - start) // size * size]).cast(code))
     return found
 
 
@@ -527,25 +551,13 @@ class _Pieces:
                 text = {path[at : at + size]: at for at in range(length - size + 1)}
                 _confirm(path, size, by_text.keys() & text.keys(), text, by_text, found)
             else:  # many pieces, a long path: the grams read in C, and screened in C
-                numbers = _grams(path.encode("ascii", "replace"), size)
-                by_number = signed.by_number
-                hits = list(
-                    _chained.from_iterable(
-                        map(by_number.__getitem__, by_number.keys() & numbers.keys())
-                    )
-                )
-                has = numbers.__contains__
-                for other in signed.checks:
-                    if not hits:
-                        break
-                    kept = list(compress(hits, map(has, map(other.__getitem__, hits))))
-                    if 8 * len(kept) > 7 * len(hits):  # the other grams screen little more
-                        hits = kept
-                        break
-                    hits = kept
+                data = path.encode("ascii", "replace")
                 if signed.sure:
+                    hits = signed.hits(_gram_set(data, size))
                     found.extend(_chained.from_iterable(map(signed.ids.__getitem__, hits)))
                     continue
+                numbers = _grams(data, size)
+                hits = signed.hits(numbers.keys())
                 entries = signed.entries
                 for number in hits:
                     piece, ids, danger, offset, gram = entries[number]
@@ -600,8 +612,14 @@ def _file(
     filed: dict[str, list[_Filed]] = {}
     entries: list[_Filed] = []
     others: list[list[int]] = []
-    for (piece, ids), signature in zip(pieces, signatures, strict=True):
-        name = min(signature, key=holders.__getitem__)
+    # Pieces with the fewest grams choose first, each the gram the fewest pieces chose
+    # before it (then the fewest have), so that most get a gram of their own.
+    taken: dict[str, int] = {}
+    order = sorted(range(len(pieces)), key=lambda at: len(set(signatures[at])))
+    for at in order:
+        (piece, ids), signature = pieces[at], signatures[at]
+        name = min(signature, key=lambda gram: (taken.get(gram, 0), holders[gram]))
+        taken[name] = taken.get(name, 0) + 1
         danger = len(piece) >= 32 and risky(piece)
         entry = (piece, tuple(ids), danger, piece.find(name), _gram(name))
         filed.setdefault(name, []).append(entry)
@@ -611,9 +629,5 @@ def _file(
     by_text = {name: tuple(group) for name, group in filed.items()}
     if len(pieces) <= _SIGNED:
         return None, by_text
-    numbers: dict[int, list[int]] = {}
-    for number, entry in enumerate(entries):
-        numbers.setdefault(entry[4], []).append(number)
     checks = tuple(zip(*others, strict=True))
-    by_number = {gram: tuple(group) for gram, group in numbers.items()}
-    return _Signed(tuple(entries), by_number, checks, searched), by_text
+    return _Signed(tuple(entries), checks, searched), by_text
