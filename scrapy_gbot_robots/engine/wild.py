@@ -21,7 +21,7 @@ without changing a verdict:
 
 from __future__ import annotations
 
-from collections.abc import Collection, Iterable, Sequence
+from collections.abc import Iterable, Sequence
 from itertools import chain as _chained
 from itertools import compress
 from operator import eq
@@ -404,20 +404,19 @@ class _Signed:
 
     ``by_number`` maps a gram (as an integer) to the numbers of the pieces filed under it
     (most often one: pieces are spread over grams of their own where they can), and is
-    probed with every gram of the path, in C.  ``checks`` holds, for each of a piece's
-    other signature grams, a tuple indexed by piece number (the filed gram again when it
-    has fewer).  The hits are narrowed by each check in turn with ``compress`` over the
-    path's gram set, all in C, so that a path holding every filed gram but few pieces (the
-    hostile case) costs no Python step per hit.
+    probed with every gram of the path, in C.  ``others`` holds each piece's other
+    signature grams: a piece is a hit only when the path's gram set holds them all, which
+    ``compress`` checks for every hit in one pass, in C, so that a path holding every filed
+    gram but few pieces (the hostile case) costs no Python step per hit.
     """
 
-    __slots__ = ("by_number", "checks", "entries", "ids", "sure")
+    __slots__ = ("by_number", "entries", "ids", "others", "sure")
 
     def __init__(
-        self, entries: tuple[_Filed, ...], checks: tuple[tuple[int, ...], ...], searched: set[str]
+        self, entries: tuple[_Filed, ...], others: tuple[tuple[int, ...], ...], searched: set[str]
     ) -> None:
         self.entries = entries
-        self.checks = checks
+        self.others = others
         by_number: dict[int, list[int]] = {}
         for number, entry in enumerate(entries):
             by_number.setdefault(entry[4], []).append(number)
@@ -427,17 +426,11 @@ class _Signed:
         # piece, which confirms it as cheaply, and only while it could still decide.
         self.sure = not any(entry[0] in searched for entry in entries)
 
-    def hits(self, grams: Collection[int]) -> list[int]:
+    def hits(self, grams: set[int]) -> list[int]:
         """The numbers of the pieces whose signature grams are all among ``grams``."""
         hits = list(_chained.from_iterable(filter(None, map(self.by_number.get, grams))))
-        has = grams.__contains__
-        for other in self.checks:
-            if not hits:
-                break
-            kept = list(compress(hits, map(has, map(other.__getitem__, hits))))
-            if 8 * len(kept) > 7 * len(hits):  # the other grams screen little more
-                return kept
-            hits = kept
+        if hits:
+            hits = list(compress(hits, map(grams.issuperset, map(self.others.__getitem__, hits))))
         return hits
 
 
@@ -557,7 +550,7 @@ class _Pieces:
                     found.extend(_chained.from_iterable(map(signed.ids.__getitem__, hits)))
                     continue
                 numbers = _grams(data, size)
-                hits = signed.hits(numbers.keys())
+                hits = signed.hits(set(numbers))
                 entries = signed.entries
                 for number in hits:
                     piece, ids, danger, offset, gram = entries[number]
@@ -611,7 +604,7 @@ def _file(
             holders[gram] = holders.get(gram, 0) + 1
     filed: dict[str, list[_Filed]] = {}
     entries: list[_Filed] = []
-    others: list[list[int]] = []
+    others: list[tuple[int, ...]] = []
     # Pieces with the fewest grams choose first, each the gram the fewest pieces chose
     # before it (then the fewest have), so that most get a gram of their own.
     taken: dict[str, int] = {}
@@ -624,10 +617,8 @@ def _file(
         entry = (piece, tuple(ids), danger, piece.find(name), _gram(name))
         filed.setdefault(name, []).append(entry)
         entries.append(entry)
-        rest = sorted({_gram(g) for g in signature if g != name})
-        others.append(rest + [entry[4]] * (_SIGNATURE - 1 - len(rest)))
+        others.append(tuple({_gram(g): None for g in signature if g != name}))
     by_text = {name: tuple(group) for name, group in filed.items()}
     if len(pieces) <= _SIGNED:
         return None, by_text
-    checks = tuple(zip(*others, strict=True))
-    return _Signed(tuple(entries), checks, searched), by_text
+    return _Signed(tuple(entries), tuple(others), searched), by_text
