@@ -438,10 +438,9 @@ class _AgentMatcher:
         if index is None:
             if not path.startswith(self._wild_firsts):
                 return best_allow
-            entries: Sequence[_Wild] = self._wild
-        else:
-            wild = self._wild
-            entries = [wild[at] for at in index.candidates(path)]
+            entries: Iterable[_Wild] = self._wild
+        else:  # looked up as they are tried: the first that matches decides
+            entries = map(self._wild.__getitem__, index.candidates(path))
         size = len(path)
         for negative, disallow, shape, first, second, chain in entries:
             priority = -negative
