@@ -43,7 +43,7 @@ _PAD_FROM = 512  # fewer characters to search than this: even the worst simple s
 _RUN_LOOP = 8  # a run of one piece longer than this is counted, not found piece by piece
 _GRAM = 4  # length of the grams many pieces are screened by (shorter pieces: their length)
 _DIRECT_KEYS = 64  # up to this many distinct pieces are looked for one by one
-_SIGNED = 512  # more pieces of one gram size than this: signatures, and grams read by cast
+_SIGNED = 64  # more pieces of one gram size than this: signatures, and grams read by cast
 _BUCKET = 8  # a prefix or tail shared by more rules than this files them by piece instead
 _SIGNATURE = 8  # grams of a piece checked against the path's before the piece is looked for
 
@@ -437,7 +437,7 @@ class _Signed:
 # memoryview formats reading 2, 4 and 8 bytes as one native unsigned integer.
 from_bytes = int.from_bytes
 _CAST_FROM = 32  # bytes of path from which the grams are read by memoryview.cast
-_LOOKUP = 60  # a path costs this many times its length to read whole (see _Pieces.present)
+_LOOKUP = 20  # a path costs this many times its length to read whole (see _Pieces.present)
 _Format = Literal["Q", "L", "I", "H"]
 _FORMATS: dict[int, _Format] = {calcsize(code): code for code in ("Q", "L", "I", "H")}
 
@@ -488,12 +488,12 @@ class _Pieces:
 
     A few pieces are looked for one by one (``in``, in C).  Many are screened by grams,
     of four characters (of two for pieces shorter than that): each piece is filed under
-    the one of a handful of its grams, spread over it, that the fewest pieces have.  When
-    fewer grams are filed than the path is long, each filed gram is looked for; else the
-    path's grams are read once, in C, as integers (``memoryview.cast``), each with a place
-    where it occurs, and past ``_SIGNED`` pieces the hits are narrowed in C by the pieces'
-    other grams (see :class:`_Signed`).  A piece whose grams are all there is confirmed
-    where its filed gram is (``startswith``), and searched whole only when that fails.
+    the one of a handful of its grams, spread over it, that the fewest (then the fewest
+    before it) have.  When few grams are filed, each is looked for; else the path's grams
+    are read once, in C, as integers (``memoryview.cast``), and the hits are narrowed in C
+    by the pieces' other grams (see :class:`_Signed`).  A piece whose grams are all there
+    is confirmed where its filed gram is (``startswith``), and searched whole only when
+    that fails, unless its rules are each one search for it anyway.
     Single characters are looked for one by one (there are at most a hundred).  Only ASCII
     is filed (patterns are ASCII once normalised); a path's other characters read as ``?``,
     which can only let more pieces through to the search.
