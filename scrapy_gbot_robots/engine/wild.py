@@ -23,8 +23,8 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
 from itertools import chain as _chained
-from itertools import compress
-from operator import eq
+from itertools import compress, repeat
+from operator import and_, eq
 from struct import calcsize
 from sys import byteorder
 from typing import Literal, TypeVar
@@ -43,6 +43,7 @@ _PAD_FROM = 512  # fewer characters to search than this: even the worst simple s
 _RUN_LOOP = 8  # a run of one piece longer than this is counted, not found piece by piece
 _GRAM = 4  # length of the grams many pieces are screened by (shorter pieces: their length)
 _DIRECT_KEYS = 64  # up to this many distinct pieces are looked for one by one
+_CROWDED = 4  # more pieces per distinct gram than this: filed by head (see _Heads)
 _SIGNED = 64  # more pieces of one gram size than this: signatures, and grams read by cast
 _BUCKET = 8  # a prefix or tail shared by more rules than this files them by piece instead
 _SIGNATURE = 8  # grams of a piece checked against the path's before the piece is looked for
@@ -434,6 +435,52 @@ class _Signed:
         return hits
 
 
+class _Heads:
+    """Pieces too many for their grams, screened by their first eight characters, whole.
+
+    When a gram size gives far fewer grams than there are pieces (short pieces over a few
+    characters), a path that holds every gram (a de Bruijn sequence of them) passes every
+    piece through the grams' screen.  Here each piece is filed under its first eight
+    characters instead (all of it when shorter), as the integer of :func:`_grams` padded
+    with NULs, and the path's every eight-character window, cut to each length filed, is
+    looked up, in C: a hit is a piece that occurs (or, past eight characters, whose head
+    does).  A NUL or non-ASCII character can only let more pieces through.
+    """
+
+    __slots__ = ("by_length", "entries", "ids", "sure")
+
+    def __init__(self, entries: tuple[_Filed, ...], searched: set[str]) -> None:
+        self.entries = entries
+        by_length: dict[int, dict[int, list[int]]] = {}
+        for number, entry in enumerate(entries):
+            head = entry[0][:8].encode("ascii")
+            key = from_bytes(head + b"\0" * (8 - len(head)), byteorder)
+            by_length.setdefault(len(head), {}).setdefault(key, []).append(number)
+        self.by_length = tuple(
+            (
+                from_bytes(b"\xff" * size + b"\0" * (8 - size), byteorder),
+                {key: tuple(group) for key, group in table.items()},
+            )
+            for size, table in sorted(by_length.items())
+        )
+        self.ids = tuple(entry[1] for entry in entries)
+        self.sure = not any(entry[0] in searched for entry in entries)
+
+    def hits(self, data: bytes) -> list[int]:
+        """The numbers of the pieces whose head occurs in ``data`` (an ASCII path)."""
+        end = len(data)
+        padded = data + b"\0" * 7
+        windows: list[int] = []  # the eight bytes from every place of the path
+        for start in range(min(8, end)):
+            stop = start + (end + 7 - start) // 8 * 8
+            windows += memoryview(padded[start:stop]).cast("Q")
+        hits: list[int] = []
+        for mask, table in self.by_length:
+            grams = set(map(and_, windows, repeat(mask)))
+            hits += _chained.from_iterable(filter(None, map(table.get, grams)))
+        return hits
+
+
 # memoryview formats reading 2, 4 and 8 bytes as one native unsigned integer.
 from_bytes = int.from_bytes
 _CAST_FROM = 32  # bytes of path from which the grams are read by memoryview.cast
@@ -504,7 +551,7 @@ class _Pieces:
     def __init__(self, pieces: dict[str, list[int]], searched: set[str]) -> None:
         # Per gram size: the pieces filed under each gram as text, and (past _SIGNED
         # pieces) the same pieces filed by number for the screen in C.
-        self._filed: tuple[tuple[int, _Signed | None, _ByText], ...] = ()
+        self._filed: tuple[tuple[int, _Signed | _Heads | None, _ByText], ...] = ()
         if len(pieces) <= _DIRECT_KEYS:
             self._direct = tuple((key, tuple(ids), risky(key)) for key, ids in pieces.items())
             return
@@ -515,7 +562,7 @@ class _Pieces:
                 direct.append((piece, tuple(ids), risky(piece)))
             else:
                 by_size.setdefault(_GRAM if len(piece) >= _GRAM else 2, []).append((piece, ids))
-        filed: list[tuple[int, _Signed | None, _ByText]] = []
+        filed: list[tuple[int, _Signed | _Heads | None, _ByText]] = []
         for size, group in sorted(by_size.items()):
             if len(group) <= _DIRECT_KEYS:
                 direct.extend((key, tuple(ids), risky(key)) for key, ids in group)
@@ -533,7 +580,16 @@ class _Pieces:
         for size, signed, by_text in self._filed:
             # Reading every gram of the path costs about a dict insert per character,
             # looking for each filed gram a call and a pass: take the cheaper.
-            if len(by_text) * (40 + length // 4) <= _LOOKUP * length:
+            if isinstance(signed, _Heads):
+                hits = signed.hits(path.encode("ascii", "replace"))
+                if signed.sure:
+                    found.extend(_chained.from_iterable(map(signed.ids.__getitem__, hits)))
+                    continue
+                for number in hits:
+                    piece, ids, danger, _, _ = signed.entries[number]
+                    if find(path, piece, 0, danger) >= 0:
+                        found.extend(ids)
+            elif len(by_text) * (40 + length // 4) <= _LOOKUP * length:
                 text: dict[str, int] = {}
                 for name in by_text:
                     at = path.find(name)
@@ -591,11 +647,13 @@ def _confirm(
 
 def _file(
     pieces: list[tuple[str, list[int]]], size: int, searched: set[str]
-) -> tuple[_Signed | None, _ByText]:
+) -> tuple[_Signed | _Heads | None, _ByText]:
     """File each piece under the gram of its signature that the fewest pieces have.
 
     Past ``_SIGNED`` pieces, they are also filed by number, with their other grams (see
-    :class:`_Signed`): this is the memory a hostile file costs, not a real one.
+    :class:`_Signed`): this is the memory a hostile file costs, not a real one.  Pieces
+    crowded on few grams (more than ``_CROWDED`` per gram) are filed by head instead
+    (:class:`_Heads`).
     """
     signatures = [_signature(piece, size) for piece, _ in pieces]
     holders: dict[str, int] = {}
@@ -621,4 +679,6 @@ def _file(
     by_text = {name: tuple(group) for name, group in filed.items()}
     if len(pieces) <= _SIGNED:
         return None, by_text
+    if len(pieces) > _CROWDED * len(holders):
+        return _Heads(tuple(entries), searched), by_text
     return _Signed(tuple(entries), tuple(others), searched), by_text

@@ -16,6 +16,7 @@ lowering its thresholds, so that every path of the index meets every kind of bod
 
 from __future__ import annotations
 
+import itertools
 from collections.abc import Iterator
 from contextlib import contextmanager
 
@@ -104,11 +105,13 @@ def reference(body: bytes, path: str) -> bool:
 
 
 @contextmanager
-def index_everywhere(signed: bool = False) -> Iterator[None]:
+def index_everywhere(signed: str = "") -> Iterator[None]:
     """Every rule set indexed, every prefix and tail nested, every piece filed by grams.
 
-    With ``signed``, every path's grams are read in C and the pieces screened by their
-    other grams (``wild._Signed``), as for the many pieces of a hostile file.
+    With ``signed="grams"``, every path's grams are read in C and the pieces screened by
+    their other grams (``wild._Signed``), as for the many pieces of a hostile file; with
+    ``signed="heads"``, by their first eight characters (``wild._Heads``), as for pieces
+    crowded on few grams.
     """
     with pytest.MonkeyPatch.context() as patch:
         patch.setattr(rules, "_INDEXED", 0)
@@ -118,6 +121,7 @@ def index_everywhere(signed: bool = False) -> Iterator[None]:
             patch.setattr(wild, "_SIGNED", 0)
             patch.setattr(wild, "_LOOKUP", 0)
             patch.setattr(wild, "_CAST_FROM", 0)
+            patch.setattr(wild, "_CROWDED", 0 if signed == "heads" else 10**9)
         yield
 
 
@@ -217,9 +221,13 @@ def test_many_wildcard_rules_decide_as_the_replay(
 
 
 @SETTINGS
-@given(rules_=rule_sets, queries=st.lists(paths, min_size=1, max_size=8), signed=st.booleans())
+@given(
+    rules_=rule_sets,
+    queries=st.lists(paths, min_size=1, max_size=8),
+    signed=st.sampled_from(["", "grams", "heads"]),
+)
 def test_forced_index_decides_as_the_replay(
-    rules_: list[tuple[bool, str]], queries: list[str], signed: bool
+    rules_: list[tuple[bool, str]], queries: list[str], signed: str
 ) -> None:
     with index_everywhere(signed):
         robots = parse(body_of(rules_))
@@ -293,6 +301,47 @@ def test_many_short_pieces_are_screened_in_c_and_right() -> None:
     nested = [g for g in matcher._index._prefixes.values() if isinstance(g, wild.WildIndex)]
     screen = nested[0]._pieces if nested else None
     assert screen is not None and any(signed for _, signed, _ in screen._filed)
+
+
+def de_bruijn(alphabet: str, order: int) -> str:
+    """A cyclic string holding every ``order``-character string over ``alphabet`` once."""
+    size, text = len(alphabet), []
+    state = [0] * size * order
+
+    def walk(t: int, p: int) -> None:
+        if t > order:
+            if order % p == 0:
+                text.extend(state[1 : p + 1])
+            return
+        state[t] = state[t - p]
+        walk(t + 1, p)
+        for j in range(state[t - p] + 1, size):
+            state[t] = j
+            walk(t + 1, t)
+
+    walk(1, 1)
+    cycle = "".join(alphabet[i] for i in text)
+    return cycle + cycle[: order - 1]
+
+
+def test_pieces_crowded_on_few_grams_are_screened_by_head_and_right() -> None:
+    # 2,000 pieces of 5 to 10 characters over "abc" (81 four-character grams in all),
+    # against paths that hold every gram and few of the pieces.
+    words = [
+        "".join("abc"[(i * 7 + j * j * 3 + j) % 3 if (i >> j) & 1 else j % 3] for j in range(n))
+        for i, n in zip(range(2000), itertools.cycle(range(5, 11)), strict=False)
+    ]
+    lines = [(i % 5 == 0, f"/p/*{w}*") for i, w in enumerate(dict.fromkeys(words))]
+    lines += [(False, f"/p/*{w}*c$") for w in list(dict.fromkeys(words))[:300:7]]
+    robots = parse(body_of(lines))
+    cycle = de_bruijn("abc", 4)
+    for path in ("/p/" + cycle, "/p/" + cycle * 3, "/p/" + cycle + "é" + cycle, "/p/x"):
+        check(robots, path)
+    matcher = robots._matcher
+    assert matcher is not None and matcher._index is not None
+    nested = [g for g in matcher._index._prefixes.values() if isinstance(g, wild.WildIndex)]
+    screen = nested[0]._pieces if nested else None
+    assert screen is not None and any(isinstance(s, wild._Heads) for _, s, _ in screen._filed)
 
 
 # -- the gates of allowed(): second characters, heads, bisection, screens on the URL ----------
@@ -382,9 +431,13 @@ def test_every_gate_lets_through_what_the_replay_decides(body: bytes, urls: list
 
 
 @SETTINGS
-@given(rules_=rule_sets, queries=st.lists(paths, min_size=1, max_size=8), signed=st.booleans())
+@given(
+    rules_=rule_sets,
+    queries=st.lists(paths, min_size=1, max_size=8),
+    signed=st.sampled_from(["", "grams", "heads"]),
+)
 def test_the_indexed_matcher_equals_the_unindexed_one(
-    rules_: list[tuple[bool, str]], queries: list[str], signed: bool
+    rules_: list[tuple[bool, str]], queries: list[str], signed: str
 ) -> None:
     body = body_of(rules_)
     with pytest.MonkeyPatch.context() as patcher:
