@@ -667,16 +667,19 @@ def _file(
     # Pieces with the fewest grams choose first, each the gram the fewest pieces chose
     # before it (then the fewest have), so that most get a gram of their own.
     taken: dict[str, int] = {}
+    # One int per gram, shared by every piece that has it: the check of a hit's other
+    # grams then reads what looking the path's grams up has just read.
+    numbers = {gram: _gram(gram) for gram in holders}
     order = sorted(range(len(pieces)), key=lambda at: len(set(signatures[at])))
     for at in order:
         (piece, ids), signature = pieces[at], signatures[at]
         name = min(signature, key=lambda gram: (taken.get(gram, 0), holders[gram]))
         taken[name] = taken.get(name, 0) + 1
         danger = len(piece) >= 32 and risky(piece)
-        entry = (piece, tuple(ids), danger, piece.find(name), _gram(name))
+        entry = (piece, tuple(ids), danger, piece.find(name), numbers[name])
         filed.setdefault(name, []).append(entry)
         entries.append(entry)
-        others.append(tuple({_gram(g): None for g in signature if g != name}))
+        others.append(tuple({numbers[g]: None for g in signature if g != name}))
     by_text = {name: tuple(group) for name, group in filed.items()}
     if len(pieces) <= _SIGNED:
         return None, by_text
