@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import argparse
 import gc
+import itertools
 import json
 import platform
 import statistics
@@ -566,6 +567,45 @@ def _case_dense_pieces() -> tuple[bytes, list[str]]:
     return body, urls
 
 
+def _de_bruijn(alphabet: str, order: int) -> str:
+    """A string holding every ``order``-character string over ``alphabet`` (once, cyclically)."""
+    size, out = len(alphabet), []
+    state = [0] * size * order
+
+    def walk(t: int, p: int) -> None:
+        if t > order:
+            if order % p == 0:
+                out.extend(state[1 : p + 1])
+            return
+        state[t] = state[t - p]
+        walk(t + 1, p)
+        for j in range(state[t - p] + 1, size):
+            state[t] = j
+            walk(t + 1, t)
+
+    walk(1, 1)
+    cycle = "".join(alphabet[i] for i in out)
+    return cycle + cycle[: order - 1]
+
+
+def _case_crowded_pieces() -> tuple[bytes, list[str]]:
+    # 15,000 rules of one 7-character piece over "abcd" (256 four-character grams in all),
+    # against paths that hold every such gram (de Bruijn sequences) but few of the pieces:
+    # a screen by grams passes every rule.
+    words = ["".join(w) for w in itertools.product("abcd", repeat=7)]
+    lines = ["User-agent: *"]
+    lines += [f"Disallow: /p/*{words[i * len(words) // 15000]}*" for i in range(15000)]
+    body = ("\n".join(lines) + "\n").encode()
+    cycle = _de_bruijn("abcd", 4)
+    urls = [
+        BASE + "/p/" + cycle,
+        BASE + "/p/" + (cycle * 8)[:2000],
+        BASE + "/p/" + "".join("abcd"[(i * i) % 4] for i in range(2000)),
+        BASE + "/p/" + "dcba" * 500,
+    ]
+    return body, urls
+
+
 def _case_2000_stars() -> tuple[bytes, list[str]]:
     # 120 rules of 2,001 '*' (about 4 KB each): "*a*b" a thousand times, then a tail of
     # their own.  The last path follows the pieces to its end, and only the tail fails.
@@ -676,6 +716,10 @@ HOSTILE: dict[str, tuple[str, Callable[[], tuple[bytes, list[str]]]]] = {
     "issue-tails": ("1,000 rules of 16 '*' + distinct tails vs 2 KB paths", _case_issue_tails),
     "shared-prefix": ("10,000 rules under one prefix, a word each", _case_shared_prefix),
     "dense-pieces": ("15,000 short pieces of 11 characters vs such paths", _case_dense_pieces),
+    "crowded-pieces": (
+        "15,000 7-char pieces over 4 letters vs de Bruijn paths",
+        _case_crowded_pieces,
+    ),
     "2000-stars": ("120 rules of 2,001 '*' vs paths that follow them", _case_2000_stars),
     "long-literals": ("30 rules of one 16 KB periodic literal vs 'a' paths", _case_long_literals),
     "periodic-pieces": ("2,000 periodic 100-char pieces vs 'a' paths", _case_periodic_pieces),

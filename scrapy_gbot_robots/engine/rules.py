@@ -413,6 +413,14 @@ class _AgentMatcher:
         else:
             at = bisect_right(free, path)
             prefixed = at > 0 and path.startswith(free[at - 1])
+        return self.verdict(path, prefixed)
+
+    def verdict(self, path: str, prefixed: bool) -> bool:
+        """:meth:`allowed_path` for a caller that knows whether the prefilter starts ``path``.
+
+        (:meth:`RobotsTxt.allowed` has found it on the URL: one search of the prefilter
+        less per check that gets this far.)
+        """
         # Past the prefilter only "/*..." rules can still match: screen them by what they need.
         if not prefixed and not path.endswith(self._tails):
             for needle in self._needles:
@@ -438,10 +446,9 @@ class _AgentMatcher:
         if index is None:
             if not path.startswith(self._wild_firsts):
                 return best_allow
-            entries: Sequence[_Wild] = self._wild
-        else:
-            wild = self._wild
-            entries = [wild[at] for at in index.candidates(path)]
+            entries: Iterable[_Wild] = self._wild
+        else:  # looked up as they are tried: the first that matches decides
+            entries = map(self._wild.__getitem__, index.candidates(path))
         size = len(path)
         for negative, disallow, shape, first, second, chain in entries:
             priority = -negative
@@ -900,7 +907,8 @@ class RobotsTxt:
             second = url[slash + 1]
         except IndexError:  # the path is "/": shorter than every entry
             second = "\n"  # which no pattern holds
-        if second not in matcher._firsts:
+        if second not in matcher._firsts:  # no entry starts the path
+            prefixed = False
             needles = matcher._screen
             if needles is None:  # no "/*..." rule: nothing more can match
                 return True
@@ -940,7 +948,8 @@ class RobotsTxt:
         path = url[slash : url.find("#", slash)] if "#" in url else url[slash:]
         if "\0" in path:
             path = path[: path.index("\0")]
-        return matcher.allowed_path(path)
+        # An entry that starts url[slash:] starts the path: no pattern holds "#" or NUL.
+        return matcher.verdict(path, prefixed)
 
     def _path_start(self, url: str) -> int:
         """Where an http(s) URL's path starts (its first "/"), remembering the site prefix.

@@ -16,6 +16,7 @@ lowering its thresholds, so that every path of the index meets every kind of bod
 
 from __future__ import annotations
 
+import itertools
 from collections.abc import Iterator
 from contextlib import contextmanager
 
@@ -40,8 +41,27 @@ SITE = "https://e.com"
 # percent escapes, "$" as a literal in the middle, and pieces long and periodic enough to be
 # risky for str.find.
 PIECES = [
-    "a", "b", "ab", "ba", "aa", "abc", "x", "%2F", "%2f", ".pdf", "?", "=", "$", "/", "ab/",
-    "aaaa", "abab", "q=1", "a" * 40 + "b", "ab" * 20 + "c", "a" * 33,
+    "a",
+    "b",
+    "ab",
+    "ba",
+    "aa",
+    "abc",
+    "x",
+    "%2F",
+    "%2f",
+    ".pdf",
+    "?",
+    "=",
+    "$",
+    "/",
+    "ab/",
+    "aaaa",
+    "abab",
+    "q=1",
+    "a" * 40 + "b",
+    "ab" * 20 + "c",
+    "a" * 33,
 ]
 piece = st.sampled_from(PIECES)
 # A path drawn from the same material, so that most pieces occur in it.
@@ -85,12 +105,23 @@ def reference(body: bytes, path: str) -> bool:
 
 
 @contextmanager
-def index_everywhere() -> Iterator[None]:
-    """Every rule set indexed, every prefix and tail nested, every piece filed by grams."""
+def index_everywhere(signed: str = "") -> Iterator[None]:
+    """Every rule set indexed, every prefix and tail nested, every piece filed by grams.
+
+    With ``signed="grams"``, every path's grams are read in C and the pieces screened by
+    their other grams (``wild._Signed``), as for the many pieces of a hostile file; with
+    ``signed="heads"``, by their first eight characters (``wild._Heads``), as for pieces
+    crowded on few grams.
+    """
     with pytest.MonkeyPatch.context() as patch:
         patch.setattr(rules, "_INDEXED", 0)
         patch.setattr(wild, "_BUCKET", 0)
         patch.setattr(wild, "_DIRECT_KEYS", 0)
+        if signed:
+            patch.setattr(wild, "_SIGNED", 0)
+            patch.setattr(wild, "_LOOKUP", 0)
+            patch.setattr(wild, "_CAST_FROM", 0)
+            patch.setattr(wild, "_CROWDED", 0 if signed == "heads" else 10**9)
         yield
 
 
@@ -190,11 +221,15 @@ def test_many_wildcard_rules_decide_as_the_replay(
 
 
 @SETTINGS
-@given(rules_=rule_sets, queries=st.lists(paths, min_size=1, max_size=8))
+@given(
+    rules_=rule_sets,
+    queries=st.lists(paths, min_size=1, max_size=8),
+    signed=st.sampled_from(["", "grams", "heads"]),
+)
 def test_forced_index_decides_as_the_replay(
-    rules_: list[tuple[bool, str]], queries: list[str]
+    rules_: list[tuple[bool, str]], queries: list[str], signed: str
 ) -> None:
-    with index_everywhere():
+    with index_everywhere(signed):
         robots = parse(body_of(rules_))
         for path in queries:
             check(robots, path)
@@ -244,14 +279,111 @@ def test_nested_tails_and_many_short_pieces_are_right() -> None:
         check(robots, path)
 
 
+def test_many_short_pieces_are_screened_in_c_and_right() -> None:
+    # The dense-pieces shape of bench_engine.py: 15,000 pieces over 11 characters, paths of
+    # the same characters that hold hundreds of them, or none but all their digit grams.
+    lines = [(i % 7 == 0, f"/shop/c/*x{i}*") for i in range(15000)]
+    lines += [(False, f"/shop/c/*y{i}*z{i}") for i in range(0, 3000, 3)]  # confirmed pieces
+    robots = parse(body_of(lines))
+    digits = "0123456789"
+    text = "".join(digits[(i * i + 3 * i) % 10] for i in range(1200))
+    mixed = "".join(("x" if i % 7 == 0 else "") + text[i] for i in range(1200))
+    for path in (
+        "/shop/c/" + mixed,
+        "/shop/c/" + text,
+        "/shop/c/" + text + "x14999",
+        "/shop/c/y2997" + text + "z2997",
+        "/shop/c/y2997" + text + "z2996",
+    ):
+        check(robots, path)
+    matcher = robots._matcher
+    assert matcher is not None and matcher._index is not None
+    nested = [g for g in matcher._index._prefixes.values() if isinstance(g, wild.WildIndex)]
+    screen = nested[0]._pieces if nested else None
+    assert screen is not None and any(signed for _, signed, _ in screen._filed)
+
+
+def de_bruijn(alphabet: str, order: int) -> str:
+    """A cyclic string holding every ``order``-character string over ``alphabet`` once."""
+    size, text = len(alphabet), []
+    state = [0] * size * order
+
+    def walk(t: int, p: int) -> None:
+        if t > order:
+            if order % p == 0:
+                text.extend(state[1 : p + 1])
+            return
+        state[t] = state[t - p]
+        walk(t + 1, p)
+        for j in range(state[t - p] + 1, size):
+            state[t] = j
+            walk(t + 1, t)
+
+    walk(1, 1)
+    cycle = "".join(alphabet[i] for i in text)
+    return cycle + cycle[: order - 1]
+
+
+def test_pieces_crowded_on_few_grams_are_screened_by_head_and_right() -> None:
+    # 2,000 pieces of 5 to 10 characters over "abc" (81 four-character grams in all),
+    # against paths that hold every gram and few of the pieces.
+    words = [
+        "".join("abc"[(i * 7 + j * j * 3 + j) % 3 if (i >> j) & 1 else j % 3] for j in range(n))
+        for i, n in zip(range(2000), itertools.cycle(range(5, 11)), strict=False)
+    ]
+    lines = [(i % 5 == 0, f"/p/*{w}*") for i, w in enumerate(dict.fromkeys(words))]
+    lines += [(False, f"/p/*{w}*c$") for w in list(dict.fromkeys(words))[:300:7]]
+    robots = parse(body_of(lines))
+    cycle = de_bruijn("abc", 4)
+    for path in ("/p/" + cycle, "/p/" + cycle * 3, "/p/" + cycle + "é" + cycle, "/p/x"):
+        check(robots, path)
+    matcher = robots._matcher
+    assert matcher is not None and matcher._index is not None
+    nested = [g for g in matcher._index._prefixes.values() if isinstance(g, wild.WildIndex)]
+    screen = nested[0]._pieces if nested else None
+    assert screen is not None and any(isinstance(s, wild._Heads) for _, s, _ in screen._filed)
+
+
 # -- the gates of allowed(): second characters, heads, bisection, screens on the URL ----------
 
 # Plain prefixes that share heads and second characters, one that starts with another, some
 # that cannot match (no leading "/"), and "/*..." rules whose screens run on the URL.
 PREFIXES = [
-    "/a", "/ab", "/abc", "/abd/", "/b", "/ba", "/bab", "/c/d", "/c/e", "/x%2F", "/x%2f", "/~",
-    "/a$", "/ab*", "/abc$", "/%41", "/z/", "/zz", "/zzz", "/q?x=1", "/q?y", "?x", "a/b", "/-",
-    "/.well-known/", "/a/b/c/d/e", "/a/b/c", "/aa", "/aaa", "/aaaa", "/b/", "/b/c", "/bb", "a", "x",
+    "/a",
+    "/ab",
+    "/abc",
+    "/abd/",
+    "/b",
+    "/ba",
+    "/bab",
+    "/c/d",
+    "/c/e",
+    "/x%2F",
+    "/x%2f",
+    "/~",
+    "/a$",
+    "/ab*",
+    "/abc$",
+    "/%41",
+    "/z/",
+    "/zz",
+    "/zzz",
+    "/q?x=1",
+    "/q?y",
+    "?x",
+    "a/b",
+    "/-",
+    "/.well-known/",
+    "/a/b/c/d/e",
+    "/a/b/c",
+    "/aa",
+    "/aaa",
+    "/aaaa",
+    "/b/",
+    "/b/c",
+    "/bb",
+    "a",
+    "x",
 ]
 SCREENED = ["/*?", "/*.pdf$", "/*x*y", "/*/b", "*&s=", "/*%2F", "/$", "/*a$"]
 URL_TAILS = ["", "", "#", "#frag/a", "#?.pdf", "\0", "\0?x", "?x=1", ".pdf", "/b", "&s=1"]
@@ -299,16 +431,20 @@ def test_every_gate_lets_through_what_the_replay_decides(body: bytes, urls: list
 
 
 @SETTINGS
-@given(rules_=rule_sets, queries=st.lists(paths, min_size=1, max_size=8))
+@given(
+    rules_=rule_sets,
+    queries=st.lists(paths, min_size=1, max_size=8),
+    signed=st.sampled_from(["", "grams", "heads"]),
+)
 def test_the_indexed_matcher_equals_the_unindexed_one(
-    rules_: list[tuple[bool, str]], queries: list[str]
+    rules_: list[tuple[bool, str]], queries: list[str], signed: str
 ) -> None:
     body = body_of(rules_)
     with pytest.MonkeyPatch.context() as patcher:
         patcher.setattr(rules, "_INDEXED", 10**9)  # every wildcard rule tried, in order
         unfiltered = parse(body)
         verdicts = [unfiltered.allowed(SITE + path, "bot") for path in queries]
-    with index_everywhere():
+    with index_everywhere(signed):
         indexed = parse(body)
         assert [indexed.allowed(SITE + path, "bot") for path in queries] == verdicts
 
