@@ -59,8 +59,11 @@ async def test_one_robots_txt_fetch_per_origin_whatever_the_budget_and_the_store
     assert server.count("/private/x") == 0  # no disallowed page
     assert stats["robotstxt/forbidden"] == len(origins)
     assert stats.get("robotstxt/dropped") is None
-    assert stats["robotstxt/deferred"] == 3 * len(origins)
-    assert stats["robotstxt/undeferred"] == 3 * len(origins)
+    # Each request parked at most once, and every parked one released (a request whose
+    # origin was decided before it arrived passes at once: Scrapy 2.11 takes start requests
+    # later than 2.13+ does).
+    assert 0 < stats["robotstxt/deferred"] <= 3 * len(origins)
+    assert stats["robotstxt/undeferred"] == stats["robotstxt/deferred"]
     assert stats["finish_reason"] == "finished"
 
 
