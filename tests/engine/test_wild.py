@@ -25,7 +25,7 @@ from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
 
 from scrapy_gbot_robots import parse
-from scrapy_gbot_robots.engine import rules, wild
+from scrapy_gbot_robots.engine import grams, rules, wild
 from scrapy_gbot_robots.engine.lines import directives
 from scrapy_gbot_robots.engine.match import path_params_query, wildcard_match
 from scrapy_gbot_robots.engine.rules import RobotsTxt, _agent_key, _decide_reference, _walk_groups
@@ -109,19 +109,19 @@ def index_everywhere(signed: str = "") -> Iterator[None]:
     """Every rule set indexed, every prefix and tail nested, every piece filed by grams.
 
     With ``signed="grams"``, every path's grams are read in C and the pieces screened by
-    their other grams (``wild._Signed``), as for the many pieces of a hostile file; with
-    ``signed="heads"``, by their first eight characters (``wild._Heads``), as for pieces
+    their other grams (``grams._Signed``), as for the many pieces of a hostile file; with
+    ``signed="heads"``, by their first eight characters (``grams._Heads``), as for pieces
     crowded on few grams.
     """
     with pytest.MonkeyPatch.context() as patch:
         patch.setattr(rules, "_INDEXED", 0)
         patch.setattr(wild, "_BUCKET", 0)
-        patch.setattr(wild, "_DIRECT_KEYS", 0)
+        patch.setattr(grams, "_DIRECT_KEYS", 0)
         if signed:
-            patch.setattr(wild, "_SIGNED", 0)
-            patch.setattr(wild, "_LOOKUP", 0)
-            patch.setattr(wild, "_CAST_FROM", 0)
-            patch.setattr(wild, "_CROWDED", 0 if signed == "heads" else 10**9)
+            patch.setattr(grams, "_SIGNED", 0)
+            patch.setattr(grams, "_LOOKUP", 0)
+            patch.setattr(grams, "_CAST_FROM", 0)
+            patch.setattr(grams, "_CROWDED", 0 if signed == "heads" else 10**9)
         yield
 
 
@@ -320,7 +320,7 @@ def test_pieces_crowded_on_few_grams_are_screened_by_head_and_right() -> None:
     assert matcher is not None and matcher._index is not None
     nested = [g for g in matcher._index._prefixes.values() if isinstance(g, wild.WildIndex)]
     screen = nested[0]._pieces if nested else None
-    assert screen is not None and any(isinstance(s, wild._Heads) for _, s, _ in screen._filed)
+    assert screen is not None and any(isinstance(s, grams._Heads) for _, s, _ in screen._filed)
 
 
 # -- the gates of allowed(): second characters, heads, bisection, screens on the URL ----------

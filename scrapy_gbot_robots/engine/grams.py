@@ -1,0 +1,318 @@
+"""Many literal pieces screened at once by their grams, for :class:`.wild.WildIndex`.
+
+A file of thousands of ``*`` rules must not cost a check per rule: the pieces a path could
+hold are found from the path's own grams, read in C, and only those are looked for.
+
+Pure: imports nothing from Scrapy or Twisted.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from itertools import chain as _chained
+from itertools import compress, repeat
+from operator import and_
+from struct import calcsize
+from sys import byteorder
+from typing import Literal, TypeVar
+
+from .needles import find, risky
+
+_GRAM = 4  # length of the grams many pieces are screened by (shorter pieces: their length)
+_DIRECT_KEYS = 64  # up to this many distinct pieces are looked for one by one
+_CROWDED = 4  # more pieces per distinct gram than this: filed by head (see _Heads)
+_SIGNED = 64  # more pieces of one gram size than this: signatures, and grams read by cast
+_SIGNATURE = 8  # grams of a piece checked against the path's before the piece is looked for
+
+
+# A piece screened by grams: (piece, the rules filed under it, risky, where the gram it is
+# filed under first occurs in it, that gram as an integer).
+_Filed = tuple[str, tuple[int, ...], bool, int, int]
+_ByText = dict[str, tuple[_Filed, ...]]
+
+
+class _Signed:
+    """Many pieces of one gram size, filed so that a path's grams screen them in C.
+
+    ``by_number`` maps a gram (as an integer) to the numbers of the pieces filed under it
+    (most often one: pieces are spread over grams of their own where they can), and is
+    probed with every gram of the path, in C.  ``others`` holds each piece's other
+    signature grams: a piece is a hit only when the path's gram set holds them all, which
+    ``compress`` checks for every hit in one pass, in C, so that a path holding every filed
+    gram but few pieces (the hostile case) costs no Python step per hit.
+    """
+
+    __slots__ = ("by_number", "entries", "ids", "others", "sure")
+
+    def __init__(
+        self, entries: tuple[_Filed, ...], others: tuple[tuple[int, ...], ...], searched: set[str]
+    ) -> None:
+        self.entries = entries
+        self.others = others
+        by_number: dict[int, list[int]] = {}
+        for number, entry in enumerate(entries):
+            by_number.setdefault(entry[4], []).append(number)
+        self.by_number = {gram: tuple(group) for gram, group in by_number.items()}
+        self.ids = tuple(entry[1] for entry in entries)
+        # Whether no piece needs confirming: every rule filed is checked by one find of its
+        # piece, which confirms it as cheaply, and only while it could still decide.
+        self.sure = not any(entry[0] in searched for entry in entries)
+
+    def hits(self, grams: set[int]) -> list[int]:
+        """The numbers of the pieces whose signature grams are all among ``grams``."""
+        hits = list(_chained.from_iterable(filter(None, map(self.by_number.get, grams))))
+        if hits:
+            hits = list(compress(hits, map(grams.issuperset, map(self.others.__getitem__, hits))))
+        return hits
+
+
+class _Heads:
+    """Pieces too many for their grams, screened by their first eight characters, whole.
+
+    When a gram size gives far fewer grams than there are pieces (short pieces over a few
+    characters), a path that holds every gram (a de Bruijn sequence of them) passes every
+    piece through the grams' screen.  Here each piece is filed under its first eight
+    characters instead (all of it when shorter), as the integer of :func:`_grams` padded
+    with NULs, and the path's every eight-character window, cut to each length filed, is
+    looked up, in C: a hit is a piece that occurs (or, past eight characters, whose head
+    does).  A NUL or non-ASCII character can only let more pieces through.
+    """
+
+    __slots__ = ("by_length", "entries", "ids", "sure")
+
+    def __init__(self, entries: tuple[_Filed, ...], searched: set[str]) -> None:
+        self.entries = entries
+        by_length: dict[int, dict[int, list[int]]] = {}
+        for number, entry in enumerate(entries):
+            head = entry[0][:8].encode("ascii")
+            key = from_bytes(head + b"\0" * (8 - len(head)), byteorder)
+            by_length.setdefault(len(head), {}).setdefault(key, []).append(number)
+        self.by_length = tuple(
+            (
+                from_bytes(b"\xff" * size + b"\0" * (8 - size), byteorder),
+                {key: tuple(group) for key, group in table.items()},
+            )
+            for size, table in sorted(by_length.items())
+        )
+        self.ids = tuple(entry[1] for entry in entries)
+        self.sure = not any(entry[0] in searched for entry in entries)
+
+    def hits(self, data: bytes) -> list[int]:
+        """The numbers of the pieces whose head occurs in ``data`` (an ASCII path)."""
+        end = len(data)
+        padded = data + b"\0" * 7
+        windows: list[int] = []  # the eight bytes from every place of the path
+        for start in range(min(8, end)):
+            stop = start + (end + 7 - start) // 8 * 8
+            windows += memoryview(padded[start:stop]).cast("Q")
+        hits: list[int] = []
+        for mask, table in self.by_length:
+            grams = set(map(and_, windows, repeat(mask)))
+            hits += _chained.from_iterable(filter(None, map(table.get, grams)))
+        return hits
+
+
+# memoryview formats reading 2, 4 and 8 bytes as one native unsigned integer.
+from_bytes = int.from_bytes
+_CAST_FROM = 32  # bytes of path from which the grams are read by memoryview.cast
+_LOOKUP = 20  # a path costs this many times its length to read whole (see _Pieces.present)
+_Format = Literal["Q", "L", "I", "H"]
+_FORMATS: dict[int, _Format] = {calcsize(code): code for code in ("Q", "L", "I", "H")}
+
+
+def _gram(text: str) -> int:
+    """A gram as the integer ``memoryview.cast`` reads from the same bytes (ASCII text)."""
+    return int.from_bytes(text.encode("ascii"), byteorder)
+
+
+def _grams(data: bytes, size: int) -> dict[int, int]:
+    """Every ``size``-byte gram of ``data`` (as :func:`_gram`) with a place where it occurs.
+
+    Read in C: the bytes at each offset below ``size``, cast to integers of that size.
+    """
+    end = len(data)
+    if end < _CAST_FROM:  # a memoryview costs more than it saves on a short path
+        return {from_bytes(data[at : at + size], byteorder): at for at in range(end - size + 1)}
+    found: dict[int, int] = {}
+    code = _FORMATS[size]
+    for start in range(size):
+        stop = start + (end - start) // size * size
+        grams = memoryview(data[start:stop]).cast(code)
+        found.update(zip(grams, range(start, stop, size), strict=False))  # equal lengths
+    return found
+
+
+def _gram_set(data: bytes, size: int) -> set[int]:
+    """The grams of :func:`_grams` without their places (a long path only)."""
+    end = len(data)
+    found: set[int] = set()
+    code = _FORMATS[size]
+    for start in range(size):
+        found.update(memoryview(data[start : start + (end - start) // size * size]).cast(code))
+    return found
+
+
+def _signature(piece: str, size: int) -> list[str]:
+    """Up to ``_SIGNATURE`` grams of ``size`` characters spread over ``piece``, ends included."""
+    last = len(piece) - size
+    if last < _SIGNATURE:
+        return [piece[at : at + size] for at in range(last + 1)]
+    step = last / (_SIGNATURE - 1)
+    return [piece[at : at + size] for at in [round(k * step) for k in range(_SIGNATURE)]]
+
+
+class _Pieces:
+    """Which of a set of literal pieces occur in a path, with the rules filed under each.
+
+    A few pieces are looked for one by one (``in``, in C).  Many are screened by grams,
+    of four characters (of two for pieces shorter than that): each piece is filed under
+    the one of a handful of its grams, spread over it, that the fewest (then the fewest
+    before it) have.  When few grams are filed, each is looked for; else the path's grams
+    are read once, in C, as integers (``memoryview.cast``), and the hits are narrowed in C
+    by the pieces' other grams (see :class:`_Signed`).  A piece whose grams are all there
+    is confirmed where its filed gram is (``startswith``), and searched whole only when
+    that fails, unless its rules are each one search for it anyway.
+    Single characters are looked for one by one (there are at most a hundred).  Only ASCII
+    is filed (patterns are ASCII once normalised); a path's other characters read as ``?``,
+    which can only let more pieces through to the search.
+    """
+
+    __slots__ = ("_direct", "_filed")
+
+    def __init__(self, pieces: dict[str, list[int]], searched: set[str]) -> None:
+        # Per gram size: the pieces filed under each gram as text, and (past _SIGNED
+        # pieces) the same pieces filed by number for the screen in C.
+        self._filed: tuple[tuple[int, _Signed | _Heads | None, _ByText], ...] = ()
+        if len(pieces) <= _DIRECT_KEYS:
+            self._direct = tuple((key, tuple(ids), risky(key)) for key, ids in pieces.items())
+            return
+        direct: list[tuple[str, tuple[int, ...], bool]] = []
+        by_size: dict[int, list[tuple[str, list[int]]]] = {}
+        for piece, ids in pieces.items():
+            if len(piece) == 1 or not piece.isascii():
+                direct.append((piece, tuple(ids), risky(piece)))
+            else:
+                by_size.setdefault(_GRAM if len(piece) >= _GRAM else 2, []).append((piece, ids))
+        filed: list[tuple[int, _Signed | _Heads | None, _ByText]] = []
+        for size, group in sorted(by_size.items()):
+            if len(group) <= _DIRECT_KEYS:
+                direct.extend((key, tuple(ids), risky(key)) for key, ids in group)
+            else:
+                filed.append((size, *_file(group, size, searched)))
+        self._direct = tuple(direct)
+        self._filed = tuple(filed)
+
+    def present(self, path: str, found: list[int]) -> None:
+        """Add to ``found`` the rules of every piece that occurs in ``path``."""
+        for piece, ids, danger in self._direct:
+            if (find(path, piece, 0, True) >= 0) if danger else piece in path:
+                found.extend(ids)
+        length = len(path)
+        for size, signed, by_text in self._filed:
+            # Reading every gram of the path costs about a dict insert per character,
+            # looking for each filed gram a call and a pass: take the cheaper.
+            if isinstance(signed, _Heads):
+                hits = signed.hits(path.encode("ascii", "replace"))
+                if signed.sure:
+                    found.extend(_chained.from_iterable(map(signed.ids.__getitem__, hits)))
+                    continue
+                for number in hits:
+                    piece, ids, danger, _, _ = signed.entries[number]
+                    if find(path, piece, 0, danger) >= 0:
+                        found.extend(ids)
+            elif len(by_text) * (40 + length // 4) <= _LOOKUP * length:
+                text: dict[str, int] = {}
+                for name in by_text:
+                    at = path.find(name)
+                    if at >= 0:
+                        text[name] = at
+                _confirm(path, size, text, text, by_text, found)
+            elif signed is None or length < _CAST_FROM:  # as text; no signatures
+                text = {path[at : at + size]: at for at in range(length - size + 1)}
+                _confirm(path, size, by_text.keys() & text.keys(), text, by_text, found)
+            else:  # many pieces, a long path: the grams read in C, and screened in C
+                data = path.encode("ascii", "replace")
+                if signed.sure:
+                    hits = signed.hits(_gram_set(data, size))
+                    found.extend(_chained.from_iterable(map(signed.ids.__getitem__, hits)))
+                    continue
+                numbers = _grams(data, size)
+                hits = signed.hits(set(numbers))
+                entries = signed.entries
+                for number in hits:
+                    piece, ids, danger, offset, gram = entries[number]
+                    at = numbers[gram]
+                    if (
+                        len(piece) == size
+                        or (at >= offset and path.startswith(piece, at - offset))
+                        or find(path, piece, 0, danger) >= 0
+                    ):
+                        found.extend(ids)
+
+
+_Gram = TypeVar("_Gram", int, str)
+
+
+def _confirm(
+    path: str,
+    size: int,
+    hits: Iterable[_Gram],
+    places: dict[_Gram, int],
+    filed: dict[_Gram, tuple[_Filed, ...]],
+    found: list[int],
+) -> None:
+    """Add the rules of the pieces filed under ``hits`` that occur in ``path``.
+
+    ``places`` holds where each gram occurs.
+    """
+    for gram in hits:
+        at = places[gram]
+        for piece, ids, danger, offset, _ in filed[gram]:
+            if (
+                len(piece) == size
+                or (at >= offset and path.startswith(piece, at - offset))
+                or find(path, piece, 0, danger) >= 0
+            ):
+                found.extend(ids)
+
+
+def _file(
+    pieces: list[tuple[str, list[int]]], size: int, searched: set[str]
+) -> tuple[_Signed | _Heads | None, _ByText]:
+    """File each piece under the gram of its signature that the fewest pieces have.
+
+    Past ``_SIGNED`` pieces, they are also filed by number, with their other grams (see
+    :class:`_Signed`): this is the memory a hostile file costs, not a real one.  Pieces
+    crowded on few grams (more than ``_CROWDED`` per gram) are filed by head instead
+    (:class:`_Heads`).
+    """
+    signatures = [_signature(piece, size) for piece, _ in pieces]
+    holders: dict[str, int] = {}
+    for signature in signatures:
+        for gram in set(signature):
+            holders[gram] = holders.get(gram, 0) + 1
+    filed: dict[str, list[_Filed]] = {}
+    entries: list[_Filed] = []
+    others: list[tuple[int, ...]] = []
+    # Pieces with the fewest grams choose first, each the gram the fewest pieces chose
+    # before it (then the fewest have), so that most get a gram of their own.
+    taken: dict[str, int] = {}
+    # One int per gram, shared by every piece that has it: the check of a hit's other
+    # grams then reads what looking the path's grams up has just read.
+    numbers = {gram: _gram(gram) for gram in holders}
+    order = sorted(range(len(pieces)), key=lambda at: len(set(signatures[at])))
+    for at in order:
+        (piece, ids), signature = pieces[at], signatures[at]
+        name = min(signature, key=lambda gram: (taken.get(gram, 0), holders[gram]))
+        taken[name] = taken.get(name, 0) + 1
+        danger = len(piece) >= 32 and risky(piece)
+        entry = (piece, tuple(ids), danger, piece.find(name), numbers[name])
+        filed.setdefault(name, []).append(entry)
+        entries.append(entry)
+        others.append(tuple({numbers[g]: None for g in signature if g != name}))
+    by_text = {name: tuple(group) for name, group in filed.items()}
+    if len(pieces) <= _SIGNED:
+        return None, by_text
+    if len(pieces) > _CROWDED * len(holders):
+        return _Heads(tuple(entries), searched), by_text
+    return _Signed(tuple(entries), tuple(others), searched), by_text
