@@ -11,9 +11,10 @@ without changing a verdict:
   literal prefix (looked up by length, as plain rules are), the tail a ``$`` rule must end
   with (looked up by length from the end), the whole path of a ``/a$`` rule, or one literal
   piece the path must contain (its longest).  Many such pieces are screened together by
-  their grams, the path's grams read and looked up in C (:class:`.grams._Pieces`, in :mod:`.grams`), or by their
-  first eight characters when they are crowded on few grams.  The rules that pass are
-  then checked in full, in priority order, until the first that matches.
+  their grams, the path's grams read and looked up in C (:class:`.grams._Pieces`, in
+  :mod:`.grams`), or by their first eight characters when they are crowded on few grams.
+  The rules that pass are then checked in full, in priority order, until the first that
+  matches.
 * :class:`Chain` runs the greedy search with a length floor; runs of one piece
   (``*a*a*a…``) are counted in C rather than found one by one; the walk up to the last
   piece is shared by the rules that have the same one, and done once per path; and pieces
