@@ -45,6 +45,7 @@ NUMERIC: dict[str, tuple[float, str, float]] = {
     "CACHE_MIN_TTL": (60.0, "float", 0.0),
     "CACHE_MAX_TTL": (30 * 86_400.0, "float", 0.0),
     "CACHE_SIZE": (10_000, "int", 1),
+    "CACHE_COMPACT_BYTES": (64 * 1024 * 1024, "int", 0),
     "ERROR_STOP": (12 * 3_600.0, "float", 0.0),
     "ERROR_GRACE": (30 * 86_400.0, "float", 0.0),
     "RETRY_BACKOFF": (60.0, "float", 0.001),
@@ -124,6 +125,8 @@ class Config:
     download_timeout: float = 30.0
     retry_times: int = 1
     memory_size: int = 10_000  # GBOT_ROBOTS_CACHE_SIZE: origin states kept in memory
+    #: GBOT_ROBOTS_CACHE_COMPACT_BYTES: states the LRU forgot, kept encoded (0: none).
+    compact_bytes: int = 64 * 1024 * 1024
     park_timeout: float = 600.0
     tick: float = 1.0
     #: The fetch budget's floor, start and ceiling (GBOT_ROBOTS_CONCURRENT_FETCHES_MIN,
@@ -388,6 +391,7 @@ def load(get: Callable[[str], Any]) -> Config:
         download_timeout=nums["DOWNLOAD_TIMEOUT"],
         retry_times=int(nums["RETRY_TIMES"]),
         memory_size=int(nums["CACHE_SIZE"]),
+        compact_bytes=int(nums["CACHE_COMPACT_BYTES"]),
         park_timeout=nums["PARK_TIMEOUT"],
         tick=nums["TICK"],
         fetch_floor=fetch_floor,

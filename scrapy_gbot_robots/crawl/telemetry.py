@@ -546,6 +546,10 @@ class Telemetry:
             stats.set_value(S.CACHE_EVICTED, store.evictions)
         if store.reads:
             stats.set_value(S.CACHE_READ_BACK, store.reads)
+        if store.compact_reads:
+            stats.set_value(S.CACHE_COMPACT_READ, store.compact_reads)
+        if store.compact is not None and store.forgotten:
+            stats.set_value(S.CACHE_FORGOTTEN, store.forgotten)
 
 
 def _robot_parser(robots: RobotsTxt) -> Any:

@@ -34,6 +34,7 @@ from ..engine.rules import Tokens
 from ..parking.codec import RequestCodec
 from ..report.collector import ReportCollector
 from ..stores.base import OriginStore, PersistentStore
+from ..stores.compact import CompactStore
 from ..stores.memory import MemoryStore
 from ..stores.sqlite import SqliteError, SqliteStore
 from ..stores.tiered import TieredStore
@@ -261,9 +262,15 @@ def open_store(
                 "GBOT_ROBOTS_STORE", f"{redacted(repr(custom))} does not implement OriginStore"
             )
         return TieredStore(custom, prepare=prepare)
+    compact = (
+        CompactStore(config.compact_bytes, max_body=config.policy.max_bytes)
+        if config.compact_bytes
+        else None
+    )
     return TieredStore(
-        MemoryStore(config.memory_size),
+        MemoryStore(config.memory_size, forget=None if compact is None else compact.put),
         open_persistent(config, crawler),
+        compact=compact,
         prepare=prepare,
         on_read=on_read,
     )

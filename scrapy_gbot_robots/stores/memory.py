@@ -10,6 +10,7 @@ Pure: imports nothing from Scrapy or Twisted.
 from __future__ import annotations
 
 from collections import OrderedDict
+from collections.abc import Callable
 
 from ..policy.states import Kind, OriginState
 
@@ -31,11 +32,15 @@ class MemoryStore:
     crawl decides no new origin while pinned ones fill the store (:meth:`room`), so pins
     hold it above ``max_entries`` only by the fetches already in flight; whatever happens,
     it never holds more than ``2 x max_entries`` (the oldest pinned go first beyond that).
+
+    Each state it forgets is handed to ``forget`` (the compact tier,
+    :class:`~.compact.CompactStore`), so that forgetting costs a decode, not a fetch.
     """
 
     __slots__ = (
         "_data",
         "_failing",
+        "_forget",
         "_pinned",
         "_pins",
         "evictions",
@@ -45,10 +50,16 @@ class MemoryStore:
         "pinned_peak",
     )
 
-    def __init__(self, max_entries: int = 10_000) -> None:
+    def __init__(
+        self,
+        max_entries: int = 10_000,
+        *,
+        forget: Callable[[str, OriginState], None] | None = None,
+    ) -> None:
         if max_entries < 1:
             raise ValueError(f"max_entries must be >= 1, got {max_entries}")
         self.max_entries = max_entries
+        self._forget = forget
         self.evictions = 0
         #: Failing origins forgotten because every entry was failing (see the class doc).
         self.failing_evictions = 0
@@ -104,8 +115,9 @@ class MemoryStore:
                 # failing one loses its clocks and its last good copy), up to the hard bound.
                 if len(data) + len(failing) + len(pinned) <= 2 * self.max_entries:
                     return
-                oldest = next(iter(pinned))
-                del pinned[oldest], pins[oldest]
+                origin = next(iter(pinned))
+                state = pinned.pop(origin)
+                del pins[origin]
                 self.pinned_evictions += 1
             elif len(failing) > (into is failing):
                 origin, state = failing.popitem(last=False)
@@ -116,6 +128,8 @@ class MemoryStore:
             else:
                 return  # only the one just put is left
             self.evictions += 1
+            if self._forget is not None:
+                self._forget(origin, state)
 
     # -- pins ---------------------------------------------------------------------------------
     def pin(self, origin: str) -> None:

@@ -10,15 +10,18 @@ from collections.abc import Callable
 
 from ..policy.states import OriginState
 from .base import OriginStore, PersistentStore
+from .compact import CompactStore
 from .memory import MemoryStore
 
 
 class TieredStore:
-    """An in-memory store of hot origins in front of an optional :class:`PersistentStore`.
+    """An in-memory store of hot origins in front of the states it forgot, kept encoded
+    (:class:`CompactStore`, when given), and of an optional :class:`PersistentStore`.
 
-    An origin the front forgot is read back from the persistent store (when it can answer at
-    once), not fetched again; every state put here is also handed to it. Without one, ``get``
-    *is* the front's ``get``: the per-request lookup pays no extra call.
+    An origin the front forgot is read back from the compact tier, else from the persistent
+    store (when it can answer at once), not fetched again; every state put here is also
+    handed to the persistent store. With neither, ``get`` *is* the front's ``get``: the
+    per-request lookup pays no extra call.
 
     Pins (:meth:`MemoryStore.pin`) are the front's when it is a :class:`MemoryStore`; a
     custom front store knows nothing of them, and its room is unbounded.
@@ -27,6 +30,8 @@ class TieredStore:
     __slots__ = (
         "_on_read",
         "_prepare",
+        "compact",
+        "compact_reads",
         "front",
         "get",
         "persistent",
@@ -46,19 +51,25 @@ class TieredStore:
         front: OriginStore,
         persistent: PersistentStore | None = None,
         *,
+        compact: CompactStore | None = None,
         prepare: Callable[[OriginState], None] | None = None,
         on_read: Callable[[str, OriginState], None] | None = None,
     ) -> None:
         self.front = front
         self.persistent = persistent
+        #: The front's forgotten states; the front hands them to it (built with its
+        #: ``forget``), this store reads them back.
+        self.compact = compact
         self.reads = 0  # states read back from the persistent store
+        self.compact_reads = 0  # states read back from the compact tier
         #: Called with each state before it is kept in memory (put, remembered or read
         #: back): the crawl builds the matcher of its token there, while no check waits.
         self._prepare = prepare
         #: Called with (origin, state) for each state read back from the persistent store:
         #: the owner learns of it as it would of a fetch (signals, report).
         self._on_read = on_read
-        self.get = front.get if persistent is None else self._get_or_read_back
+        plain = persistent is None and compact is None
+        self.get = front.get if plain else self._get_or_read_back
         if isinstance(front, MemoryStore):
             self.pin, self.unpin = front.pin, front.unpin
         else:
@@ -83,8 +94,18 @@ class TieredStore:
 
     @property
     def failing_evictions(self) -> int:
-        """Origins in a server-error streak the in-memory store had to forget."""
+        """Origins in a server-error streak forgotten for good (by the compact tier when
+        there is one: the front's go there, clocks and last good copy included)."""
+        if self.compact is not None:
+            return self.compact.failing_forgotten
         return self.front.failing_evictions if isinstance(self.front, MemoryStore) else 0
+
+    @property
+    def forgotten(self) -> int:
+        """States forgotten by every in-memory tier (fetched again unless stored elsewhere)."""
+        if self.compact is not None:
+            return self.compact.forgotten
+        return self.evictions
 
     @property
     def pinned_evictions(self) -> int:
@@ -97,6 +118,12 @@ class TieredStore:
 
     def _get_or_read_back(self, origin: str) -> OriginState | None:
         state = self.front.get(origin)
+        if state is None and self.compact is not None:
+            state = self.compact.take(origin)
+            if state is not None:
+                self.compact_reads += 1
+                self.remember(origin, state)
+                return state
         if state is None and self.persistent is not None:
             state = self.persistent.get_now(origin)
             if state is not None:
@@ -115,6 +142,8 @@ class TieredStore:
         """Keep a state in memory only (one read from the persistent store is stored already)."""
         if self._prepare is not None:
             self._prepare(state)
+        if self.compact is not None:
+            self.compact.discard(origin)  # an older copy the front forgot
         self.front.put(origin, state)
 
     def __len__(self) -> int:
