@@ -320,11 +320,12 @@ N_ORIGINS = 1000
 ROUNDS = 2
 
 
-async def _interleaved_crawl(server: Server, cache: str) -> Any:
+async def _interleaved_crawl(server: Server, cache: str, compact: int = 0) -> Any:
     """Every origin once per round, rounds one after the other, on an LRU of 100 origins.
 
     By the time an origin's next request comes, 999 others were seen since: the LRU has
-    forgotten it. Every tenth origin also gets a disallowed URL, at the end.
+    forgotten it. Every tenth origin also gets a disallowed URL, at the end. The compact
+    tier is off unless ``compact`` says otherwise, so that the file's tier is what is seen.
     """
     server.route("/robots.txt", body=RULES)
     hosts = [f"o{i}.test" for i in range(N_ORIGINS)]
@@ -335,6 +336,7 @@ async def _interleaved_crawl(server: Server, cache: str) -> Any:
         {
             "GBOT_ROBOTS_CACHE": cache,
             "GBOT_ROBOTS_CACHE_SIZE": 100,
+            "GBOT_ROBOTS_CACHE_COMPACT_BYTES": compact,
             "LOG_LEVEL": "INFO",
             "CONCURRENT_REQUESTS": 32,
             "GBOT_ROBOTS_TICK": 0.2,
@@ -378,6 +380,21 @@ async def test_more_origins_than_memory_are_fetched_again_in_memory_only(server:
     assert len(crawler.spider.crawled) == N_ORIGINS * ROUNDS
     assert server.count("/private/p") == 0
     assert crawler.stats.get_value("robotstxt/cache/read_back") is None
+
+
+@pytest_twisted.ensureDeferred
+async def test_more_origins_than_memory_are_fetched_once_each_with_the_compact_tier(
+    server: Server,
+) -> None:
+    """Memory only, with the default compact tier: what the LRU forgot is read back from
+    there, one fetch per origin without a file."""
+    crawler = await _interleaved_crawl(server, "memory", compact=64 * 1024 * 1024)
+    stats = crawler.stats.get_stats()
+    assert all(server.count("/robots.txt", f"o{i}.test") == 1 for i in range(N_ORIGINS))
+    assert len(crawler.spider.crawled) == N_ORIGINS * ROUNDS
+    assert server.count("/private/p") == 0
+    assert stats["robotstxt/cache/compact_read"] >= N_ORIGINS - 100
+    assert stats.get("robotstxt/cache/read_back") is None
 
 
 # -- files that cannot be used ----------------------------------------------------------------
