@@ -212,7 +212,7 @@ async def test_lru_bound_forgets_and_refetches(server: Server) -> None:
     urls = [server.url("/p", h) for h in ("a.test", "b.test", "c.test")]
     crawler = await crawl(
         make_timeline_spider([(0.5, again), (0.3, lambda s: None)], urls=urls),
-        {"GBOT_ROBOTS_CACHE_SIZE": 2},
+        {"GBOT_ROBOTS_CACHE_SIZE": 2, "GBOT_ROBOTS_CACHE_COMPACT_BYTES": 0},  # the LRU alone
     )
     assert server.count("/robots.txt", "a.test") == 2
     assert server.count("/x", "a.test") == 0
