@@ -11,7 +11,7 @@ from __future__ import annotations
 from collections.abc import Iterable
 from itertools import chain as _chained
 from itertools import compress, repeat
-from operator import and_
+from operator import and_, getitem
 from struct import calcsize
 from sys import byteorder
 from typing import Literal, TypeVar
@@ -62,7 +62,9 @@ class _Signed:
         """The numbers of the pieces whose signature grams are all among ``grams``."""
         hits = list(_chained.from_iterable(filter(None, map(self.by_number.get, grams))))
         if hits:
-            hits = list(compress(hits, map(grams.issuperset, map(self.others.__getitem__, hits))))
+            # getitem, not others.__getitem__: a method-wrapper call makes a tuple per hit.
+            others = map(getitem, repeat(self.others), hits)
+            hits = list(compress(hits, map(grams.issuperset, others)))
         return hits
 
 
@@ -214,7 +216,7 @@ class _Pieces:
             if isinstance(signed, _Heads):
                 hits = signed.hits(path.encode("ascii", "replace"))
                 if signed.sure:
-                    found.extend(_chained.from_iterable(map(signed.ids.__getitem__, hits)))
+                    found.extend(_chained.from_iterable(map(getitem, repeat(signed.ids), hits)))
                     continue
                 for number in hits:
                     piece, ids, danger, _, _ = signed.entries[number]
@@ -234,7 +236,7 @@ class _Pieces:
                 data = path.encode("ascii", "replace")
                 if signed.sure:
                     hits = signed.hits(_gram_set(data, size))
-                    found.extend(_chained.from_iterable(map(signed.ids.__getitem__, hits)))
+                    found.extend(_chained.from_iterable(map(getitem, repeat(signed.ids), hits)))
                     continue
                 numbers = _grams(data, size)
                 hits = signed.hits(set(numbers))

@@ -187,7 +187,13 @@ def _cut(line: bytes) -> bytes:
 # answers.
 _MATCHER_LINE = re.compile(
     r"\n[ \t\v\f]*(?:((?i:user-agent|useragent|user agent))|((?i:allow))|"
-    r"((?i:disallow|dissallow|dissalow|disalow|diasllow|disallaw)))([^:#\n]*)(:?)([^#\n]*)"
+    r"((?i:disallow|dissallow|dissalow|disalow|diasllow|disallaw)))([^:#\n]*)(:?)([^#\n]*)",
+    re.ASCII,  # (the text is ASCII: the same matches, and case is folded the cheaper way)
+)
+# The same for a body without "#" (most files): a class of one excluded character is
+# counted in a tight loop, a class of two one character at a time (a fifth of the search).
+_PLAIN_LINE = re.compile(
+    _MATCHER_LINE.pattern.replace("#", "").replace("(:?)([^\\n]*)", "(:?)(.*)"), re.ASCII
 )
 _LONG_LINE = re.compile(rb"(?m)^[^\n]{%d}" % (MAX_LINE_BYTES + 1))  # tried at line starts only
 _MATCHER_KINDS = (LineKind.USER_AGENT, LineKind.ALLOW, LineKind.DISALLOW)
@@ -221,7 +227,8 @@ def fast_matcher_lines(body: bytes) -> list[FastLine] | None:
         and (len(text) <= MAX_LINE_BYTES or _LONG_LINE.search(text) is None)
     ):
         return None
-    found: list[FastLine] = _MATCHER_LINE.findall("\n" + text.decode("ascii"))
+    lines = _MATCHER_LINE if b"#" in text else _PLAIN_LINE
+    found: list[FastLine] = lines.findall("\n" + text.decode("ascii"))
     return found
 
 

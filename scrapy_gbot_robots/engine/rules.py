@@ -16,7 +16,8 @@ from __future__ import annotations
 from bisect import bisect_left, bisect_right
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
-from operator import itemgetter
+from itertools import repeat
+from operator import getitem, itemgetter
 from typing import Literal, NamedTuple
 
 from .agent import TOKEN_PREFIX_RE, is_valid_token, names_everyone
@@ -448,7 +449,7 @@ class _AgentMatcher:
                 return best_allow
             entries: Iterable[_Wild] = self._wild
         else:  # looked up as they are tried: the first that matches decides
-            entries = map(self._wild.__getitem__, index.candidates(path))
+            entries = map(getitem, repeat(self._wild), index.candidates(path))
         size = len(path)
         for negative, disallow, shape, first, second, chain in entries:
             priority = -negative

@@ -14,6 +14,8 @@ from hypothesis import strategies as st
 
 from scrapy_gbot_robots import parse
 from scrapy_gbot_robots.engine.lines import (
+    _MATCHER_LINE,
+    _PLAIN_LINE,
     MAX_LINE_BYTES,
     directives,
     fast_matcher_lines,
@@ -112,3 +114,20 @@ def test_line_report_and_directives_agree_on_every_line() -> None:
     assert by_number[5].pattern == "/p%7E" and by_number[5].comment is True
     assert by_number[7].nul is True
     assert len(lines) == 8
+
+
+@settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(body)
+def test_the_comment_free_line_regex_finds_what_the_general_one_finds(data: bytes) -> None:
+    # fast_matcher_lines() reads a body without "#" with _PLAIN_LINE (no "#" in its classes):
+    # on such a body it must give exactly the tuples _MATCHER_LINE gives.
+    text = "\n" + data.replace(b"#", b"").decode("latin-1")
+    assert _PLAIN_LINE.findall(text) == _MATCHER_LINE.findall(text)
+
+
+def test_fast_matcher_lines_takes_the_comment_free_regex_only_without_hash() -> None:
+    plain = b"User-agent: *\nDisallow: /a  \nAllow:/b\x0b\n"
+    commented = plain + b"Disallow: /c # why\n"
+    assert fast_matcher_lines(plain) == _MATCHER_LINE.findall("\n" + plain.decode("ascii"))
+    found = fast_matcher_lines(commented)
+    assert found is not None and found[-1] == ("", "", "Disallow", "", ":", " /c ")
