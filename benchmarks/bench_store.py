@@ -21,6 +21,11 @@ Why this shape:
   read back from the file, as a crawl's next round over its origins would. The contrast is a
   memory-only ``MemoryStore(100_000)`` doing the same in another fresh subprocess. Timings
   cover the store's ``put`` and ``get`` calls only (building a state is the policy's cost).
+- **The compact tier** (the default without a file): the same 100,000 states through the LRU
+  of 10,000 with the compact tier behind it (``--compact-bytes``, 64 MiB as
+  ``GBOT_ROBOTS_CACHE_COMPACT_BYTES``): how many are read back from it rather than lost, the
+  bytes it counts against its bound, and the process's peak RSS, which that bound holds
+  however many origins pass.
 """
 
 from __future__ import annotations
@@ -213,10 +218,13 @@ def _rss_bytes() -> int:
     return peak if sys.platform == "darwin" else peak * 1024  # Linux reports KiB
 
 
-def scale_child(files: Sequence[Path], kind: str, origins: int, lru_size: int) -> dict[str, Any]:
+def scale_child(
+    files: Sequence[Path], kind: str, origins: int, lru_size: int, compact_bytes: int = 0
+) -> dict[str, Any]:
     """Put ``origins`` distinct states through one store, then read each back once."""
     from scrapy_gbot_robots.policy.fetch import FetchResult, evaluate
     from scrapy_gbot_robots.policy.states import PolicyConfig
+    from scrapy_gbot_robots.stores.compact import CompactStore
     from scrapy_gbot_robots.stores.memory import MemoryStore
     from scrapy_gbot_robots.stores.sqlite import SqliteStore
     from scrapy_gbot_robots.stores.tiered import TieredStore
@@ -226,10 +234,14 @@ def scale_child(files: Sequence[Path], kind: str, origins: int, lru_size: int) -
     with tempfile.TemporaryDirectory(prefix="bench_store_") as tmp:
         path = os.path.join(tmp, "robots.db")
         backing: SqliteStore | None = None
+        compact: CompactStore | None = None
         store: MemoryStore | TieredStore
         if kind == "sqlite":
             backing = SqliteStore(path)
             store = TieredStore(MemoryStore(lru_size), backing)
+        elif kind == "compact":
+            compact = CompactStore(compact_bytes)
+            store = TieredStore(MemoryStore(lru_size, forget=compact.put), compact=compact)
         else:
             store = MemoryStore(origins)
         gc.collect()
@@ -268,6 +280,13 @@ def scale_child(files: Sequence[Path], kind: str, origins: int, lru_size: int) -
             "in_memory": len(store),
             "reads": getattr(store, "reads", 0),
         }
+        if compact is not None:
+            assert isinstance(store, TieredStore)
+            result["compact_reads"] = store.compact_reads
+            result["forgotten"] = compact.forgotten
+            result["compact_used"] = compact.used
+            result["compact_bound"] = compact.max_bytes
+            result["compact_entries"] = len(compact)
         if backing is not None:
             result["write_errors"] = backing.write_errors
             result["file_open"] = _file_bytes(path)
@@ -294,6 +313,8 @@ def run_child(args: argparse.Namespace, *child: str) -> dict[str, Any]:
         str(args.origins),
         "--lru",
         str(args.lru),
+        "--compact-bytes",
+        str(args.compact_bytes),
         "--_child",
         *child,
     ]
@@ -385,6 +406,30 @@ def print_scale(tiered: dict[str, Any], memory: dict[str, Any], lru: int) -> dic
     return {"sqlite": tiered, "memory": memory}
 
 
+def print_compact(compact: dict[str, Any], memory: dict[str, Any], lru: int) -> dict[str, Any]:
+    n = compact["origins"]
+    growth = compact["peak_rss"] - compact["baseline_rss"]
+    m_growth = memory["peak_rss"] - memory["baseline_rss"]
+    print(f"\n== The compact tier: {n:,} origins through an LRU of {lru:,} ==")
+    print(
+        f"  peak RSS {fmt_bytes(compact['peak_rss'])}, growth {fmt_bytes(growth)} "
+        f"({ratio(growth, m_growth):.2f} of memory only's); put {fmt_ns(compact['put_ns'])}, "
+        f"get {fmt_ns(compact['get_ns'])}"
+    )
+    used, bound = compact["compact_used"], compact["compact_bound"]
+    kept = compact["compact_entries"]
+    print(
+        f"  compact tier: {fmt_bytes(used)} counted of a {fmt_bytes(bound)} bound "
+        f"({'within' if used <= bound else 'OVER'}), {kept:,} states "
+        f"({fmt_bytes(used / max(1, kept))} each)"
+    )
+    print(
+        f"  read back from it: {compact['compact_reads']:,} of {n:,} gets; forgotten at the bound: "
+        f"{compact['forgotten']:,}; not found: {compact['missing']:,}"
+    )
+    return compact
+
+
 def parse_args(argv: Sequence[str] | None) -> argparse.Namespace:
     ap = argparse.ArgumentParser(
         description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
@@ -398,6 +443,12 @@ def parse_args(argv: Sequence[str] | None) -> argparse.Namespace:
     ap.add_argument("--quick", action="store_true", help="10,000 origins in the scale pass")
     ap.add_argument("--origins", type=int, help="origins in the scale pass (default 100,000)")
     ap.add_argument("--lru", type=int, default=10_000, help="LRU size in front of SQLite")
+    ap.add_argument(
+        "--compact-bytes",
+        type=int,
+        default=64 * 1024 * 1024,
+        help="the compact tier's bound in the scale pass (GBOT_ROBOTS_CACHE_COMPACT_BYTES)",
+    )
     ap.add_argument("--json", type=Path, metavar="FILE", help="also save every figure as JSON")
     ap.add_argument("--_child", dest="child", nargs="+", help=argparse.SUPPRESS)
     args = ap.parse_args(argv)
@@ -418,7 +469,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         if args.child[0] == "per-origin":
             out = per_origin_child(files)
         else:
-            out = scale_child(files, args.child[1], args.origins, args.lru)
+            out = scale_child(files, args.child[1], args.origins, args.lru, args.compact_bytes)
         print(json.dumps(out))
         return 0
 
@@ -435,11 +486,14 @@ def main(argv: Sequence[str] | None = None) -> int:
         tiered = run_child(args, "scale", "sqlite")
     with _stage(f"scale, {args.origins:,} origins in memory (subprocess)"):
         memory = run_child(args, "scale", "memory")
+    with _stage(f"scale, {args.origins:,} origins, LRU and compact tier (subprocess)"):
+        compact = run_child(args, "scale", "compact")
     with _stage("failing origins under a full LRU"):
         failing = failing_bound(files, 1_000 if args.quick else 5_000)
     results = {
         "per_origin": print_per_origin(per, disk),
         "scale": print_scale(tiered, memory, args.lru),
+        "compact": print_compact(compact, memory, args.lru),
         "failing": print_failing(failing),
     }
     elapsed = time.monotonic() - started
