@@ -417,9 +417,9 @@ class Telemetry:
             if not self._failing_evictions:
                 logger.warning(
                     "The robots.txt store is full of origins in a server-error streak "
-                    "(GBOT_ROBOTS_CACHE_SIZE): some were forgotten, and each starts a new "
-                    "streak without its last good copy when seen again; raise "
-                    "GBOT_ROBOTS_CACHE_SIZE, or keep states in a persistent store (JOBDIR or "
+                    "(GBOT_ROBOTS_CACHE_SIZE, GBOT_ROBOTS_CACHE_COMPACT_BYTES): some were "
+                    "forgotten, and each starts a new streak without its last good copy when "
+                    "seen again; raise those, or keep states in a persistent store (JOBDIR or "
                     "GBOT_ROBOTS_CACHE = 'sqlite://...') (stat robotstxt/cache/evicted_failing)",
                     extra=self._extra(),
                 )
@@ -548,7 +548,7 @@ class Telemetry:
             stats.set_value(S.CACHE_READ_BACK, store.reads)
         if store.compact_reads:
             stats.set_value(S.CACHE_COMPACT_READ, store.compact_reads)
-        if store.compact is not None and store.forgotten:
+        if store.forgotten:
             stats.set_value(S.CACHE_FORGOTTEN, store.forgotten)
 
 

@@ -102,10 +102,8 @@ class TieredStore:
 
     @property
     def forgotten(self) -> int:
-        """States forgotten by every in-memory tier (fetched again unless stored elsewhere)."""
-        if self.compact is not None:
-            return self.compact.forgotten
-        return self.evictions
+        """States the compact tier forgot too (0 without one: ``evictions`` says it then)."""
+        return self.compact.forgotten if self.compact is not None else 0
 
     @property
     def pinned_evictions(self) -> int:
