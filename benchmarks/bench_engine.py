@@ -526,6 +526,24 @@ def _case_issue_tails() -> tuple[bytes, list[str]]:
     return body, urls
 
 
+def _case_far_tails() -> tuple[bytes, list[str]]:
+    # 2,000 rules of 4 '*' and a distinct 9-character tail, against 2 KB paths that end with
+    # 200 of the tails: the tails' screen passes them, each is confirmed by a search that
+    # runs to the path's end, and every rule's walk then fails (its letters come after).
+    lines = ["User-agent: *"]
+    for i in range(2000):
+        letters = "".join("*" + chr(97 + (i + 7 * j) % 25) for j in range(3))
+        lines.append(f"Disallow: /{letters}*end{i:06d}")
+    body = ("\n".join(lines) + "\n").encode()
+    tails = "".join(f"end{i:06d}" for i in range(0, 2000, 10))
+    urls = [
+        BASE + "/" + (CYCLE * 100)[: 2047 - len(tails)] + tails,
+        BASE + "/" + tails + "0" * (2047 - len(tails)),
+        BASE + "/" + _letters(13, 2047, "end0123456789"),
+    ]
+    return body, urls
+
+
 def _words(seed: int, count: int) -> list[str]:
     """Distinct word-like pieces, 5 to 10 letters."""
     out: dict[str, None] = {}
@@ -714,6 +732,7 @@ HOSTILE: dict[str, tuple[str, Callable[[], tuple[bytes, list[str]]]]] = {
     "distinct-lengths": ("~1,000 rules of distinct lengths, ~500 KB", _case_distinct_lengths),
     "many-lines": ("256,000 two-byte lines + a rule without colon", _case_many_lines),
     "issue-tails": ("1,000 rules of 16 '*' + distinct tails vs 2 KB paths", _case_issue_tails),
+    "far-tails": ("2,000 rules of 4 '*' + distinct tails the paths end with", _case_far_tails),
     "shared-prefix": ("10,000 rules under one prefix, a word each", _case_shared_prefix),
     "dense-pieces": ("15,000 short pieces of 11 characters vs such paths", _case_dense_pieces),
     "crowded-pieces": (

@@ -74,7 +74,7 @@ class _Heads:
     When a gram size gives far fewer grams than there are pieces (short pieces over a few
     characters), a path that holds every gram (a de Bruijn sequence of them) passes every
     piece through the grams' screen.  Here each piece is filed under its first eight
-    characters instead (all of it when shorter), as the integer of :func:`_grams` padded
+    characters instead (all of it when shorter), as the integer of :func:`_gram` padded
     with NULs, and the path's every eight-character window, cut to each length filed, is
     looked up, in C: a hit is a piece that occurs (or, past eight characters, whose head
     does).  A NUL or non-ASCII character can only let more pieces through.
@@ -127,25 +127,11 @@ def _gram(text: str) -> int:
     return int.from_bytes(text.encode("ascii"), byteorder)
 
 
-def _grams(data: bytes, size: int) -> dict[int, int]:
-    """Every ``size``-byte gram of ``data`` (as :func:`_gram`) with a place where it occurs.
+def _gram_set(data: bytes, size: int) -> set[int]:
+    """Every ``size``-byte gram of ``data``, as :func:`_gram` (a long path only).
 
     Read in C: the bytes at each offset below ``size``, cast to integers of that size.
     """
-    end = len(data)
-    if end < _CAST_FROM:  # a memoryview costs more than it saves on a short path
-        return {from_bytes(data[at : at + size], byteorder): at for at in range(end - size + 1)}
-    found: dict[int, int] = {}
-    code = _FORMATS[size]
-    for start in range(size):
-        stop = start + (end - start) // size * size
-        grams = memoryview(data[start:stop]).cast(code)
-        found.update(zip(grams, range(start, stop, size), strict=False))  # equal lengths
-    return found
-
-
-def _gram_set(data: bytes, size: int) -> set[int]:
-    """The grams of :func:`_grams` without their places (a long path only)."""
     end = len(data)
     found: set[int] = set()
     code = _FORMATS[size]
@@ -233,22 +219,16 @@ class _Pieces:
                 text = {path[at : at + size]: at for at in range(length - size + 1)}
                 _confirm(path, size, by_text.keys() & text.keys(), text, by_text, found)
             else:  # many pieces, a long path: the grams read in C, and screened in C
-                data = path.encode("ascii", "replace")
+                hits = signed.hits(_gram_set(path.encode("ascii", "replace"), size))
                 if signed.sure:
-                    hits = signed.hits(_gram_set(data, size))
                     found.extend(_chained.from_iterable(map(getitem, repeat(signed.ids), hits)))
                     continue
-                numbers = _grams(data, size)
-                hits = signed.hits(set(numbers))
+                # Confirmed by a search (in C), not at the places of the grams: a dict of
+                # every gram's place costs more than the few searches its hits need.
                 entries = signed.entries
                 for number in hits:
-                    piece, ids, danger, offset, gram = entries[number]
-                    at = numbers[gram]
-                    if (
-                        len(piece) == size
-                        or (at >= offset and path.startswith(piece, at - offset))
-                        or find(path, piece, 0, danger) >= 0
-                    ):
+                    piece, ids, danger, _, _ = entries[number]
+                    if (find(path, piece, 0, True) if danger else path.find(piece)) >= 0:
                         found.extend(ids)
 
 

@@ -70,7 +70,8 @@ class _Walk:
         pos = self.start
         for piece, count, danger in self.steps:
             if count == 1:
-                pos = find(path, piece, pos, danger)
+                # str.find inline unless risky: a walk may take thousands of steps.
+                pos = find(path, piece, pos, True) if danger else path.find(piece, pos)
                 if pos < 0:
                     break
                 pos += len(piece)

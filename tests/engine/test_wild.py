@@ -434,3 +434,59 @@ def test_a_risky_single_piece_is_searched_by_a_chain_and_decides_alike() -> None
     assert any(entry[5] is not None for entry in robots._matcher_for("bot")._wild)
     for path in ("/" + "a" * 3000, "/" + "a" * 1000 + needle, "/x/" + needle, "/x/" + "a" * 900):
         check(robots, path)
+
+
+# -- the screen of many pieces by their grams, against "piece in path" ------------------------
+
+# Pieces over a few characters, so that a path holds every gram of many pieces it lacks
+# (the screen's false positives), and pieces that occur only far from the first place of
+# their grams; non-ASCII characters read as "?" in the path's grams.
+gram_piece = st.text(alphabet="ab0/%?", min_size=1, max_size=12)
+gram_path = st.text(alphabet="ab0/%?é", max_size=300)
+
+
+@SETTINGS
+@given(
+    pieces=st.lists(gram_piece, min_size=1, max_size=40, unique=True),
+    searched=st.booleans(),
+    queries=st.lists(gram_path, min_size=1, max_size=6),
+)
+@example(  # the grams of "ab0ab" all occur, the piece only at the end, far from them
+    pieces=["ab0ab", "0ab0", "b0a"], searched=True, queries=["ab0a0ab" + "/" * 200 + "ab0ab"]
+)
+def test_a_screened_piece_is_never_left_out(
+    pieces: list[str], searched: bool, queries: list[str]
+) -> None:
+    # Every piece filed by grams (signatures, grams read in C): the rules of every piece that
+    # occurs must be found (a rule left out would change a verdict); a piece that is
+    # "searched" (its rule's check is more than one find) is also confirmed, so no other is.
+    filed = {piece: [at] for at, piece in enumerate(pieces)}
+    with index_everywhere("grams"):
+        screen = grams._Pieces(filed, set(pieces) if searched else set())
+        for path in queries:
+            found: list[int] = []
+            screen.present("/" + path, found)
+            occurring = {at for at, piece in enumerate(pieces) if piece in "/" + path}
+            assert occurring <= set(found), (pieces, path)
+            if searched:
+                assert set(found) == occurring, (pieces, path)
+
+
+def test_the_far_tails_file_is_right() -> None:
+    # bench_engine.py's far-tails: tails whose grams all occur, most of them far into the
+    # path, confirmed by a search; the rules' letters before or after them.
+    lines = []
+    for i in range(2000):
+        letters = "".join("*" + chr(97 + (i + 7 * j) % 25) for j in range(3))
+        lines.append((i % 4 == 0, f"/{letters}*end{i:06d}"))
+    robots = parse(body_of(lines))
+    cycle = "abcdefghijklmnopqrstuvwxy"
+    tails = "".join(f"end{i:06d}" for i in range(0, 2000, 10))
+    for path in (
+        "/" + (cycle * 100)[: 2047 - len(tails)] + tails,
+        "/" + tails + "0" * (2047 - len(tails)),
+        "/" + cycle * 4 + "end001999",
+        "/" + cycle * 4 + "end001990",
+    ):
+        check(robots, path)
+    assert robots._matcher is not None and robots._matcher._index is not None
