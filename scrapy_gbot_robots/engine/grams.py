@@ -228,7 +228,10 @@ class _Pieces:
                 entries = signed.entries
                 for number in hits:
                     piece, ids, danger, _, _ = entries[number]
-                    if (find(path, piece, 0, True) if danger else path.find(piece)) >= 0:
+                    # A whole gram is its piece, unless "?" stood in for what ASCII lacks.
+                    if (len(piece) == size and piece.isascii() and "?" not in piece) or (
+                        (find(path, piece, 0, True) if danger else path.find(piece)) >= 0
+                    ):
                         found.extend(ids)
 
 
