@@ -37,6 +37,7 @@ __all__ = ["Chain", "WildIndex", "find", "risky", "share_walks"]
 
 _RUN_LOOP = 8  # a run of one piece longer than this is counted, not found piece by piece
 _BUCKET = 8  # a prefix or tail shared by more rules than this files them by piece instead
+_BACK = 32  # a last piece shorter than this is searched first, from the path's end
 
 
 class _Walk:
@@ -120,7 +121,7 @@ class Chain:
     tried, and a file's first check pays for all of them.
     """
 
-    __slots__ = ("anchored", "danger", "last", "middle", "need", "start", "walk")
+    __slots__ = ("anchored", "back", "danger", "last", "middle", "need", "start", "walk")
 
     def __init__(self, first: str, rest: tuple[str, ...], anchored: bool) -> None:
         self.start = len(first)
@@ -128,16 +129,14 @@ class Chain:
         self.middle = rest[:-1]
         self.last = rest[-1]  # found after the middle; with ``anchored``, ends the path
         self.need = -1  # not worked out yet (see _prepare)
+        self.back = not anchored and len(self.last) < _BACK  # the last piece found by rfind
         self.walk: _Walk | None = None
 
     def _prepare(self) -> int:
         """Work out the length floor, whether the last piece is risky, and the walk."""
         middle, last = self.middle, self.last
         self.danger = not self.anchored and len(last) >= 32 and risky(last)
-        special = (len(middle) > 1 and any(map(eq, middle, middle[1:]))) or (
-            bool(middle) and max(map(len, middle)) >= 32 and any(map(risky, middle))
-        )
-        if special and self.walk is None:  # a shared walk (share_walks) already does it
+        if _special(middle) and self.walk is None:  # a shared walk (share_walks) already does it
             self.walk = _Walk(self.start, middle)
         self.need = need = self.start + sum(map(len, middle)) + len(last)
         return need
@@ -158,24 +157,66 @@ class Chain:
             need = self._prepare()
         if size < need:
             return False
+        last = self.last
         walk = self.walk
-        if walk is None:
-            pos = self.start
-            for piece in self.middle:
-                pos = path.find(piece, pos)
-                if pos < 0:
-                    return False
-                pos += len(piece)
-        else:
+        if walk is not None:  # done once per path, for every rule that shares it
             pos = walk.end(path)
             if pos < 0:
                 return False
-        last = self.last
+            if self.anchored:
+                return size - len(last) >= pos and path.endswith(last)
+            if self.danger:
+                return find(path, last, pos, True) >= 0
+            return path.find(last, pos) >= 0
+        # The last piece first (a necessary condition, one search in C): a path that lacks
+        # it costs no walk, and the walk's searches stop where the last piece must start.
         if self.anchored:
-            return size - len(last) >= pos and path.endswith(last)
+            if not path.endswith(last):
+                return False
+            end = size - len(last)
+        elif self.back:
+            # Some occurrence starts where the walk ends or after iff the last one does
+            # (a piece under _BACK characters: the simple reverse search costs at most
+            # that many compares per place).
+            end = path.rfind(last)
+            if end < need - len(last):
+                return False
+        else:
+            end = size
+        pos = self.start
+        for piece in self.middle:
+            # An occurrence that ends past ``end`` leaves the last piece no room, and a
+            # later one ends later still: bounding the search changes no answer.
+            pos = path.find(piece, pos, end)
+            if pos < 0:
+                return False
+            pos += len(piece)
+        if self.anchored or self.back:
+            return pos <= end
         if self.danger:
             return find(path, last, pos, True) >= 0
         return path.find(last, pos) >= 0
+
+    def searches_first(self, piece: str) -> bool:
+        """Whether :meth:`match` costs little more than one search for ``piece`` without it.
+
+        So a screen that found ``piece``'s grams in a path need not confirm it by a
+        search: this chain's check starts with that search (its last piece, by rfind),
+        or with a plain walk done once per path for every rule that shares it.
+        """
+        return (
+            not self.anchored
+            and piece == self.last
+            and len(piece) < _BACK
+            and not _special(self.middle)
+        )
+
+
+def _special(middle: tuple[str, ...]) -> bool:
+    """Whether a chain's middle needs a :class:`_Walk`: it has runs or risky pieces."""
+    return (len(middle) > 1 and any(map(eq, middle, middle[1:]))) or (
+        bool(middle) and max(map(len, middle)) >= 32 and any(map(risky, middle))
+    )
 
 
 def share_walks(chains: Iterable[Chain]) -> None:
@@ -243,7 +284,8 @@ class WildIndex:
         prefixes: dict[str, list[int]] = {}
         suffixes: dict[str, list[int]] = {}
         pieces: dict[str, list[int]] = {}
-        searched: set[str] = set()  # pieces of a rule whose full check is more than a find
+        # Pieces of a rule whose full check does not start with one search for them.
+        searched: set[str] = set()
         by_prefix: dict[str, list[int]] = {}  # rules (their index in ``rules``) to nest
         by_tail: dict[str, list[int]] = {}
         for at, (rule, tail) in enumerate(zip(rules, tails, strict=True)):
@@ -267,7 +309,8 @@ class WildIndex:
                 piece = _piece_of(rule)
                 if piece:
                     pieces.setdefault(piece, []).append(place)
-                    if shape != ONE or rule[3] is not None:
+                    chain = rule[3]
+                    if chain is not None and not chain.searches_first(piece):
                         searched.add(piece)
                 else:  # "/*", "*": every path
                     always.append(place)
