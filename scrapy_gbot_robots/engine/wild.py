@@ -16,15 +16,19 @@ without changing a verdict:
   The rules that pass are then checked in full, in priority order, until the first that
   matches.
 * :class:`Chain` runs the greedy search with a length floor; runs of one piece
-  (``*a*a*a…``) are counted in C rather than found one by one; the walk up to the last
-  piece is shared by the rules that have the same one, and done once per path; and pieces
-  for which ``str.find`` could be quadratic are searched the linear way (:func:`.needles.risky`).
+  (``*a*a*a…``) are counted in C rather than found one by one, and a stretch of
+  one-character pieces is walked in one pass of an iterator, in C; the walk up to the last
+  piece is shared by the rules that have the same one, and done once per path; a rule
+  without a walk searches its last piece first; and pieces for which ``str.find`` could be
+  quadratic are searched the linear way (:func:`.needles.risky`).
 """
 
 from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
-from operator import eq
+from itertools import repeat
+from operator import contains, eq, length_hint
+from typing import Any
 
 from .grams import _Pieces
 from .needles import find, risky
@@ -38,6 +42,8 @@ __all__ = ["Chain", "WildIndex", "find", "risky", "share_walks"]
 _RUN_LOOP = 8  # a run of one piece longer than this is counted, not found piece by piece
 _BUCKET = 8  # a prefix or tail shared by more rules than this files them by piece instead
 _BACK = 32  # a last piece shorter than this is searched first, from the path's end
+_CHARS = 16  # a walk's stretch of this many one-character pieces is walked in one pass
+_SCAN = 8  # ... unless the path left is this many times longer than the stretch
 
 
 class _Walk:
@@ -45,7 +51,8 @@ class _Walk:
 
     ``steps`` holds ``(piece, count, risky)``: ``count`` successive greedy finds of one
     piece are ``count`` non-overlapping occurrences from where the search is, which is what
-    ``str.count`` counts, so the end of the last of them is found by bisecting on it.  The
+    ``str.count`` counts, so the end of the last of them is found by bisecting on it; a
+    stretch of one-character pieces is one step, walked in one pass (:func:`_after_chars`).  The
     last answer is kept with its path, so that the rules sharing a walk do it once per path
     (a path is a new string each check; the one kept cannot be freed, so ``is`` is sound).
     """
@@ -60,7 +67,7 @@ class _Walk:
                 steps[-1] = (piece, steps[-1][1] + 1, steps[-1][2])
             else:
                 steps.append((piece, 1, risky(piece)))
-        self.steps = tuple(steps)
+        self.steps = _chars_together(steps)
         self._seen: tuple[str | None, int] = (None, 0)
 
     def end(self, path: str) -> int:
@@ -76,12 +83,60 @@ class _Walk:
                 if pos < 0:
                     break
                 pos += len(piece)
-            else:
+            elif count:
                 pos = _after_run(path, piece, count, pos, danger)
+                if pos < 0:
+                    break
+            else:  # single characters, one after another (see _chars_together)
+                pos = _after_chars(path, piece, pos)
                 if pos < 0:
                     break
         self._seen = (path, pos)
         return pos
+
+
+def _chars_together(steps: list[tuple[str, int, bool]]) -> tuple[tuple[str, int, bool], ...]:
+    """``steps`` with each stretch of ``_CHARS`` or more one-character pieces made one step.
+
+    Such a step is ``(the characters, 0, False)``, walked by :func:`_after_chars`.
+    """
+    out: list[tuple[str, int, bool]] = []
+    stretch: list[str] = []
+    for step in [*steps, ("", 0, False)]:
+        if step[1] == 1 and len(step[0]) == 1:
+            stretch.append(step[0])
+            continue
+        if len(stretch) >= _CHARS:
+            out.append(("".join(stretch), 0, False))
+        else:
+            out.extend((char, 1, False) for char in stretch)
+        stretch = []
+        if step[0]:
+            out.append(step)
+    return tuple(out)
+
+
+def _after_chars(path: str, chars: str, pos: int) -> int:
+    """Where the greedy search is after finding each of ``chars`` in turn from ``pos``; -1 if not.
+
+    The greedy search for one character after another is a scan of the path that takes
+    each at its next occurrence: ``char in iterator`` consumes the iterator up to it, in C,
+    so the whole stretch is one pass over the rest of the path.  When the characters are
+    few for what is left of the path, one ``str.find`` each (memchr) is cheaper.
+    """
+    size = len(path)
+    if len(chars) * _SCAN < size - pos:
+        for char in chars:
+            pos = path.find(char, pos)
+            if pos < 0:
+                return -1
+            pos += 1
+        return pos
+    # Any: ``in`` on an iterator is a scan, which typing's Container does not describe.
+    rest: Any = iter(path[pos:])
+    if not all(map(contains, repeat(rest), chars)):
+        return -1
+    return size - length_hint(rest)
 
 
 def _after_run(path: str, piece: str, count: int, pos: int, danger: bool) -> int:
@@ -115,10 +170,12 @@ class Chain:
     caller has checked it): the pieces found greedily in order, and with a final ``$`` the
     last one ending the path.  A path shorter than the prefix and the pieces together
     (``need``) cannot match, and is turned away before any search.  ``middle`` is what is
-    searched before the last piece; ``walk`` searches it instead when it has runs or risky
-    pieces, or when other rules share it (see :func:`share_walks`).  What the search needs
-    beyond the pieces is worked out on the first match: most rules of most files are never
-    tried, and a file's first check pays for all of them.
+    searched before the last piece; ``walk`` searches it instead when it has runs, risky
+    pieces or many pieces, or when other rules share it (see :func:`share_walks`).  Without
+    a walk, the last piece is searched first (``rfind``; ``endswith`` with ``$``): a path
+    without it costs one search, and the middle's searches stop where it must start.  What
+    the search needs beyond the pieces is worked out on the first match: most rules of most
+    files are never tried, and a file's first check pays for all of them.
     """
 
     __slots__ = ("anchored", "back", "danger", "last", "middle", "need", "start", "walk")
@@ -213,8 +270,8 @@ class Chain:
 
 
 def _special(middle: tuple[str, ...]) -> bool:
-    """Whether a chain's middle needs a :class:`_Walk`: it has runs or risky pieces."""
-    return (len(middle) > 1 and any(map(eq, middle, middle[1:]))) or (
+    """Whether a chain's middle needs a :class:`_Walk`: runs, risky pieces, or many pieces."""
+    return (len(middle) >= _CHARS) or (len(middle) > 1 and any(map(eq, middle, middle[1:]))) or (
         bool(middle) and max(map(len, middle)) >= 32 and any(map(risky, middle))
     )
 

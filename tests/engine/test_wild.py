@@ -19,6 +19,7 @@ from __future__ import annotations
 import itertools
 from collections.abc import Iterator
 from contextlib import contextmanager
+from operator import ne
 
 import pytest
 from hypothesis import HealthCheck, example, given, settings
@@ -142,6 +143,7 @@ def index_everywhere(signed: str = "") -> Iterator[None]:
 @example(first="/", rest=["ab", "x", "a"], run=0, anchored=False, path="/aaabx")  # only before
 @example(first="/", rest=["ab", "ba", "a"], run=0, anchored=False, path="/aba")  # walk overruns
 @example(first="/", rest=["ab", "ba", "a"], run=0, anchored=True, path="/abbaa")
+@example(first="/", rest=["a", "b"], run=0, anchored=False, path="/ab")  # adjacent
 def test_chain_is_the_greedy_search(
     first: str, rest: list[str], run: int, anchored: bool, path: str
 ) -> None:
@@ -503,6 +505,12 @@ def test_the_far_tails_file_is_right() -> None:
     queries=st.lists(gram_path, min_size=1, max_size=6),
     signed=st.sampled_from(["grams", "heads"]),
 )
+@example(  # every gram of the first piece occurs, the piece does not
+    pieces=["abab0", "b0"], searched={0}, queries=["abab/bab0"], signed="grams"
+)
+@example(  # the first piece's head occurs, the piece does not
+    pieces=["abababab0", "b0"], searched={0}, queries=["abababab/"], signed="heads"
+)
 def test_only_the_searched_pieces_are_confirmed(
     pieces: list[str], searched: set[int], queries: list[str], signed: str
 ) -> None:
@@ -538,3 +546,38 @@ def test_a_chain_that_searches_its_last_piece_first_is_the_greedy_search(
     if chain.searches_first(rest[-1]):
         assert not anchored and chain.walk is None and len(rest[-1]) < 32
     assert chain.match(path) is wildcard_match(path, (first, *rest), anchored)
+
+
+def greedy_end(path: str, pieces: list[str], pos: int) -> int:
+    """Where the plain greedy search is after ``pieces`` from ``pos``; -1 if one is missing."""
+    for part in pieces:
+        pos = path.find(part, pos)
+        if pos < 0:
+            return -1
+        pos += len(part)
+    return pos
+
+
+@SETTINGS
+@given(
+    pieces=st.lists(st.sampled_from(["a", "b", "c", "é", "ab", "a"]), max_size=60),
+    start=st.integers(0, 3),
+    path=st.text("abcé", max_size=120),
+    scan=st.sampled_from([0, 8, 10**9]),
+)
+@example(pieces=["a", "b"] * 10, start=1, path="/" + "ab" * 10, scan=10**9)  # ends the path
+@example(pieces=["a", "b"] * 10, start=1, path="/" + "ab" * 9 + "a", scan=10**9)  # one short
+@example(pieces=["a", "b"] * 10 + ["c"], start=1, path="/" + "ab" * 12 + "c", scan=10**9)
+@example(pieces=["a", "b"] * 10, start=1, path="/" + "ab" * 10 + "c" * 200, scan=8)
+def test_a_stretch_of_characters_is_walked_as_the_greedy_search(
+    pieces: list[str], start: int, path: str, scan: int
+) -> None:
+    # Stretches of one-character pieces (broken by longer pieces and runs) walked in one
+    # pass of an iterator, or by one find each, as the path left decides (forced here).
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(wild, "_SCAN", scan)
+        walk = wild._Walk(start, pieces)
+        assert walk.end(path) == greedy_end(path, pieces, start), (pieces, path)
+        singles = all(len(part) == 1 for part in pieces)
+        if len(pieces) >= wild._CHARS and singles and all(map(ne, pieces, pieces[1:])):
+            assert any(step[1] == 0 for step in walk.steps)  # the stretch is one step
