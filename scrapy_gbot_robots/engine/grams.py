@@ -42,7 +42,7 @@ class _Signed:
     gram but few pieces (the hostile case) costs no Python step per hit.
     """
 
-    __slots__ = ("by_number", "entries", "ids", "others", "sure")
+    __slots__ = ("by_number", "entries", "ids", "others", "sure", "unsure")
 
     def __init__(
         self, entries: tuple[_Filed, ...], others: tuple[tuple[int, ...], ...], searched: set[str]
@@ -54,9 +54,11 @@ class _Signed:
             by_number.setdefault(entry[4], []).append(number)
         self.by_number = {gram: tuple(group) for gram, group in by_number.items()}
         self.ids = tuple(entry[1] for entry in entries)
-        # Whether no piece needs confirming: every rule filed is checked by one find of its
-        # piece, which confirms it as cheaply, and only while it could still decide.
-        self.sure = not any(entry[0] in searched for entry in entries)
+        # Which pieces need confirming: the others' rules each start their check with one
+        # search for the piece, which confirms it as cheaply, and only while it could
+        # still decide.
+        self.unsure = tuple(entry[0] in searched for entry in entries)
+        self.sure = not any(self.unsure)
 
     def hits(self, grams: set[int]) -> list[int]:
         """The numbers of the pieces whose signature grams are all among ``grams``."""
@@ -80,7 +82,7 @@ class _Heads:
     does).  A NUL or non-ASCII character can only let more pieces through.
     """
 
-    __slots__ = ("by_length", "entries", "ids", "sure")
+    __slots__ = ("by_length", "entries", "ids", "sure", "unsure")
 
     def __init__(self, entries: tuple[_Filed, ...], searched: set[str]) -> None:
         self.entries = entries
@@ -97,7 +99,8 @@ class _Heads:
             for size, table in sorted(by_length.items())
         )
         self.ids = tuple(entry[1] for entry in entries)
-        self.sure = not any(entry[0] in searched for entry in entries)
+        self.unsure = tuple(entry[0] in searched for entry in entries)
+        self.sure = not any(self.unsure)
 
     def hits(self, data: bytes) -> list[int]:
         """The numbers of the pieces whose head occurs in ``data`` (an ASCII path)."""
@@ -204,9 +207,10 @@ class _Pieces:
                 if signed.sure:
                     found.extend(_chained.from_iterable(map(getitem, repeat(signed.ids), hits)))
                     continue
+                unsure = signed.unsure
                 for number in hits:
                     piece, ids, danger, _, _ = signed.entries[number]
-                    if find(path, piece, 0, danger) >= 0:
+                    if not unsure[number] or find(path, piece, 0, danger) >= 0:
                         found.extend(ids)
             elif len(by_text) * (40 + length // 4) <= _LOOKUP * length:
                 text: dict[str, int] = {}
@@ -225,11 +229,14 @@ class _Pieces:
                     continue
                 # Confirmed by a search (in C), not at the places of the grams: a dict of
                 # every gram's place costs more than the few searches its hits need.
-                entries = signed.entries
+                entries, unsure = signed.entries, signed.unsure
                 for number in hits:
                     piece, ids, danger, _, _ = entries[number]
                     # A whole gram is its piece, unless "?" stood in for what ASCII lacks.
-                    if (len(piece) == size and piece.isascii() and "?" not in piece) or (
+                    if (
+                        not unsure[number]
+                        or (len(piece) == size and piece.isascii() and "?" not in piece)
+                    ) or (
                         (find(path, piece, 0, True) if danger else path.find(piece)) >= 0
                     ):
                         found.extend(ids)

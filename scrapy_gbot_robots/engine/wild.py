@@ -16,15 +16,19 @@ without changing a verdict:
   The rules that pass are then checked in full, in priority order, until the first that
   matches.
 * :class:`Chain` runs the greedy search with a length floor; runs of one piece
-  (``*a*a*a…``) are counted in C rather than found one by one; the walk up to the last
-  piece is shared by the rules that have the same one, and done once per path; and pieces
-  for which ``str.find`` could be quadratic are searched the linear way (:func:`.needles.risky`).
+  (``*a*a*a…``) are counted in C rather than found one by one, and a stretch of
+  one-character pieces is walked in one pass of an iterator, in C; the walk up to the last
+  piece is shared by the rules that have the same one, and done once per path; a rule
+  without a walk searches its last piece first; and pieces for which ``str.find`` could be
+  quadratic are searched the linear way (:func:`.needles.risky`).
 """
 
 from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
-from operator import eq
+from itertools import repeat
+from operator import contains, eq, length_hint
+from typing import Any
 
 from .grams import _Pieces
 from .needles import find, risky
@@ -37,6 +41,9 @@ __all__ = ["Chain", "WildIndex", "find", "risky", "share_walks"]
 
 _RUN_LOOP = 8  # a run of one piece longer than this is counted, not found piece by piece
 _BUCKET = 8  # a prefix or tail shared by more rules than this files them by piece instead
+_BACK = 32  # a last piece shorter than this is searched first, from the path's end
+_CHARS = 16  # a walk's stretch of this many one-character pieces is walked in one pass
+_SCAN = 8  # ... unless the path left is this many times longer than the stretch
 
 
 class _Walk:
@@ -44,7 +51,8 @@ class _Walk:
 
     ``steps`` holds ``(piece, count, risky)``: ``count`` successive greedy finds of one
     piece are ``count`` non-overlapping occurrences from where the search is, which is what
-    ``str.count`` counts, so the end of the last of them is found by bisecting on it.  The
+    ``str.count`` counts, so the end of the last of them is found by bisecting on it; a
+    stretch of one-character pieces is one step, walked in one pass (:func:`_after_chars`).  The
     last answer is kept with its path, so that the rules sharing a walk do it once per path
     (a path is a new string each check; the one kept cannot be freed, so ``is`` is sound).
     """
@@ -59,7 +67,7 @@ class _Walk:
                 steps[-1] = (piece, steps[-1][1] + 1, steps[-1][2])
             else:
                 steps.append((piece, 1, risky(piece)))
-        self.steps = tuple(steps)
+        self.steps = _chars_together(steps)
         self._seen: tuple[str | None, int] = (None, 0)
 
     def end(self, path: str) -> int:
@@ -75,12 +83,60 @@ class _Walk:
                 if pos < 0:
                     break
                 pos += len(piece)
-            else:
+            elif count:
                 pos = _after_run(path, piece, count, pos, danger)
+                if pos < 0:
+                    break
+            else:  # single characters, one after another (see _chars_together)
+                pos = _after_chars(path, piece, pos)
                 if pos < 0:
                     break
         self._seen = (path, pos)
         return pos
+
+
+def _chars_together(steps: list[tuple[str, int, bool]]) -> tuple[tuple[str, int, bool], ...]:
+    """``steps`` with each stretch of ``_CHARS`` or more one-character pieces made one step.
+
+    Such a step is ``(the characters, 0, False)``, walked by :func:`_after_chars`.
+    """
+    out: list[tuple[str, int, bool]] = []
+    stretch: list[str] = []
+    for step in [*steps, ("", 0, False)]:
+        if step[1] == 1 and len(step[0]) == 1:
+            stretch.append(step[0])
+            continue
+        if len(stretch) >= _CHARS:
+            out.append(("".join(stretch), 0, False))
+        else:
+            out.extend((char, 1, False) for char in stretch)
+        stretch = []
+        if step[0]:
+            out.append(step)
+    return tuple(out)
+
+
+def _after_chars(path: str, chars: str, pos: int) -> int:
+    """Where the greedy search is after finding each of ``chars`` in turn from ``pos``; -1 if not.
+
+    The greedy search for one character after another is a scan of the path that takes
+    each at its next occurrence: ``char in iterator`` consumes the iterator up to it, in C,
+    so the whole stretch is one pass over the rest of the path.  When the characters are
+    few for what is left of the path, one ``str.find`` each (memchr) is cheaper.
+    """
+    size = len(path)
+    if len(chars) * _SCAN < size - pos:
+        for char in chars:
+            pos = path.find(char, pos)
+            if pos < 0:
+                return -1
+            pos += 1
+        return pos
+    # Any: ``in`` on an iterator is a scan, which typing's Container does not describe.
+    rest: Any = iter(path[pos:])
+    if not all(map(contains, repeat(rest), chars)):
+        return -1
+    return size - length_hint(rest)
 
 
 def _after_run(path: str, piece: str, count: int, pos: int, danger: bool) -> int:
@@ -114,13 +170,15 @@ class Chain:
     caller has checked it): the pieces found greedily in order, and with a final ``$`` the
     last one ending the path.  A path shorter than the prefix and the pieces together
     (``need``) cannot match, and is turned away before any search.  ``middle`` is what is
-    searched before the last piece; ``walk`` searches it instead when it has runs or risky
-    pieces, or when other rules share it (see :func:`share_walks`).  What the search needs
-    beyond the pieces is worked out on the first match: most rules of most files are never
-    tried, and a file's first check pays for all of them.
+    searched before the last piece; ``walk`` searches it instead when it has runs, risky
+    pieces or many pieces, or when other rules share it (see :func:`share_walks`).  Without
+    a walk, the last piece is searched first (``rfind``; ``endswith`` with ``$``): a path
+    without it costs one search, and the middle's searches stop where it must start.  What
+    the search needs beyond the pieces is worked out on the first match: most rules of most
+    files are never tried, and a file's first check pays for all of them.
     """
 
-    __slots__ = ("anchored", "danger", "last", "middle", "need", "start", "walk")
+    __slots__ = ("anchored", "back", "danger", "last", "middle", "need", "start", "walk")
 
     def __init__(self, first: str, rest: tuple[str, ...], anchored: bool) -> None:
         self.start = len(first)
@@ -128,16 +186,14 @@ class Chain:
         self.middle = rest[:-1]
         self.last = rest[-1]  # found after the middle; with ``anchored``, ends the path
         self.need = -1  # not worked out yet (see _prepare)
+        self.back = not anchored and len(self.last) < _BACK  # the last piece found by rfind
         self.walk: _Walk | None = None
 
     def _prepare(self) -> int:
         """Work out the length floor, whether the last piece is risky, and the walk."""
         middle, last = self.middle, self.last
         self.danger = not self.anchored and len(last) >= 32 and risky(last)
-        special = (len(middle) > 1 and any(map(eq, middle, middle[1:]))) or (
-            bool(middle) and max(map(len, middle)) >= 32 and any(map(risky, middle))
-        )
-        if special and self.walk is None:  # a shared walk (share_walks) already does it
+        if _special(middle) and self.walk is None:  # a shared walk (share_walks) already does it
             self.walk = _Walk(self.start, middle)
         self.need = need = self.start + sum(map(len, middle)) + len(last)
         return need
@@ -158,24 +214,66 @@ class Chain:
             need = self._prepare()
         if size < need:
             return False
+        last = self.last
         walk = self.walk
-        if walk is None:
-            pos = self.start
-            for piece in self.middle:
-                pos = path.find(piece, pos)
-                if pos < 0:
-                    return False
-                pos += len(piece)
-        else:
+        if walk is not None:  # done once per path, for every rule that shares it
             pos = walk.end(path)
             if pos < 0:
                 return False
-        last = self.last
+            if self.anchored:
+                return size - len(last) >= pos and path.endswith(last)
+            if self.danger:
+                return find(path, last, pos, True) >= 0
+            return path.find(last, pos) >= 0
+        # The last piece first (a necessary condition, one search in C): a path that lacks
+        # it costs no walk, and the walk's searches stop where the last piece must start.
         if self.anchored:
-            return size - len(last) >= pos and path.endswith(last)
+            if not path.endswith(last):
+                return False
+            end = size - len(last)
+        elif self.back:
+            # Some occurrence starts where the walk ends or after iff the last one does
+            # (a piece under _BACK characters: the simple reverse search costs at most
+            # that many compares per place).
+            end = path.rfind(last)
+            if end < need - len(last):
+                return False
+        else:
+            end = size
+        pos = self.start
+        for piece in self.middle:
+            # An occurrence that ends past ``end`` leaves the last piece no room, and a
+            # later one ends later still: bounding the search changes no answer.
+            pos = path.find(piece, pos, end)
+            if pos < 0:
+                return False
+            pos += len(piece)
+        if self.anchored or self.back:
+            return pos <= end
         if self.danger:
             return find(path, last, pos, True) >= 0
         return path.find(last, pos) >= 0
+
+    def searches_first(self, piece: str) -> bool:
+        """Whether :meth:`match` costs little more than one search for ``piece`` without it.
+
+        So a screen that found ``piece``'s grams in a path need not confirm it by a
+        search: this chain's check starts with that search (its last piece, by rfind),
+        or with a plain walk done once per path for every rule that shares it.
+        """
+        return (
+            not self.anchored
+            and piece == self.last
+            and len(piece) < _BACK
+            and not _special(self.middle)
+        )
+
+
+def _special(middle: tuple[str, ...]) -> bool:
+    """Whether a chain's middle needs a :class:`_Walk`: runs, risky pieces, or many pieces."""
+    return (len(middle) >= _CHARS) or (len(middle) > 1 and any(map(eq, middle, middle[1:]))) or (
+        bool(middle) and max(map(len, middle)) >= 32 and any(map(risky, middle))
+    )
 
 
 def share_walks(chains: Iterable[Chain]) -> None:
@@ -243,7 +341,8 @@ class WildIndex:
         prefixes: dict[str, list[int]] = {}
         suffixes: dict[str, list[int]] = {}
         pieces: dict[str, list[int]] = {}
-        searched: set[str] = set()  # pieces of a rule whose full check is more than a find
+        # Pieces of a rule whose full check does not start with one search for them.
+        searched: set[str] = set()
         by_prefix: dict[str, list[int]] = {}  # rules (their index in ``rules``) to nest
         by_tail: dict[str, list[int]] = {}
         for at, (rule, tail) in enumerate(zip(rules, tails, strict=True)):
@@ -267,7 +366,8 @@ class WildIndex:
                 piece = _piece_of(rule)
                 if piece:
                     pieces.setdefault(piece, []).append(place)
-                    if shape != ONE or rule[3] is not None:
+                    chain = rule[3]
+                    if chain is not None and not chain.searches_first(piece):
                         searched.add(piece)
                 else:  # "/*", "*": every path
                     always.append(place)

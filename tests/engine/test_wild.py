@@ -19,6 +19,7 @@ from __future__ import annotations
 import itertools
 from collections.abc import Iterator
 from contextlib import contextmanager
+from operator import ne
 
 import pytest
 from hypothesis import HealthCheck, example, given, settings
@@ -138,6 +139,11 @@ def index_everywhere(signed: str = "") -> Iterator[None]:
 )
 @example(first="/", rest=["a", "a"], run=20, anchored=False, path="/" + "a" * 21)
 @example(first="/", rest=["a", "b"], run=0, anchored=True, path="/ab")
+@example(first="/", rest=["ab", "x", "a"], run=0, anchored=False, path="/aabxa")  # last found late
+@example(first="/", rest=["ab", "x", "a"], run=0, anchored=False, path="/aaabx")  # only before
+@example(first="/", rest=["ab", "ba", "a"], run=0, anchored=False, path="/aba")  # walk overruns
+@example(first="/", rest=["ab", "ba", "a"], run=0, anchored=True, path="/abbaa")
+@example(first="/", rest=["a", "b"], run=0, anchored=False, path="/ab")  # adjacent
 def test_chain_is_the_greedy_search(
     first: str, rest: list[str], run: int, anchored: bool, path: str
 ) -> None:
@@ -490,3 +496,88 @@ def test_the_far_tails_file_is_right() -> None:
     ):
         check(robots, path)
     assert robots._matcher is not None and robots._matcher._index is not None
+
+
+@SETTINGS
+@given(
+    pieces=st.lists(gram_piece, min_size=1, max_size=40, unique=True),
+    searched=st.sets(st.integers(0, 39)),
+    queries=st.lists(gram_path, min_size=1, max_size=6),
+    signed=st.sampled_from(["grams", "heads"]),
+)
+@example(  # every gram of the first piece occurs, the piece does not
+    pieces=["abab0", "b0"], searched={0}, queries=["abab/bab0"], signed="grams"
+)
+@example(  # the first piece's head occurs, the piece does not
+    pieces=["abababab0", "b0"], searched={0}, queries=["abababab/"], signed="heads"
+)
+def test_only_the_searched_pieces_are_confirmed(
+    pieces: list[str], searched: set[int], queries: list[str], signed: str
+) -> None:
+    # Pieces whose rules' checks start with a search for them (Chain.searches_first) are
+    # not confirmed by the screen; the others are, in the same screen: none is left out,
+    # and a confirmed piece that is found occurs.
+    filed = {piece: [at] for at, piece in enumerate(pieces)}
+    confirmed = {piece for at, piece in enumerate(pieces) if at in searched}
+    with index_everywhere(signed):
+        screen = grams._Pieces(filed, confirmed)
+        for path in queries:
+            found: list[int] = []
+            screen.present("/" + path, found)
+            occurring = {at for at, piece in enumerate(pieces) if piece in "/" + path}
+            assert occurring <= set(found), (pieces, path)
+            assert {at for at in found if pieces[at] in confirmed} <= occurring, (pieces, path)
+
+
+@SETTINGS
+@given(
+    first=st.sampled_from(["/", "/a"]),
+    rest=st.lists(gram_piece, min_size=2, max_size=6),
+    anchored=st.booleans(),
+    path=gram_path,
+)
+def test_a_chain_that_searches_its_last_piece_first_is_the_greedy_search(
+    first: str, rest: list[str], anchored: bool, path: str
+) -> None:
+    # Long paths over few characters: the last piece occurs before, inside and after where
+    # the walk ends, and the walk's bounded searches overrun where it must start.
+    path = first + path * 3
+    chain = wild.Chain(first, tuple(rest), anchored)
+    if chain.searches_first(rest[-1]):
+        assert not anchored and chain.walk is None and len(rest[-1]) < 32
+    assert chain.match(path) is wildcard_match(path, (first, *rest), anchored)
+
+
+def greedy_end(path: str, pieces: list[str], pos: int) -> int:
+    """Where the plain greedy search is after ``pieces`` from ``pos``; -1 if one is missing."""
+    for part in pieces:
+        pos = path.find(part, pos)
+        if pos < 0:
+            return -1
+        pos += len(part)
+    return pos
+
+
+@SETTINGS
+@given(
+    pieces=st.lists(st.sampled_from(["a", "b", "c", "é", "ab", "a"]), max_size=60),
+    start=st.integers(0, 3),
+    path=st.text("abcé", max_size=120),
+    scan=st.sampled_from([0, 8, 10**9]),
+)
+@example(pieces=["a", "b"] * 10, start=1, path="/" + "ab" * 10, scan=10**9)  # ends the path
+@example(pieces=["a", "b"] * 10, start=1, path="/" + "ab" * 9 + "a", scan=10**9)  # one short
+@example(pieces=["a", "b"] * 10 + ["c"], start=1, path="/" + "ab" * 12 + "c", scan=10**9)
+@example(pieces=["a", "b"] * 10, start=1, path="/" + "ab" * 10 + "c" * 200, scan=8)
+def test_a_stretch_of_characters_is_walked_as_the_greedy_search(
+    pieces: list[str], start: int, path: str, scan: int
+) -> None:
+    # Stretches of one-character pieces (broken by longer pieces and runs) walked in one
+    # pass of an iterator, or by one find each, as the path left decides (forced here).
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(wild, "_SCAN", scan)
+        walk = wild._Walk(start, pieces)
+        assert walk.end(path) == greedy_end(path, pieces, start), (pieces, path)
+        singles = all(len(part) == 1 for part in pieces)
+        if len(pieces) >= wild._CHARS and singles and all(map(ne, pieces, pieces[1:])):
+            assert any(step[1] == 0 for step in walk.steps)  # the stretch is one step
