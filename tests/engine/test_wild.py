@@ -17,7 +17,7 @@ lowering its thresholds, so that every path of the index meets every kind of bod
 from __future__ import annotations
 
 import itertools
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from operator import ne
 
@@ -257,23 +257,34 @@ def test_decide_reports_the_same_rule_with_and_without_the_index() -> None:
 # -- hostile shapes: right answers, and the index actually used ------------------------------
 
 
-def test_the_issue_file_is_indexed_and_right() -> None:
-    # 1,000 rules of 16 "*" with distinct literal tails: the hostile file of the issue.
+_CYCLE = "abcdefghijklmnopqrstuvwxy"
+
+
+def _check_starred_tails(
+    count: int, stars: int, step: int, allow_every: int, tail: str, paths: Sequence[str]
+) -> None:
+    """``count`` rules of ``stars`` one-letter pieces and a distinct tail: every path is
+    answered as the rule-by-rule replay answers, and the wildcard index is in use."""
     lines = []
-    for i in range(1000):
-        letters = "".join("*" + chr(97 + (i + 5 * j) % 25) for j in range(15))
-        lines.append((i % 3 == 0, f"/{letters}*tail{i:04d}"))
+    for i in range(count):
+        letters = "".join("*" + chr(97 + (i + step * j) % 25) for j in range(stars))
+        lines.append((i % allow_every == 0, f"/{letters}*{tail.format(i)}"))
     robots = parse(body_of(lines))
-    cycle = "abcdefghijklmnopqrstuvwxy"
-    tails = "".join(f"tail{i:04d}" for i in range(0, 1000, 4))
-    for path in (
-        "/" + (cycle * 100)[:2047],
-        "/" + tails[:1500] + cycle * 20,
-        "/" + cycle * 20 + "tail0003",
-        "/" + cycle * 20 + "tail0004",
-    ):
+    for path in paths:
         check(robots, path)
     assert robots._matcher is not None and robots._matcher._index is not None
+
+
+def test_the_issue_file_is_indexed_and_right() -> None:
+    # 1,000 rules of 16 "*" with distinct literal tails: the hostile file of the issue.
+    tails = "".join(f"tail{i:04d}" for i in range(0, 1000, 4))
+    paths = (
+        "/" + (_CYCLE * 100)[:2047],
+        "/" + tails[:1500] + _CYCLE * 20,
+        "/" + _CYCLE * 20 + "tail0003",
+        "/" + _CYCLE * 20 + "tail0004",
+    )
+    _check_starred_tails(1000, 15, 5, 3, "tail{:04d}", paths)
 
 
 def test_nested_tails_and_many_short_pieces_are_right() -> None:
@@ -481,21 +492,14 @@ def test_a_screened_piece_is_never_left_out(
 def test_the_far_tails_file_is_right() -> None:
     # bench_engine.py's far-tails: tails whose grams all occur, most of them far into the
     # path, confirmed by a search; the rules' letters before or after them.
-    lines = []
-    for i in range(2000):
-        letters = "".join("*" + chr(97 + (i + 7 * j) % 25) for j in range(3))
-        lines.append((i % 4 == 0, f"/{letters}*end{i:06d}"))
-    robots = parse(body_of(lines))
-    cycle = "abcdefghijklmnopqrstuvwxy"
     tails = "".join(f"end{i:06d}" for i in range(0, 2000, 10))
-    for path in (
-        "/" + (cycle * 100)[: 2047 - len(tails)] + tails,
+    paths = (
+        "/" + (_CYCLE * 100)[: 2047 - len(tails)] + tails,
         "/" + tails + "0" * (2047 - len(tails)),
-        "/" + cycle * 4 + "end001999",
-        "/" + cycle * 4 + "end001990",
-    ):
-        check(robots, path)
-    assert robots._matcher is not None and robots._matcher._index is not None
+        "/" + _CYCLE * 4 + "end001999",
+        "/" + _CYCLE * 4 + "end001990",
+    )
+    _check_starred_tails(2000, 3, 7, 4, "end{:06d}", paths)
 
 
 @SETTINGS
