@@ -624,6 +624,43 @@ def _case_crowded_pieces() -> tuple[bytes, list[str]]:
     return body, urls
 
 
+_WIDE = "abcdefghijklmnopqrstuvwxyz0123456789-_ABCDEFGHIJKLMNOPQRSTUVWXYZ"
+
+
+def _spread(seed: int, n: int, alphabet: str) -> str:
+    """As :func:`_letters`, from the generator's high bits (its low bits repeat every 64)."""
+    out = []
+    x = seed or 1
+    for _ in range(n):
+        x = (x * 1103515245 + 12345) & 0x7FFFFFFF
+        out.append(alphabet[(x >> 16) % len(alphabet)])
+    return "".join(out)
+
+
+def _short_pieces(low: int, high: int) -> tuple[bytes, list[str]]:
+    # 15,000 rules of one piece of ``low`` to ``high`` characters over 64, against paths of
+    # the same 64: a path holds a third of the pairs of characters, so a screen by pairs
+    # passes thousands of three-character pieces that a path lacks.
+    text = _spread(11, 15000 * 8, _WIDE)
+    sizes = _spread(12, 15000, "".join(str(n) for n in range(low, high + 1)))
+    words, at = [], 0
+    for size in map(int, sizes):
+        words.append(text[at : at + size])
+        at += size
+    lines = ["User-agent: *"] + [f"Disallow: /p/*{w}*" for w in dict.fromkeys(words)]
+    body = ("\n".join(lines) + "\n").encode()
+    urls = [BASE + "/p/" + _spread(seed, 2000, _WIDE) for seed in (21, 22, 23)]
+    return body, urls
+
+
+def _case_short_pieces() -> tuple[bytes, list[str]]:
+    return _short_pieces(3, 3)
+
+
+def _case_mixed_pieces() -> tuple[bytes, list[str]]:
+    return _short_pieces(2, 6)
+
+
 def _case_2000_stars() -> tuple[bytes, list[str]]:
     # 120 rules of 2,001 '*' (about 4 KB each): "*a*b" a thousand times, then a tail of
     # their own.  The last path follows the pieces to its end, and only the tail fails.
@@ -739,6 +776,8 @@ HOSTILE: dict[str, tuple[str, Callable[[], tuple[bytes, list[str]]]]] = {
         "15,000 7-char pieces over 4 letters vs de Bruijn paths",
         _case_crowded_pieces,
     ),
+    "short-pieces": ("15,000 3-char pieces over 64 characters vs such paths", _case_short_pieces),
+    "mixed-pieces": ("15,000 2- to 6-char pieces over 64 characters", _case_mixed_pieces),
     "2000-stars": ("120 rules of 2,001 '*' vs paths that follow them", _case_2000_stars),
     "long-literals": ("30 rules of one 16 KB periodic literal vs 'a' paths", _case_long_literals),
     "periodic-pieces": ("2,000 periodic 100-char pieces vs 'a' paths", _case_periodic_pieces),

@@ -18,9 +18,12 @@ from typing import Literal, TypeVar
 
 from .needles import find, risky
 
-_GRAM = 4  # length of the grams many pieces are screened by (shorter pieces: their length)
+_GRAM = 4  # length of the grams many pieces longer than _SHORT are screened by
+_SHORT = 3  # many pieces up to this long are found whole by the path's windows (_Heads)
+_HEAD = 8  # a _Heads hit of a piece up to this long is an occurrence (see _whole)
 _DIRECT_KEYS = 64  # up to this many distinct pieces are looked for one by one
 _CROWDED = 4  # more pieces per distinct gram than this: filed by head (see _Heads)
+_WINDOWS = 256  # more short pieces than this: windows (fewer: pairs, then few searches)
 _SIGNED = 64  # more pieces of one gram size than this: signatures, and grams read by cast
 _SIGNATURE = 8  # grams of a piece checked against the path's before the piece is looked for
 
@@ -45,7 +48,7 @@ class _Signed:
     __slots__ = ("by_number", "entries", "ids", "others", "sure", "unsure")
 
     def __init__(
-        self, entries: tuple[_Filed, ...], others: tuple[tuple[int, ...], ...], searched: set[str]
+        self, entries: tuple[_Filed, ...], others: tuple[frozenset[int], ...], searched: set[str]
     ) -> None:
         self.entries = entries
         self.others = others
@@ -71,15 +74,19 @@ class _Signed:
 
 
 class _Heads:
-    """Pieces too many for their grams, screened by their first eight characters, whole.
+    """Many pieces found by the path's windows: whole when short, by their head when long.
 
-    When a gram size gives far fewer grams than there are pieces (short pieces over a few
-    characters), a path that holds every gram (a de Bruijn sequence of them) passes every
-    piece through the grams' screen.  Here each piece is filed under its first eight
-    characters instead (all of it when shorter), as the integer of :func:`_gram` padded
-    with NULs, and the path's every eight-character window, cut to each length filed, is
-    looked up, in C: a hit is a piece that occurs (or, past eight characters, whose head
-    does).  A NUL or non-ASCII character can only let more pieces through.
+    Each piece is filed under its first eight characters (all of it when shorter), as the
+    integer of :func:`_gram` padded with NULs, and the path's every eight-character window, cut
+    to each length filed, is looked up, in C.  A hit of a piece up to eight characters is an
+    occurrence, so short pieces need no search, however many of their grams a path holds (a
+    screen by pairs passes thousands of 15,000 three-character pieces over 64 characters that a
+    path of them lacks, each then searched).  The windows of two, four and eight characters are
+    read by cast, like grams.  Past eight characters a hit is a head that occurs: the piece is
+    searched when its rules do not start by searching it.  Also used for long pieces crowded on
+    few grams (short pieces over a few characters: a de Bruijn path holds every gram).  A ``?``
+    or NUL in a piece, or a non-ASCII character in the path (read as ``?``), can only let more
+    pieces through: such pieces are searched as long ones are.
     """
 
     __slots__ = ("by_length", "entries", "ids", "sure", "unsure")
@@ -93,26 +100,31 @@ class _Heads:
             by_length.setdefault(len(head), {}).setdefault(key, []).append(number)
         self.by_length = tuple(
             (
+                size,
                 from_bytes(b"\xff" * size + b"\0" * (8 - size), byteorder),
                 {key: tuple(group) for key, group in table.items()},
             )
             for size, table in sorted(by_length.items())
         )
         self.ids = tuple(entry[1] for entry in entries)
-        self.unsure = tuple(entry[0] in searched for entry in entries)
+        self.unsure = tuple(entry[0] in searched and not _whole(entry[0]) for entry in entries)
         self.sure = not any(self.unsure)
 
     def hits(self, data: bytes) -> list[int]:
         """The numbers of the pieces whose head occurs in ``data`` (an ASCII path)."""
         end = len(data)
-        padded = data + b"\0" * 7
         windows: list[int] = []  # the eight bytes from every place of the path
-        for start in range(min(8, end)):
-            stop = start + (end + 7 - start) // 8 * 8
-            windows += memoryview(padded[start:stop]).cast("Q")
         hits: list[int] = []
-        for mask, table in self.by_length:
-            grams = set(map(and_, windows, repeat(mask)))
+        for size, mask, table in self.by_length:
+            if size in _FORMATS:  # read at that size, in C: no mask to apply
+                grams = _gram_set(data, size) if end >= size else set()
+            else:
+                if not windows:
+                    padded = data + b"\0" * 7
+                    for start in range(min(8, end)):
+                        stop = start + (end + 7 - start) // 8 * 8
+                        windows += memoryview(padded[start:stop]).cast("Q")
+                grams = set(map(and_, windows, repeat(mask)))
             hits += _chained.from_iterable(filter(None, map(table.get, grams)))
         return hits
 
@@ -123,6 +135,11 @@ _CAST_FROM = 32  # bytes of path from which the grams are read by memoryview.cas
 _LOOKUP = 20  # a path costs this many times its length to read whole (see _Pieces.present)
 _Format = Literal["Q", "L", "I", "H"]
 _FORMATS: dict[int, _Format] = {calcsize(code): code for code in ("Q", "L", "I", "H")}
+
+
+def _whole(piece: str) -> bool:
+    """Whether a :class:`_Heads` hit of ``piece`` is an occurrence (see there)."""
+    return len(piece) <= _HEAD and "?" not in piece and "\0" not in piece
 
 
 def _gram(text: str) -> int:
@@ -155,17 +172,18 @@ def _signature(piece: str, size: int) -> list[str]:
 class _Pieces:
     """Which of a set of literal pieces occur in a path, with the rules filed under each.
 
-    A few pieces are looked for one by one (``in``, in C).  Many are screened by grams,
-    of four characters (of two for pieces shorter than that): each piece is filed under
-    the one of a handful of its grams, spread over it, that the fewest (then the fewest
-    before it) have.  When few grams are filed, each is looked for; else the path's grams
-    are read once, in C, as integers (``memoryview.cast``), and the hits are narrowed in C
-    by the pieces' other grams (see :class:`_Signed`).  A piece whose grams are all there
-    is confirmed where its filed gram is (``startswith``), and searched whole only when
-    that fails, unless its rules are each one search for it anyway.
-    Single characters are looked for one by one (there are at most a hundred).  Only ASCII
-    is filed (patterns are ASCII once normalised); a path's other characters read as ``?``,
-    which can only let more pieces through to the search.
+    A few pieces are looked for one by one (``in``, in C).  Many pieces of two or three
+    characters are found whole by the path's windows (:class:`_Heads`): a screen by pairs cannot
+    tell them apart on a path that holds most pairs.  Longer ones (and a few short ones, by
+    pairs) are screened by grams of four characters: each piece is filed under the one of a
+    handful of its grams, spread over it, that the fewest (then the fewest before it) have.
+    When few grams are filed, each is looked for; else the path's grams are read once, in C, as
+    integers (``memoryview.cast``), and the hits are narrowed in C by the pieces' other grams
+    (see :class:`_Signed`).  A piece whose grams are all there is confirmed where its filed gram
+    is (``startswith``), and searched whole only when that fails, unless its rules are each one
+    search for it anyway. Single characters are looked for one by one (there are at most a
+    hundred).  Only ASCII is filed (patterns are ASCII once normalised); a path's other
+    characters read as ``?``, which can only let more pieces through to the search.
     """
 
     __slots__ = ("_direct", "_filed")
@@ -178,17 +196,22 @@ class _Pieces:
             self._direct = tuple((key, tuple(ids), risky(key)) for key, ids in pieces.items())
             return
         direct: list[tuple[str, tuple[int, ...], bool]] = []
-        by_size: dict[int, list[tuple[str, list[int]]]] = {}
+        short: list[tuple[str, list[int]]] = []
+        long: list[tuple[str, list[int]]] = []
         for piece, ids in pieces.items():
             if len(piece) == 1 or not piece.isascii():
                 direct.append((piece, tuple(ids), risky(piece)))
             else:
-                by_size.setdefault(_GRAM if len(piece) >= _GRAM else 2, []).append((piece, ids))
+                (short if len(piece) <= _SHORT else long).append((piece, ids))
         filed: list[tuple[int, _Signed | _Heads | None, _ByText]] = []
-        for size, group in sorted(by_size.items()):
+        for group in (short, long):
             if len(group) <= _DIRECT_KEYS:
                 direct.extend((key, tuple(ids), risky(key)) for key, ids in group)
+            elif group is short and len(group) > _WINDOWS:
+                entries = tuple((key, tuple(ids), False, 0, 0) for key, ids in group)
+                filed.append((_HEAD, _Heads(entries, searched), {}))
             else:
+                size = 2 if group is short else _GRAM
                 filed.append((size, *_file(group, size, searched)))
         self._direct = tuple(direct)
         self._filed = tuple(filed)
@@ -285,7 +308,9 @@ def _file(
             holders[gram] = holders.get(gram, 0) + 1
     filed: dict[str, list[_Filed]] = {}
     entries: list[_Filed] = []
-    others: list[tuple[int, ...]] = []
+    others: list[frozenset[int]] = []
+    # A set, not a tuple: set.issuperset copies any other argument into a new set first.
+    shared: dict[frozenset[int], frozenset[int]] = {}
     # Pieces with the fewest grams choose first, each the gram the fewest pieces chose
     # before it (then the fewest have), so that most get a gram of their own.
     taken: dict[str, int] = {}
@@ -301,7 +326,8 @@ def _file(
         entry = (piece, tuple(ids), danger, piece.find(name), numbers[name])
         filed.setdefault(name, []).append(entry)
         entries.append(entry)
-        others.append(tuple({numbers[g]: None for g in signature if g != name}))
+        other = frozenset(numbers[g] for g in signature if g != name)
+        others.append(shared.setdefault(other, other))
     by_text = {name: tuple(group) for name, group in filed.items()}
     if len(pieces) <= _SIGNED:
         return None, by_text

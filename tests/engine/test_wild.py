@@ -123,6 +123,7 @@ def index_everywhere(signed: str = "") -> Iterator[None]:
             patch.setattr(grams, "_LOOKUP", 0)
             patch.setattr(grams, "_CAST_FROM", 0)
             patch.setattr(grams, "_CROWDED", 0 if signed == "heads" else 10**9)
+            patch.setattr(grams, "_WINDOWS", 0 if signed == "heads" else 10**9)
         yield
 
 
@@ -340,6 +341,29 @@ def test_pieces_crowded_on_few_grams_are_screened_by_head_and_right() -> None:
     assert screen is not None and any(isinstance(s, grams._Heads) for _, s, _ in screen._filed)
 
 
+def test_many_short_pieces_are_found_whole_by_windows_and_right() -> None:
+    # bench_engine.py's short-pieces, smaller: three-character pieces over 64 characters, and
+    # paths that hold a third of the pairs (a screen by pairs passes most pieces to a
+    # search). They are found whole by the path's windows, with no search, and decide as the
+    # replay does; some rules end past the piece, so a found piece is not yet a match.
+    alphabet = "abcdefghijklmnopqrstuvwxyz0123456789-_ABCDEFGHIJKLMNOPQRSTUVWXYZ"
+    triples = ("".join(t) for t in itertools.product(alphabet, repeat=3))
+    words = list(itertools.islice(triples, 5, None, 199))[:1200]
+    lines = [(i % 7 == 0, f"/p/*{w}*") for i, w in enumerate(words)]
+    lines += [(False, f"/p/*{w}*Z$") for w in words[::40]]
+    robots = parse(body_of(lines))
+    text = "".join(alphabet[(i * i * 7 + i * 3) % 64] for i in range(1500))
+    for path in ("/p/" + text, "/p/" + text[:700] + "Z", "/p/" + words[9] + "Z", "/p/é" + text):
+        check(robots, path)
+    matcher = robots._matcher
+    assert matcher is not None and matcher._index is not None
+    nested = [g for g in matcher._index._prefixes.values() if isinstance(g, wild.WildIndex)]
+    screen = nested[0]._pieces if nested else matcher._index._pieces
+    assert screen is not None
+    windows = [s for _, s, _ in screen._filed if isinstance(s, grams._Heads)]
+    assert windows and all(s.sure for s in windows)
+
+
 # -- the gates of allowed(): second characters, heads, bisection, screens on the URL ----------
 
 # Plain prefixes that share heads and second characters, one that starts with another, some
@@ -514,6 +538,12 @@ def test_the_far_tails_file_is_right() -> None:
 )
 @example(  # the first piece's head occurs, the piece does not
     pieces=["abababab0", "b0"], searched={0}, queries=["abababab/"], signed="heads"
+)
+@example(  # a window that runs past the path's end reads a NUL
+    pieces=["ab\x00", "b0"], searched={0}, queries=["ab"], signed="heads"
+)
+@example(  # "é" reads as "?" in the path's windows
+    pieces=["a?b", "b0"], searched={0}, queries=["aéb"], signed="heads"
 )
 def test_only_the_searched_pieces_are_confirmed(
     pieces: list[str], searched: set[int], queries: list[str], signed: str
