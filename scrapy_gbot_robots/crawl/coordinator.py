@@ -82,6 +82,7 @@ if TYPE_CHECKING:
     from .housekeeping import Housekeeping
     from .keys import RequestKeys
     from .lifecycle import Lifecycle
+    from .lots import LotChoice
     from .pacing import Pacing
     from .progress import Progress
     from .reporting import ReportFiles
@@ -123,6 +124,7 @@ class Coordinator:
         token_source: str,
         store: TieredStore,
         gate: Gate[Any],
+        lots: LotChoice[Any],
         outbox: Outbox[Any],
         fetcher: Fetcher,
         lifecycle: Lifecycle,
@@ -143,6 +145,7 @@ class Coordinator:
         self._token_source = token_source
         self.store = store
         self._gate = gate
+        self._lots = lots
         self._outbox = outbox
         self._fetcher = fetcher
         self._lifecycle = lifecycle
@@ -434,8 +437,7 @@ class Coordinator:
         scheduler = engine_scheduler(self._crawler.engine)
         lot = fleet_lot(self._config, scheduler, spider, self._codec)
         if lot is not None:
-            gate.lot.close(persist=True)  # empty so far, or a JOBDIR's: kept for later
-            gate.use_lot(lot)
+            self._lots.choose(lot)  # the JOBDIR's lot is closed, its items kept for later
             telemetry.fleet_parking(lot.where)
         telemetry.resumed(gate.resume(self._clock()), gate.lot.where)
         self._carry_out()

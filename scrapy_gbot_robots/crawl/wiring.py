@@ -47,7 +47,7 @@ from .gate import Gate
 from .housekeeping import Housekeeping
 from .keys import RequestKeys
 from .lifecycle import Lifecycle
-from .lots import jobdir_lot
+from .lots import LotChoice, jobdir_lot
 from .pacing import Pacing
 from .progress import Progress
 from .read_back import ReadBacks
@@ -164,13 +164,15 @@ def build(crawler: Crawler, downloader: Downloader | None = None) -> Coordinator
     store = open_store(config, crawler, prepare=_matcher_of(token), on_read=read_backs.seen)
     codec = RequestCodec(lambda: crawler.spider, telemetry.unserializable)
     outbox: Outbox[Any] = Outbox()
+    # The JOBDIR's lot, or the fleet's that the coordinator chooses once the scheduler is known.
+    lots: LotChoice[Any] = LotChoice(jobdir_lot(crawler, codec))
     # Robots.txt downloads bypass the engine's own concurrency limit: the budget's ceiling
     # is their only bound; the pacing moves the limit between its floor and it.
     max_fetches = config.fetch_ceiling
     gate: Gate[Any] = Gate(
         store,
         config.policy,
-        jobdir_lot(crawler, codec),
+        lots,
         outbox,
         lifecycle.accepting,
         park_timeout=config.park_timeout,
@@ -215,6 +217,7 @@ def build(crawler: Crawler, downloader: Downloader | None = None) -> Coordinator
         token_source=parts.token_source,
         store=store,
         gate=gate,
+        lots=lots,
         outbox=outbox,
         fetcher=fetcher,
         lifecycle=lifecycle,
