@@ -160,9 +160,9 @@ def build(crawler: Crawler, downloader: Downloader | None = None) -> Coordinator
     # `scrapy shell` never starts a crawl: there, only the spider's close means closing.
     started = crawl_started(crawler)
     lifecycle = Lifecycle(lambda: engine_accepts_requests(crawler, crawl_started=started))
-    read_backs = ReadBacks(telemetry, lifecycle, limit=config.memory_size)
+    read_backs = ReadBacks(telemetry.fetches, lifecycle, limit=config.memory_size)
     store = open_store(config, crawler, prepare=_matcher_of(token), on_read=read_backs.seen)
-    codec = RequestCodec(lambda: crawler.spider, telemetry.unserializable)
+    codec = RequestCodec(lambda: crawler.spider, telemetry.requests.unserializable)
     outbox: Outbox[Any] = Outbox()
     # The JOBDIR's lot, or the fleet's that the coordinator chooses once the scheduler is known.
     lots: LotChoice[Any] = LotChoice(jobdir_lot(crawler, codec))
@@ -189,13 +189,13 @@ def build(crawler: Crawler, downloader: Downloader | None = None) -> Coordinator
         config,
         store,
         downloader or EngineDownloader(crawler),
-        telemetry,
+        telemetry.fetches,
         lifecycle,
         lock_ttl=lock_ttl(config, store.persistent),
         bounded_body=bounded_body,
     )
     if config.crawl_delay:
-        CrawlDelay(crawler, config, keys, store, telemetry)  # it listens, and holds itself
+        CrawlDelay(crawler, config, keys, store, telemetry.fetches)  # it listens, and holds itself
     report_files = None
     if report is not None:
         report_files = ReportFiles(
@@ -221,10 +221,12 @@ def build(crawler: Crawler, downloader: Downloader | None = None) -> Coordinator
         outbox=outbox,
         fetcher=fetcher,
         lifecycle=lifecycle,
-        telemetry=telemetry,
-        verdicts=Verdicts(config, keys, store, telemetry),
+        request_events=telemetry.requests,
+        fetch_events=telemetry.fetches,
+        run_events=telemetry.run,
+        verdicts=Verdicts(config, keys, store, telemetry.requests),
         admission=Admission(crawler),
-        housekeeping=Housekeeping(config, store, telemetry),
+        housekeeping=Housekeeping(config, store, telemetry.requests, telemetry.run),
         progress=Progress(crawler.stats, crawler.settings.getfloat("LOGSTATS_INTERVAL", 60.0)),
         pacing=Pacing(config.concurrent_requests),
         codec=codec,
