@@ -2,10 +2,11 @@
 
 :func:`configure` reads and checks the settings (a bad one stops the crawl before any
 request, naming the setting); :func:`build` turns the crawler and its :class:`Config` into
-every collaborator, each built whole and passed in through its constructor, in an order
-where every arrow points one way (:mod:`.coordinator` owns the conversation between them):
+every collaborator, each built whole and passed in through its constructor (with the family
+of telemetry events it tells), in an order where every arrow points one way
+(:mod:`.coordinator` owns the conversation between them):
 
-    keys, lifecycle, telemetry → read-backs → store → lot, outbox → gate
+    keys, lifecycle, telemetry → read-backs → store → lot choice, outbox → gate
     → fetcher, verdicts, admission, housekeeping, pacing, crawl-delay, report files
     → coordinator
 """
