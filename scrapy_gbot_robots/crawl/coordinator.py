@@ -425,9 +425,9 @@ class Coordinator:
 
     # -- the crawl's life -----------------------------------------------------------------
     def opened(self, spider: Spider) -> None:
-        gate, telemetry = self._gate, self._run_events
+        gate, run = self._gate, self._run_events
         budget = gate.budget
-        telemetry.opened(
+        run.opened(
             self.token,
             self._token_source,
             budget.max_fetches,
@@ -436,14 +436,14 @@ class Coordinator:
             budget.limit,
         )
         if not self._bounded_body:
-            telemetry.unbounded_body(self._config.policy.max_bytes)
+            run.unbounded_body(self._config.policy.max_bytes)
         self._admission.find()
         scheduler = engine_scheduler(self._crawler.engine)
         lot = fleet_lot(self._config, scheduler, spider, self._codec)
         if lot is not None:
-            self._lots.choose(lot)  # the JOBDIR's lot is closed, its items kept for later
-            telemetry.fleet_parking(lot.where)
-        telemetry.resumed(gate.resume(self._clock()), gate.lot.where)
+            self._lots.choose(lot)  # the first lot (empty so far, or a JOBDIR's) keeps its items
+            run.fleet_parking(lot.where)
+        run.resumed(gate.resume(self._clock()), gate.lot.where)
         self._carry_out()
         self._housekeeping.opened(self._clock())
         self._loop = looping_call(self._tick)
@@ -500,17 +500,17 @@ class Coordinator:
         self._lifecycle.accepting()  # the close has begun, if nothing asked since
         await settle(list(self._running), CLOSE_WAIT)
         self._lifecycle.close()
-        gate, telemetry, store = self._gate, self._run_events, self.store
+        gate, run, store = self._gate, self._run_events, self.store
         lot = gate.lot
         persist = bool(self._crawler.settings.get("JOBDIR")) or lot.shared
         kept = gate.close(persist=persist, reason=f"spider closed ({reason})")
         self._carry_out()
-        telemetry.persisted(kept, lot.where, lot.shared)
+        run.persisted(kept, lot.where, lot.shared)
         self._request_events.flush()  # the hot path's counts, before the final ones
-        telemetry.closed(gate.tally, gate.budget, store)
-        telemetry.components(store, lot)
+        run.closed(gate.tally, gate.budget, store)
+        run.components(store, lot)
         if store.persistent is not None:
             store.persistent.close()
-            telemetry.components(store, lot)  # writes given up at close
+            run.components(store, lot)  # writes given up at close
         if self._report_files is not None:
             self._report_files.write(spider.name, reason)
