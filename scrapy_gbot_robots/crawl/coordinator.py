@@ -82,10 +82,11 @@ if TYPE_CHECKING:
     from .housekeeping import Housekeeping
     from .keys import RequestKeys
     from .lifecycle import Lifecycle
+    from .lots import LotChoice
     from .pacing import Pacing
     from .progress import Progress
     from .reporting import ReportFiles
-    from .telemetry import Telemetry
+    from .telemetry import FetchEvents, RequestEvents, RunEvents
     from .verdicts import Verdicts
 
 logger = logging.getLogger("scrapy_gbot_robots.middleware")
@@ -123,10 +124,13 @@ class Coordinator:
         token_source: str,
         store: TieredStore,
         gate: Gate[Any],
+        lots: LotChoice[Any],
         outbox: Outbox[Any],
         fetcher: Fetcher,
         lifecycle: Lifecycle,
-        telemetry: Telemetry,
+        request_events: RequestEvents,
+        fetch_events: FetchEvents,
+        run_events: RunEvents,
         verdicts: Verdicts,
         admission: Admission,
         housekeeping: Housekeeping,
@@ -143,10 +147,13 @@ class Coordinator:
         self._token_source = token_source
         self.store = store
         self._gate = gate
+        self._lots = lots
         self._outbox = outbox
         self._fetcher = fetcher
         self._lifecycle = lifecycle
-        self._telemetry = telemetry
+        self._request_events = request_events
+        self._fetch_events = fetch_events
+        self._run_events = run_events
         self._verdicts = verdicts
         self._admission = admission
         self._housekeeping = housekeeping
@@ -201,7 +208,7 @@ class Coordinator:
         if url.endswith(ROBOTS_PATH):  # the spider reads robots.txt itself
             answer = own_copy(request, origin, self.store.get(origin))
             if answer is not None:
-                self._telemetry.served_own_copy()
+                self._request_events.served_own_copy()
                 return answer
         if not self._verdicts.obeyed(request, origin, url):
             return self._undecided(request, origin, scheduled)
@@ -241,7 +248,7 @@ class Coordinator:
         meta = request.meta
         if scheduled and not meta.get(BOUNCED):
             meta[BOUNCED] = True
-            self._telemetry.bounced(forgotten=self.store.get(origin) is None)
+            self._request_events.bounced(forgotten=self.store.get(origin) is None)
             return request
         meta.pop(BOUNCED, None)
         return self._wait_then_check(request, origin)
@@ -255,12 +262,12 @@ class Coordinator:
             reason = self._gate.wait(origin, waiter, self._clock())
             self._carry_out()
             if reason is ParkReason.STOPPED:  # never waits for a retry (gate.wait)
-                self._telemetry.dropped(request, origin, "stopped")
+                self._request_events.dropped(request, origin, "stopped")
                 raise IgnoreRequest(_undecided_message("stopped"))
             if reason is not None:
-                self._telemetry.parked(request, origin, reason)
+                self._request_events.parked(request, origin, reason)
                 await maybe_deferred_to_future(waiter.deferred)  # IgnoreRequest when dropped
-        self._telemetry.dropped(request, origin, "robots.txt stayed undecided")
+        self._request_events.dropped(request, origin, "robots.txt stayed undecided")
         raise IgnoreRequest("robots.txt stayed undecided")
 
     # -- the scheduling hook --------------------------------------------------------------
@@ -289,7 +296,7 @@ class Coordinator:
                 meta[SCHEDULED] = True
                 self.store.pin(origin)
                 return
-        self._telemetry.parked(request, origin, reason)
+        self._request_events.parked(request, origin, reason)
         raise IgnoreRequest(_PARKED)
 
     def _recheck(self, origin: str) -> None:
@@ -306,7 +313,7 @@ class Coordinator:
             while effects := self._outbox.take():
                 for effect in effects:
                     if isinstance(effect, Fetch):
-                        self._telemetry.fetch_wanted(effect.why)
+                        self._fetch_events.fetch_wanted(effect.why)
                         call_later(0, self._start_fetch, effect.origin, effect.why)
                     elif isinstance(effect, Drop):
                         self._drop(effect.origin, effect.items, effect.reason)
@@ -343,7 +350,7 @@ class Coordinator:
             return  # nothing is told nor decided once the crawl is closed
         try:
             if outcome.state is not None:
-                self._telemetry.decided(
+                self._fetch_events.decided(
                     origin,
                     outcome.state,
                     outcome.previous,
@@ -353,7 +360,7 @@ class Coordinator:
         except Exception:  # the report or a signal handler: the state is stored already
             logger.exception("Error while recording robots.txt of %s", origin)
         finally:
-            self._telemetry.fetch_ended(origin)
+            self._fetch_events.fetch_ended(origin)
             gate.fetch_done(origin, self._clock(), recheck_at=outcome.recheck_at, cut=outcome.cut)
             self._carry_out()
 
@@ -366,7 +373,7 @@ class Coordinator:
                 item.deferred.callback(None)
                 continue
             if isinstance(item, Unreadable):
-                self._telemetry.unreadable(origin, item.error, self._gate.lot.where)
+                self._request_events.unreadable(origin, item.error, self._gate.lot.where)
                 continue
             request: Request = item
             meta = request.meta
@@ -379,12 +386,12 @@ class Coordinator:
                 engine.crawl(request)
             except Exception as exc:  # one bad request must not cost the rest of the queue
                 reason = f"could not be rescheduled ({type(exc).__name__})"
-                self._telemetry.dropped(request, origin, reason)
+                self._request_events.dropped(request, origin, reason)
                 continue
             finally:
                 self._releasing = None
                 request.dont_filter = dont_filter
-            self._telemetry.released()
+            self._request_events.released()
 
     def _drop(self, origin: str, items: Sequence[Any], reason: str) -> None:
         """Give these up: each reaches its errback while the crawl runs; at its end (the
@@ -392,12 +399,12 @@ class Coordinator:
         running = self._lifecycle.accepting()
         for item in items:
             if isinstance(item, Unreadable):
-                self._telemetry.unreadable(origin, item.error, self._gate.lot.where)
+                self._request_events.unreadable(origin, item.error, self._gate.lot.where)
             elif isinstance(item, _Waiter):
-                self._telemetry.dropped(item.request, origin, reason)
+                self._request_events.dropped(item.request, origin, reason)
                 item.deferred.errback(IgnoreRequest(_undecided_message(reason)))
             else:
-                self._telemetry.dropped(item, origin, reason)
+                self._request_events.dropped(item, origin, reason)
                 if running:
                     self._to_errback(item, reason)
 
@@ -418,9 +425,9 @@ class Coordinator:
 
     # -- the crawl's life -----------------------------------------------------------------
     def opened(self, spider: Spider) -> None:
-        gate, telemetry = self._gate, self._telemetry
+        gate, run = self._gate, self._run_events
         budget = gate.budget
-        telemetry.opened(
+        run.opened(
             self.token,
             self._token_source,
             budget.max_fetches,
@@ -429,15 +436,14 @@ class Coordinator:
             budget.limit,
         )
         if not self._bounded_body:
-            telemetry.unbounded_body(self._config.policy.max_bytes)
+            run.unbounded_body(self._config.policy.max_bytes)
         self._admission.find()
         scheduler = engine_scheduler(self._crawler.engine)
         lot = fleet_lot(self._config, scheduler, spider, self._codec)
         if lot is not None:
-            gate.lot.close(persist=True)  # empty so far, or a JOBDIR's: kept for later
-            gate.use_lot(lot)
-            telemetry.fleet_parking(lot.where)
-        telemetry.resumed(gate.resume(self._clock()), gate.lot.where)
+            self._lots.choose(lot)  # the first lot (empty so far, or a JOBDIR's) keeps its items
+            run.fleet_parking(lot.where)
+        run.resumed(gate.resume(self._clock()), gate.lot.where)
         self._carry_out()
         self._housekeeping.opened(self._clock())
         self._loop = looping_call(self._tick)
@@ -474,7 +480,7 @@ class Coordinator:
         if pace.drained and self.store.pinned:
             self.store.unpin_all()
             gate.room_made(now)
-        self._telemetry.paced(pace)
+        self._run_events.paced(pace)
 
     def idle(self, spider: Spider) -> None:
         if self._gate.busy:
@@ -494,16 +500,17 @@ class Coordinator:
         self._lifecycle.accepting()  # the close has begun, if nothing asked since
         await settle(list(self._running), CLOSE_WAIT)
         self._lifecycle.close()
-        gate, telemetry, store = self._gate, self._telemetry, self.store
+        gate, run, store = self._gate, self._run_events, self.store
         lot = gate.lot
         persist = bool(self._crawler.settings.get("JOBDIR")) or lot.shared
         kept = gate.close(persist=persist, reason=f"spider closed ({reason})")
         self._carry_out()
-        telemetry.persisted(kept, lot.where, lot.shared)
-        telemetry.closed(gate.tally, gate.budget, store)
-        telemetry.components(store, lot)
+        run.persisted(kept, lot.where, lot.shared)
+        self._request_events.flush()  # the hot path's counts, before the final ones
+        run.closed(gate.tally, gate.budget, store)
+        run.components(store, lot)
         if store.persistent is not None:
             store.persistent.close()
-            telemetry.components(store, lot)  # writes given up at close
+            run.components(store, lot)  # writes given up at close
         if self._report_files is not None:
             self._report_files.write(spider.name, reason)

@@ -33,7 +33,7 @@ if TYPE_CHECKING:
     from ..engine.rules import RobotsTxt
     from ..stores.tiered import TieredStore
     from .keys import RequestKeys
-    from .telemetry import Telemetry
+    from .telemetry import FetchEvents
 
 logger = logging.getLogger("scrapy_gbot_robots.middleware")
 
@@ -50,7 +50,7 @@ class CrawlDelay:
         config: Config,
         keys: RequestKeys,
         store: TieredStore,
-        telemetry: Telemetry,
+        telemetry: FetchEvents,
     ) -> None:
         self.crawler = crawler
         self.config = config

@@ -41,7 +41,7 @@ if TYPE_CHECKING:
     from ..stores.base import PersistentStore
     from ..stores.tiered import TieredStore
     from .lifecycle import Lifecycle
-    from .telemetry import Telemetry
+    from .telemetry import FetchEvents
 
 logger = logging.getLogger("scrapy_gbot_robots.middleware")
 
@@ -110,7 +110,7 @@ class Fetcher:
         config: Config,
         store: TieredStore,
         downloader: Downloader,
-        telemetry: Telemetry,
+        telemetry: FetchEvents,
         lifecycle: Lifecycle,
         *,
         lock_ttl: float,

@@ -6,7 +6,8 @@ requests, drop them), which the coordinator carries out once the event is handle
 never calls back into its caller. Time is always an argument. No I/O and nothing from Scrapy
 or Twisted, so every rule here is unit-tested without a crawl, including the accounting rule:
 every request that enters the gate leaves it released, dropped, or (with ``JOBDIR``)
-persisted for the next run; none is ever lost.
+persisted for the next run; none is ever lost. The gate decides when items move; moving
+and counting them is :mod:`.parked`'s.
 
 The rules:
 
@@ -49,11 +50,11 @@ from collections.abc import Callable, Sequence
 from typing import Generic, TypeVar
 
 from ..parking.base import Lot
-from ..parking.memory import MemoryLot
 from ..policy.states import Kind, Mode, OriginState, PolicyConfig, rules_in_force
 from ..stores.base import OriginStore
 from .budget import FetchBudget
 from .effects import Actions, FetchReason
+from .parked import ParkedItems
 from .tally import Tally
 from .wakeups import Wakeups
 
@@ -132,7 +133,8 @@ class Gate(Generic[T]):
     ) -> None:
         self._store = store
         self._policy = policy
-        self._lot = lot
+        #: Where items wait and how they leave, counted (:mod:`.parked`).
+        self._items = ParkedItems(lot, actions, release_batch=release_batch)
         self._actions = actions
         #: Whether released items can be sent on now; the first False means the crawl closes
         #: (:class:`~.lifecycle.Lifecycle`), and the gate never asks again.
@@ -147,19 +149,18 @@ class Gate(Generic[T]):
             slow_after=slow_after,
             room=room,
         )
-        self._batch = release_batch
         #: Observe mode: an origin stopped by server errors is decided ("Googlebot would not
         #: crawl it now"), so its requests pass; only the first decision is waited for.
         self._observe = observe
         self._recs: dict[str, _Origin] = {}
-        # Items waiting in place, in memory whatever the lot: see wait().
-        self._held: MemoryLot[T] = MemoryLot()
         self._closing_at: float | None = None  # when the gate learnt that the crawl closes
         self._wakeups = Wakeups()
         self._closed = False
-        #: What entered and left the gate (:mod:`.tally`: nothing is ever lost).
-        self.tally = Tally()
-        self._shared = lot.shared
+
+    @property
+    def tally(self) -> Tally:
+        """What entered and left the gate (:mod:`.tally`: nothing is ever lost)."""
+        return self._items.tally
 
     # -- queries ------------------------------------------------------------------------------
     @property
@@ -185,12 +186,11 @@ class Gate(Generic[T]):
 
     def peek(self, origin: str) -> T | None:
         """The oldest item parked for ``origin`` (the one that made its fetch wanted)."""
-        item = self._lot.peek(origin)
-        return self._held.peek(origin) if item is None else item
+        return self._items.peek(origin)
 
     @property
     def lot(self) -> Lot[T]:
-        return self._lot
+        return self._items.lot
 
     def fetching(self, origin: str) -> bool:
         rec = self._recs.get(origin)
@@ -323,7 +323,7 @@ class Gate(Generic[T]):
     def tick(self, now: float) -> None:
         """Periodic: make parking durable, move slow fetches out of the budget, then handle
         every origin whose time has come."""
-        self._lot.flush()
+        self._items.lot.flush()
         if not self._closed:
             self._open(now)  # the tick is where a close is learnt when nothing else asks
             budget = self.budget
@@ -345,13 +345,6 @@ class Gate(Generic[T]):
         if self.budget.room_blocked and not self._closed:
             self._start_queued(now)
 
-    def use_lot(self, lot: Lot[T]) -> None:
-        """Park in ``lot`` from now on (chosen once the scheduler is known); only while empty."""
-        if self.tally.now or self._recs:
-            raise RuntimeError("the parking lot can only be changed while nothing is parked")
-        self._lot = lot
-        self._shared = lot.shared
-
     def adopt(self, now: float, limit: int = 100) -> int:
         """Shared lot: take charge of origins other processes left waiting (a dead worker's).
 
@@ -359,40 +352,32 @@ class Gate(Generic[T]):
         fleet lock keeps it to one process), then its waiting items are released by whoever
         decides. Returns how many origins were adopted.
         """
-        if not self._shared or self._closed or self._closing_at is not None:
+        if not self._items.lot.shared or self._closed or self._closing_at is not None:
             return 0
-        waiting = self._lot.waiting()[:limit]
+        waiting = self._items.waiting()[:limit]
         orphans = [(o, n) for o, n in waiting if o not in self._recs and n > 0]
         self._take_over(orphans, now)
         return len(orphans)
 
     def resume(self, now: float) -> int:
         """Take over the items a previous run left in the lot; their fetches queue in order."""
-        waiting = self._lot.waiting()
+        waiting = self._items.waiting()
         self._take_over(waiting, now)
         return sum(count for _, count in waiting)
 
     def _take_over(self, waiting: Sequence[tuple[str, int]], now: float) -> None:
         for origin, count in waiting:
-            self._rec(origin).parked += count
-            self.tally.resume(count)
+            self._items.resumed(self._rec(origin), count)
         for origin, _ in waiting:
             self._check(origin, now)
 
     def close(self, persist: bool, reason: str) -> int:
         """The crawl ends: keep what the lot can persist, drop the rest; return how many kept."""
         self._closed = True
-        left = self._held.close(persist=False) + self._lot.close(persist)
-        kept = self.tally.close(len(left))
-        by_origin: dict[str, list[T]] = {}
-        for origin, item in left:
-            by_origin.setdefault(origin, []).append(item)
         self._recs.clear()
         self.budget.clear()
         self._wakeups.clear()
-        for origin, items in by_origin.items():
-            self._actions.drop(origin, items, reason)
-        return kept
+        return self._items.close(persist, reason)
 
     # -- internals ----------------------------------------------------------------------------
     def _rec(self, origin: str) -> _Origin:
@@ -418,13 +403,7 @@ class Gate(Generic[T]):
     ) -> _Origin:
         if rec is None:
             rec = self._rec(origin)
-        if held:
-            self._held.push(origin, item, now)
-            rec.held += 1
-        else:
-            self._lot.push(origin, item, now)
-            rec.parked += 1
-        self.tally.park()
+        self._items.push(origin, rec, item, now, held=held)
         if failing:
             rec.failing = True
         closing = self._closing_at is not None
@@ -491,10 +470,7 @@ class Gate(Generic[T]):
         aging = rec.parked and self._closing_at is None
         if rec.active_since is None or not (aging or rec.held):
             return
-        oldest = self._held.oldest(origin) if rec.held else None
-        if aging:
-            in_lot = self._lot.oldest(origin)
-            oldest = in_lot if oldest is None or in_lot is None else min(oldest, in_lot)
+        oldest = self._items.oldest(origin, rec, aging=bool(aging))
         start = rec.active_since if oldest is None else max(oldest, rec.active_since)
         self._wakeups.set(origin, start + self._timeout)
 
@@ -503,25 +479,8 @@ class Gate(Generic[T]):
         if rec.active_since is None or not (aging or rec.held):
             return
         cutoff = now - self._timeout
-        if rec.active_since > cutoff:
-            return
-        if rec.held:
-            held = self._held.take_parked_before(origin, cutoff)
-            if held:
-                rec.held -= len(held)
-                self.tally.drop(len(held))
-                self._actions.drop(origin, held, "deadline")
-        if not aging:
-            return
-        items = self._lot.take_parked_before(origin, cutoff)
-        if items:
-            self.tally.drop(len(items), self._uncount(rec, len(items)))
-            self._actions.drop(origin, items, "deadline")
-        if rec.parked and self._lot.oldest(origin) is None:
-            # The lot holds none of what we count: another process took them from a shared
-            # lot (or Redis cannot be reached now: adopt() finds them again). Stop counting,
-            # or the origin would wake at a past deadline and hold the crawl open for ever.
-            self.tally.lost_to_others(self._uncount(rec, rec.parked))
+        if rec.active_since <= cutoff:
+            self._items.expire(origin, rec, cutoff, aging=bool(aging))
 
     def _check(self, origin: str, now: float) -> None:
         rec = self._recs.get(origin)
@@ -552,10 +511,7 @@ class Gate(Generic[T]):
                 self._want(origin, self._rec(origin), now, blocking=False, why=FetchReason.REFRESH)
             return
         if rec.held:  # a download never waits for a retry: it fails now
-            held = self._held.take(origin, rec.held)
-            rec.held -= len(held)
-            self.tally.drop(len(held))
-            self._actions.drop(origin, held, STOPPED)
+            self._items.drop_held(origin, rec, STOPPED)
             if not rec.parked:
                 self._forget(origin, rec)
                 return
@@ -572,26 +528,12 @@ class Gate(Generic[T]):
         accepting = self._open(now)  # while closing, held items only: close() has the lot's
         if not accepting and not rec.held:
             return
-        shared = self._shared
         rec.releasing = True
         try:
-            while rec.held > 0:  # first: they hold download slots, and the close waits for them
-                held = self._held.take(origin, self._batch)
-                if not held:
-                    break
-                rec.held -= len(held)
-                self.tally.release(len(held))
-                self._actions.release(origin, held)
-            while accepting and (rec.parked > 0 or shared):
-                items = self._lot.take(origin, self._batch)
-                if not items:
-                    break
-                self.tally.release(len(items), self._uncount(rec, len(items)))
-                self._actions.release(origin, items)
+            self._items.release(origin, rec, accepting=accepting)
         finally:
             rec.releasing = False
-            if shared and accepting and rec.parked:  # another process took them from the lot
-                self.tally.lost_to_others(self._uncount(rec, rec.parked))
+            self._items.released(rec, accepting=accepting)
             self._forget(origin, rec)
 
     def _open(self, now: float) -> bool:
@@ -609,13 +551,6 @@ class Gate(Generic[T]):
                 self._wake_deadline(origin, rec)
         self._start_queued(now)
         return False
-
-    def _uncount(self, rec: _Origin, n: int) -> int:
-        """Forget ``n`` items of ``rec``; in a shared lot they may be other processes' items.
-        Returns how many of them were counted here."""
-        mine = min(n, rec.parked)
-        rec.parked -= mine
-        return mine
 
 
 def _arrival(

@@ -14,7 +14,7 @@ if TYPE_CHECKING:
     from .._settings import Config
     from ..parking.base import Lot
     from ..stores.tiered import TieredStore
-    from .telemetry import Telemetry
+    from .telemetry import RequestEvents, RunEvents
 
 #: Seconds (of the clock) between two prunes of the store (``GBOT_ROBOTS_CACHE_KEEP``).
 PRUNE_EVERY = 3_600.0
@@ -23,10 +23,13 @@ PRUNE_EVERY = 3_600.0
 class Housekeeping:
     """Stats and store chores, driven by the coordinator's tick."""
 
-    def __init__(self, config: Config, store: TieredStore, telemetry: Telemetry) -> None:
+    def __init__(
+        self, config: Config, store: TieredStore, requests: RequestEvents, run: RunEvents
+    ) -> None:
         self._keep = config.store_keep
         self._store = store
-        self._telemetry = telemetry
+        self._requests = requests
+        self._run = run
         self._pruned_at: float | None = None
 
     def opened(self, now: float) -> None:
@@ -35,13 +38,13 @@ class Housekeeping:
             self._prune(now)
 
     def tick(self, now: float, lot: Lot[Any]) -> None:
-        self._telemetry.flush()
+        self._requests.flush()
         if self._pruned_at is not None and now - self._pruned_at >= PRUNE_EVERY:
             self._prune(now)
-        self._telemetry.components(self._store, lot)
+        self._run.components(self._store, lot)
 
     def _prune(self, now: float) -> None:
         self._pruned_at = now
         persistent = self._store.persistent
         if persistent is not None:
-            self._telemetry.pruned(persistent.prune(now, self._keep), self._keep)
+            self._run.pruned(persistent.prune(now, self._keep), self._keep)

@@ -50,7 +50,7 @@ if TYPE_CHECKING:
     from typing_extensions import Self
 
     from .keys import RequestKeys
-    from .telemetry import Telemetry
+    from .telemetry import RequestEvents
 
 __all__ = ["PRIORITY", "PageRulesMiddleware", "page_rules"]
 
@@ -88,7 +88,7 @@ class PageRulesMiddleware:
     ("obey"), so that "read" has no ``process_spider_output`` at all.
     """
 
-    def __init__(self, config: Config, keys: RequestKeys, telemetry: Telemetry) -> None:
+    def __init__(self, config: Config, keys: RequestKeys, telemetry: RequestEvents) -> None:
         self.clock = config.clock
         self.observe = config.observe
         self.keys = keys
@@ -104,7 +104,7 @@ class PageRulesMiddleware:
         if parts is None:
             raise NotConfigured
         built = _ObeyingMiddleware if parts.config.obeys_page_rules else cls
-        return built(parts.config, parts.keys, parts.telemetry)  # type: ignore[return-value]
+        return built(parts.config, parts.keys, parts.telemetry.requests)  # type: ignore[return-value]
 
     def process_spider_input(self, response: Response, spider: Any = None) -> None:
         request = response.request

@@ -21,7 +21,7 @@ from ..policy.origin import robots_url
 if TYPE_CHECKING:
     from ..policy.states import OriginState
     from .lifecycle import Lifecycle
-    from .telemetry import Telemetry
+    from .telemetry import FetchEvents
 
 
 class ReadBacks:
@@ -29,7 +29,7 @@ class ReadBacks:
 
     __slots__ = ("_lifecycle", "_limit", "_seen", "_telemetry")
 
-    def __init__(self, telemetry: Telemetry, lifecycle: Lifecycle, *, limit: int) -> None:
+    def __init__(self, telemetry: FetchEvents, lifecycle: Lifecycle, *, limit: int) -> None:
         self._telemetry = telemetry
         self._lifecycle = lifecycle
         self._limit = limit

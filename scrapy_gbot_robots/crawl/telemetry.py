@@ -1,7 +1,9 @@
 """What the crawl tells its user: stats, log lines, signals and the report's counters.
 
 Each event is one method, and each method counts, logs, signals and reports that event in
-one place, so "where is X counted?" has one answer (stat names: ``_stats``). It only tells:
+one place, so "where is X counted?" has one answer (stat names: ``_stats``). The events come
+in three families, one class each (a request's, a robots.txt fetch's, the whole run's), and
+each part of the crawl is given the family it tells. It only tells:
 it decides nothing, builds nothing and writes no file (the report's files are
 :mod:`.reporting`'s). The costly parts (a deciding line for a DEBUG line, a signal nobody
 listens to) are skipped when nobody can see them. Testable against a plain stats collector
@@ -46,8 +48,9 @@ if TYPE_CHECKING:
 logger = logging.getLogger("scrapy_gbot_robots.middleware")
 
 
-class Telemetry:
-    """Stats, logs, signals and report counters of one crawl."""
+class _Telling:
+    """What every family of events tells through: the crawler's stats and signals, the
+    report, and whether DEBUG lines can be seen."""
 
     def __init__(self, crawler: Crawler, report: ReportCollector | None, debug: bool) -> None:
         self.crawler = crawler
@@ -57,20 +60,7 @@ class Telemetry:
         #: only when they can be seen. Scrapy filters LOG_LEVEL at its handler, not at our
         #: logger, so the wiring asks the setting.
         self.debug = debug
-        #: Checks against a remembered state, counted on the hot path (:meth:`checked`) and
-        #: added to the stats on a tick.
-        self.hits = 0
-        self._hits_flushed = 0
-        #: Pages whose rules were read (GBOT_ROBOTS_PAGE_RULES), written to the stats on a tick.
-        self.pages_read = 0
-        self._pages_flushed = 0
-        self._chains: dict[str, list[Hop]] = {}  # robots.txt fetches in flight, for the report
-        self._unserializable_logged = False
-        self._store_error: str | None = None
-        self._failing_evictions = 0
-        self._forgotten_logged = False
 
-    # -- helpers ----------------------------------------------------------------------------
     @property
     def _spider(self) -> Spider | None:
         return self.crawler.spider
@@ -85,6 +75,23 @@ class Telemetry:
 
     def _send(self, signal: object, **kwargs: Any) -> None:
         self.crawler.signals.send_catch_log(signal=signal, spider=self._spider, **kwargs)
+
+
+class RequestEvents(_Telling):
+    """What happens to one request: checked, forbidden, parked, released, dropped, and what
+    the page-rules middleware reads and drops."""
+
+    def __init__(self, crawler: Crawler, report: ReportCollector | None, debug: bool) -> None:
+        super().__init__(crawler, report, debug)
+        #: Checks against a remembered state, counted on the hot path (:meth:`checked`) and
+        #: added to the stats on a tick.
+        self.hits = 0
+        self._hits_flushed = 0
+        #: Pages whose rules were read (GBOT_ROBOTS_PAGE_RULES), written to the stats on a tick.
+        self.pages_read = 0
+        self._pages_flushed = 0
+        self._unserializable_logged = False
+        self._forgotten_logged = False
 
     # -- requests ---------------------------------------------------------------------------
     def checked(self) -> None:
@@ -285,7 +292,15 @@ class Telemetry:
         """A request yielded from a ``nofollow`` page kept for its ``dont_obey_robotstxt``."""
         self.stats.inc_value(S.PAGE_RULES_KEPT_NOFOLLOW)
 
-    # -- fetches ----------------------------------------------------------------------------
+
+class FetchEvents(_Telling):
+    """What happens to one robots.txt fetch, from wanted to decided (and the crawl-delay it
+    brings)."""
+
+    def __init__(self, crawler: Crawler, report: ReportCollector | None, debug: bool) -> None:
+        super().__init__(crawler, report, debug)
+        self._chains: dict[str, list[Hop]] = {}  # robots.txt fetches in flight, for the report
+
     def fetch_wanted(self, why: FetchReason) -> None:
         stat = S.FETCH_WHY.get(why.value)
         if stat:
@@ -398,7 +413,15 @@ class Telemetry:
                 extra=self._extra(),
             )
 
-    # -- housekeeping -----------------------------------------------------------------------
+
+class RunEvents(_Telling):
+    """What happens to the crawl as a whole: the open, the pace, the store's chores, the close."""
+
+    def __init__(self, crawler: Crawler, report: ReportCollector | None, debug: bool) -> None:
+        super().__init__(crawler, report, debug)
+        self._store_error: str | None = None
+        self._failing_evictions = 0
+
     def pruned(self, count: int, keep: float) -> None:
         if not count:
             return
@@ -528,8 +551,8 @@ class Telemetry:
         logger.info(message, {"n": count, "where": where}, extra=self._extra())
 
     def closed(self, tally: Tally, budget: FetchBudget, store: TieredStore) -> None:
-        """The crawl's final counts: the gate's peaks and the store's totals."""
-        self.flush()
+        """The crawl's final counts: the gate's peaks and the store's totals (the hot
+        path's counts are :meth:`RequestEvents.flush`'s)."""
         stats = self.stats
         stats.set_value(S.PARKED_PEAK, tally.peak)
         stats.set_value(S.FETCH_IN_FLIGHT_PEAK, budget.running_peak)
@@ -550,6 +573,19 @@ class Telemetry:
             stats.set_value(S.CACHE_COMPACT_READ, store.compact_reads)
         if store.forgotten:
             stats.set_value(S.CACHE_FORGOTTEN, store.forgotten)
+
+
+class Telemetry:
+    """The crawl's three families of events, built once per crawler (both middlewares tell
+    through them); each part of the crawl is given the family it tells."""
+
+    __slots__ = ("fetches", "report", "requests", "run")
+
+    def __init__(self, crawler: Crawler, report: ReportCollector | None, debug: bool) -> None:
+        self.report = report
+        self.requests = RequestEvents(crawler, report, debug)
+        self.fetches = FetchEvents(crawler, report, debug)
+        self.run = RunEvents(crawler, report, debug)
 
 
 def _robot_parser(robots: RobotsTxt) -> Any:

@@ -27,7 +27,7 @@ if TYPE_CHECKING:
     from ..engine.usage import UsagePreference
     from ..stores.tiered import TieredStore
     from .keys import RequestKeys
-    from .telemetry import Telemetry
+    from .telemetry import RequestEvents
 
 FORBIDDEN = "Forbidden by robots.txt"
 FORBIDDEN_BY_USAGE = "Forbidden by a robots.txt content-usage signal"
@@ -51,7 +51,7 @@ class Verdicts:
     )
 
     def __init__(
-        self, config: Config, keys: RequestKeys, store: TieredStore, telemetry: Telemetry
+        self, config: Config, keys: RequestKeys, store: TieredStore, telemetry: RequestEvents
     ) -> None:
         self.keys = keys
         self.store = store

@@ -2,10 +2,11 @@
 
 :func:`configure` reads and checks the settings (a bad one stops the crawl before any
 request, naming the setting); :func:`build` turns the crawler and its :class:`Config` into
-every collaborator, each built whole and passed in through its constructor, in an order
-where every arrow points one way (:mod:`.coordinator` owns the conversation between them):
+every collaborator, each built whole and passed in through its constructor (with the family
+of telemetry events it tells), in an order where every arrow points one way
+(:mod:`.coordinator` owns the conversation between them):
 
-    keys, lifecycle, telemetry → read-backs → store → lot, outbox → gate
+    keys, lifecycle, telemetry → read-backs → store → lot choice, outbox → gate
     → fetcher, verdicts, admission, housekeeping, pacing, crawl-delay, report files
     → coordinator
 """
@@ -47,7 +48,7 @@ from .gate import Gate
 from .housekeeping import Housekeeping
 from .keys import RequestKeys
 from .lifecycle import Lifecycle
-from .lots import jobdir_lot
+from .lots import LotChoice, jobdir_lot
 from .pacing import Pacing
 from .progress import Progress
 from .read_back import ReadBacks
@@ -160,17 +161,19 @@ def build(crawler: Crawler, downloader: Downloader | None = None) -> Coordinator
     # `scrapy shell` never starts a crawl: there, only the spider's close means closing.
     started = crawl_started(crawler)
     lifecycle = Lifecycle(lambda: engine_accepts_requests(crawler, crawl_started=started))
-    read_backs = ReadBacks(telemetry, lifecycle, limit=config.memory_size)
+    read_backs = ReadBacks(telemetry.fetches, lifecycle, limit=config.memory_size)
     store = open_store(config, crawler, prepare=_matcher_of(token), on_read=read_backs.seen)
-    codec = RequestCodec(lambda: crawler.spider, telemetry.unserializable)
+    codec = RequestCodec(lambda: crawler.spider, telemetry.requests.unserializable)
     outbox: Outbox[Any] = Outbox()
+    # The JOBDIR's lot, or the fleet's that the coordinator chooses once the scheduler is known.
+    lots: LotChoice[Any] = LotChoice(jobdir_lot(crawler, codec))
     # Robots.txt downloads bypass the engine's own concurrency limit: the budget's ceiling
     # is their only bound; the pacing moves the limit between its floor and it.
     max_fetches = config.fetch_ceiling
     gate: Gate[Any] = Gate(
         store,
         config.policy,
-        jobdir_lot(crawler, codec),
+        lots,
         outbox,
         lifecycle.accepting,
         park_timeout=config.park_timeout,
@@ -187,13 +190,13 @@ def build(crawler: Crawler, downloader: Downloader | None = None) -> Coordinator
         config,
         store,
         downloader or EngineDownloader(crawler),
-        telemetry,
+        telemetry.fetches,
         lifecycle,
         lock_ttl=lock_ttl(config, store.persistent),
         bounded_body=bounded_body,
     )
     if config.crawl_delay:
-        CrawlDelay(crawler, config, keys, store, telemetry)  # it listens, and holds itself
+        CrawlDelay(crawler, config, keys, store, telemetry.fetches)  # it listens, and holds itself
     report_files = None
     if report is not None:
         report_files = ReportFiles(
@@ -215,13 +218,16 @@ def build(crawler: Crawler, downloader: Downloader | None = None) -> Coordinator
         token_source=parts.token_source,
         store=store,
         gate=gate,
+        lots=lots,
         outbox=outbox,
         fetcher=fetcher,
         lifecycle=lifecycle,
-        telemetry=telemetry,
-        verdicts=Verdicts(config, keys, store, telemetry),
+        request_events=telemetry.requests,
+        fetch_events=telemetry.fetches,
+        run_events=telemetry.run,
+        verdicts=Verdicts(config, keys, store, telemetry.requests),
         admission=Admission(crawler),
-        housekeeping=Housekeeping(config, store, telemetry),
+        housekeeping=Housekeeping(config, store, telemetry.requests, telemetry.run),
         progress=Progress(crawler.stats, crawler.settings.getfloat("LOGSTATS_INTERVAL", 60.0)),
         pacing=Pacing(config.concurrent_requests),
         codec=codec,

@@ -42,7 +42,6 @@ import logging
 import os
 import time
 import uuid
-from collections import OrderedDict
 from collections.abc import Callable, Coroutine
 from typing import Any
 
@@ -59,8 +58,9 @@ from .._redact import redacted
 from .._settings import ConfigError
 from ..engine.lines import MAX_BODY_BYTES
 from ..policy.states import OriginState
-from .entry import MAGIC, decode, encode
+from .entry import MAGIC, decode
 from .memory import MemoryStore
+from .redis_writes import Batch, PendingWrites
 
 logger = logging.getLogger(__name__)
 
@@ -185,7 +185,8 @@ class _Loops:
 
 
 class RedisStore:
-    """Origin states in Redis, shared by a fleet; see the module docstring."""
+    """Origin states in Redis, shared by a fleet; see the module docstring. Writes wait in
+    a :class:`~.redis_writes.PendingWrites` until a batch sends them."""
 
     #: The fetch lock's expiry when ``GBOT_ROBOTS_LOCK_TTL`` is 0: the holder renews it every
     #: third of it while alive, so it only bounds how long a dead worker blocks the others.
@@ -216,7 +217,6 @@ class RedisStore:
             ) from None
         self.max_bytes = max_bytes
         self.prefix = prefix
-        self.max_pending = max(1, max_pending)
         self.min_backoff = min_backoff
         self.max_backoff = max(min_backoff, max_backoff)
         self.socket_timeout = socket_timeout
@@ -236,9 +236,7 @@ class RedisStore:
         self._loop: asyncio.AbstractEventLoop | None = None
         self._shas: dict[str, str] = {}
         self._memo = MemoryStore(max(1, memo_size))
-        self._pending: OrderedDict[str, tuple[float, bytes]] = OrderedDict()
-        self._inflight: dict[str, asyncio.Future[None]] = {}
-        self._sending: dict[str, tuple[float, bytes]] = {}  # in a pipeline right now
+        self._writes = PendingWrites(max_pending)  # the write-behind queue
         self._held: dict[str, int] = {}  # origin -> lock ttl in ms, while we hold it
         self._loops = _Loops(self._refused)  # "flush", "probe", "renew"
 
@@ -259,21 +257,16 @@ class RedisStore:
         if self._closed:
             return
         self._remember(origin, state)
-        queued = self._pending.get(origin)
-        if queued is not None and queued[0] > state.fetched_at:
-            return  # a newer state of this origin is already waiting to be written
-        self._pending[origin] = (state.fetched_at, encode(state))
-        self._pending.move_to_end(origin)
-        while len(self._pending) > self.max_pending:
-            lost, _ = self._pending.popitem(last=False)
-            self.write_errors += 1
+        lost = self._writes.put(origin, state)
+        if lost:
+            self.write_errors += len(lost)
             if not self._overflow_logged:
                 self._overflow_logged = True
                 logger.warning(
                     "Redis robots.txt store %(name)s: more than %(cap)d origins wait to be "
                     "written; the oldest (%(origin)s first) are given up (stat "
                     "robotstxt/store/write_errors); the crawl keeps them in memory",
-                    {"name": self.name, "cap": self.max_pending, "origin": lost},
+                    {"name": self.name, "cap": self.max_pending, "origin": lost[0]},
                 )
         self._kick()
 
@@ -294,7 +287,7 @@ class RedisStore:
             self._fault(exc)
             return None
         stored = decode(data, max_bytes=self.max_bytes) if isinstance(data, bytes) else None
-        queued = self._pending.get(origin)
+        queued = self._writes.get(origin)
         if queued is not None and (stored is None or queued[0] >= stored.fetched_at):
             mine = self._memo.get(origin) or decode(queued[1], max_bytes=self.max_bytes)
             if mine is not None:
@@ -376,10 +369,8 @@ class RedisStore:
             return
         self._closed = True
         self._loops.stop()
-        # A batch cancelled mid-send is written again: the script keeps the newer entry.
-        pending = list(self._sending.items()) + list(self._pending.items())
+        pending = self._writes.drain()
         held = list(self._held)
-        self._pending.clear()
         self._held.clear()
         if pending or held:
             self._close_sync(pending, held)
@@ -391,7 +382,12 @@ class RedisStore:
     @property
     def pending(self) -> int:
         """Writes waiting to be sent (during an outage, or queued this instant)."""
-        return len(self._pending)
+        return len(self._writes)
+
+    @property
+    def max_pending(self) -> int:
+        """The most origins whose writes wait; past it the oldest are given up."""
+        return self._writes.max_pending
 
     # -- connection and faults ------------------------------------------------------------
     def _usable(self) -> aioredis.Redis | None:
@@ -484,54 +480,49 @@ class RedisStore:
                 {
                     "name": self.name,
                     "seconds": time.monotonic() - self._down_since,
-                    "n": len(self._pending),
+                    "n": len(self._writes),
                 },
             )
             self._kick()
 
     # -- writes ---------------------------------------------------------------------------
     def _kick(self) -> None:
-        if self._pending and not self.down:
+        if self._writes and not self.down:
             self._loops.start("flush", self._flush_loop)
 
     async def _flush_loop(self) -> None:
         """Send queued writes in pipelined batches; stop on an outage (the probe resumes)."""
         for _ in range(_BATCHES_PER_RUN):
-            if not self._pending or self.down or self._closed:
+            if not self._writes or self.down or self._closed:
                 return
-            batch: list[tuple[str, tuple[float, bytes]]] = []
-            while self._pending and len(batch) < _BATCH:
-                batch.append(self._pending.popitem(last=False))
-            await self._send(batch)
-        if self._pending and not self.down:
+            await self._send(self._writes.next_batch(_BATCH))
+        if self._writes and not self.down:
             loop = asyncio.get_running_loop()
             loop.call_soon(self._kick)  # more than one run's worth: continue in a new task
 
     async def _write_now(self, origin: str) -> None:
         """Write ``origin``'s queued state now, or wait for the batch already sending it."""
-        inflight = self._inflight.get(origin)
+        inflight = self._writes.inflight(origin)
         if inflight is not None:
             await asyncio.shield(inflight)
-        queued = self._pending.pop(origin, None)
+        queued = self._writes.pop(origin)
         if queued is not None:
             await self._send([(origin, queued)])
 
-    async def _send(self, batch: list[tuple[str, tuple[float, bytes]]]) -> None:
+    async def _send(self, batch: Batch) -> None:
         client = self._usable()
         if client is None:
-            self._requeue(batch)
+            self.write_errors += self._writes.requeue(batch)
             return
         done: asyncio.Future[None] = asyncio.get_running_loop().create_future()
-        for origin, write in batch:
-            self._inflight[origin] = done
-            self._sending[origin] = write
+        self._writes.sending(batch, done)
         try:
             async with client.pipeline(transaction=False) as pipe:
                 for origin, (fetched_at, data) in batch:
                     pipe.eval(_PUT, 1, self.origin_key(origin), *self._put_args(fetched_at, data))
                 results = await pipe.execute(raise_on_error=False)
         except OUTAGE_ERRORS as exc:
-            self._requeue(batch)
+            self.write_errors += self._writes.requeue(batch)
             self._outage(exc)
             return
         except RedisError as exc:
@@ -539,29 +530,12 @@ class RedisStore:
             self._refused(exc)
             return
         finally:
-            for origin, write in batch:
-                if self._inflight.get(origin) is done:
-                    del self._inflight[origin]
-                if self._sending.get(origin) is write:
-                    del self._sending[origin]
+            self._writes.sent(batch, done)
             done.set_result(None)
         for result in results:
             if isinstance(result, BaseException):
                 self.write_errors += 1
                 self._refused(result)
-
-    def _requeue(self, batch: list[tuple[str, tuple[float, bytes]]]) -> None:
-        """Put unsent writes back, unless a newer one of the same origin arrived meanwhile."""
-        for origin, (fetched_at, data) in reversed(batch):
-            queued = self._pending.get(origin)
-            if queued is None:
-                self._pending[origin] = (fetched_at, data)
-                self._pending.move_to_end(origin, last=False)
-            elif queued[0] < fetched_at:
-                self._pending[origin] = (fetched_at, data)
-        while len(self._pending) > self.max_pending:
-            self._pending.popitem(last=False)
-            self.write_errors += 1
 
     def _put_args(self, fetched_at: float, data: bytes) -> tuple[str, bytes, bytes, int]:
         expire_ms = int((fetched_at + self.keep) * 1000) if self.keep else 0
@@ -607,7 +581,7 @@ class RedisStore:
         self._shas[text] = str(await client.script_load(text))
         return await client.eval(text, len(keys), *keys, *args)
 
-    def _close_sync(self, pending: list[tuple[str, tuple[float, bytes]]], held: list[str]) -> None:
+    def _close_sync(self, pending: Batch, held: list[str]) -> None:
         """At close: one short blocking attempt to write what is queued and free our locks."""
         try:
             client = redis.Redis.from_url(

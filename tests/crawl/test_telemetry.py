@@ -1,7 +1,7 @@
 """Telemetry without a crawl: Scrapy's own stats collector and signal manager, the report.
 
-Each event counts, logs, signals and reports in one call; the costly parts are skipped
-when nobody can see them.
+Each event counts, logs, signals and reports in one call, in the family that tells it
+(requests, fetches, the run); the costly parts are skipped when nobody can see them.
 """
 
 from __future__ import annotations
@@ -47,7 +47,7 @@ class Heard:
 
 
 def test_forbidden_counts_and_signals_the_deciding_rule_to_listeners() -> None:
-    t = telemetry()
+    t = telemetry().requests
     heard = Heard()
     t.crawler.signals.connect(heard, signal=signals.request_forbidden)
     request = Request(ORIGIN + "/private/x")
@@ -60,7 +60,7 @@ def test_forbidden_counts_and_signals_the_deciding_rule_to_listeners() -> None:
 
 
 def test_forbidden_without_listeners_report_or_debug_skips_the_deciding_line() -> None:
-    t = telemetry()
+    t = telemetry().requests
     seen: list[str] = []
 
     class Spy:
@@ -73,7 +73,7 @@ def test_forbidden_without_listeners_report_or_debug_skips_the_deciding_line() -
 
 
 def test_forbidden_with_the_report_counts_the_rule() -> None:
-    t = telemetry(report=True)
+    t = telemetry(report=True).requests
     t.forbidden(Request(ORIGIN + "/private/x"), ROBOTS, "bot", ORIGIN)
     assert t.report is not None
     data = t.report.to_json({})
@@ -84,7 +84,7 @@ def test_forbidden_with_the_report_counts_the_rule() -> None:
 def test_deferred_and_dropped_are_counted_logged_and_signalled(
     caplog: pytest.LogCaptureFixture,
 ) -> None:
-    t = telemetry(report=True, debug=True)
+    t = telemetry(report=True, debug=True).requests
     deferred, dropped = Heard(), Heard()
     t.crawler.signals.connect(deferred, signal=signals.request_deferred)
     t.crawler.signals.connect(dropped, signal=signals.request_dropped)
@@ -105,7 +105,7 @@ def test_deferred_and_dropped_are_counted_logged_and_signalled(
 
 
 def test_hits_reach_the_stats_on_flush_only() -> None:
-    t = telemetry()
+    t = telemetry().requests
     for _ in range(3):
         t.checked()
     assert t.stats.get_value("robotstxt/cache/hit") is None
@@ -118,7 +118,7 @@ def test_hits_reach_the_stats_on_flush_only() -> None:
 
 
 def test_a_server_error_is_counted_twice_and_a_state_change_signalled() -> None:
-    t = telemetry()
+    t = telemetry().fetches
     changed = Heard()
     t.crawler.signals.connect(changed, signal=signals.origin_state_changed)
     cfg = PolicyConfig()
@@ -133,7 +133,7 @@ def test_a_server_error_is_counted_twice_and_a_state_change_signalled() -> None:
 
 
 def test_closed_copies_the_gates_peaks_and_the_stores_totals() -> None:
-    t = telemetry()
+    t = telemetry().run
     store = TieredStore(MemoryStore(1))
 
     gate: Gate[str] = Gate(
