@@ -9,7 +9,6 @@ Pure: reads settings through a ``get(name)`` callable, imports nothing from Scra
 
 from __future__ import annotations
 
-import difflib
 import importlib
 import math
 import os
@@ -101,6 +100,8 @@ def unknown_settings(names: Iterable[str]) -> list[tuple[str, str | None]]:
     found: list[tuple[str, str | None]] = []
     for name in sorted(set(names)):
         if name.startswith(PREFIX) and name not in known:
+            import difflib  # only for a misspelt name: no cost to every crawl
+
             close = difflib.get_close_matches(name[len(PREFIX) :], suffixes, n=1, cutoff=0.6)
             found.append((name, PREFIX + close[0] if close else None))
     return found

@@ -33,11 +33,9 @@ from .._redact import redacted
 from .._settings import Config, ConfigError, configured_token, load, unknown_settings
 from ..engine.rules import Tokens
 from ..parking.codec import RequestCodec
-from ..report.collector import ReportCollector
 from ..stores.base import OriginStore, PersistentStore
 from ..stores.compact import CompactStore
 from ..stores.memory import MemoryStore
-from ..stores.sqlite import SqliteError, SqliteStore
 from ..stores.tiered import TieredStore
 from .admission import Admission
 from .coordinator import Coordinator
@@ -124,6 +122,8 @@ def shared(crawler: Crawler) -> Shared:
         logger.warning(warning)
     report = None
     if config.report:
+        from ..report.collector import ReportCollector  # only when asked for
+
         report = ReportCollector(
             max_origins=config.report_max_origins,
             max_rules=config.report_max_rules,
@@ -287,6 +287,8 @@ def open_persistent(config: Config, crawler: Crawler) -> PersistentStore | None:
     kind, where = config.store_at
     setting = "GBOT_ROBOTS_CACHE" if crawler.settings.get("GBOT_ROBOTS_CACHE") else "JOBDIR"
     if kind == "sqlite":
+        from ..stores.sqlite import SqliteError, SqliteStore  # see crawl/lots.py
+
         try:
             return SqliteStore(where, max_bytes=config.policy.max_bytes)
         except SqliteError as exc:
