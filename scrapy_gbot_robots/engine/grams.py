@@ -181,7 +181,7 @@ class _Pieces:
     integers (``memoryview.cast``), and the hits are narrowed in C by the pieces' other grams
     (see :class:`_Signed`).  A piece whose grams are all there is confirmed where its filed gram
     is (``startswith``), and searched whole only when that fails, unless its rules are each one
-    search for it anyway. Single characters are looked for one by one (there are at most a
+    search for it anyway.  Single characters are looked for one by one (there are at most a
     hundred).  Only ASCII is filed (patterns are ASCII once normalised); a path's other
     characters read as ``?``, which can only let more pieces through to the search.
     """
