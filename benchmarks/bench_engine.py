@@ -291,13 +291,17 @@ def _case_nested_stars() -> tuple[bytes, list[str]]:
     return body, urls
 
 
-def _letters(seed: int, n: int, alphabet: str) -> str:
-    """Deterministic pseudo-random text without importing random's global state."""
+def _letters(seed: int, n: int, alphabet: str, shift: int = 0) -> str:
+    """Deterministic pseudo-random text without importing random's global state.
+
+    The generator's low bits repeat every 64 characters: ``shift=16`` reads its high bits
+    (the older cases keep ``shift=0``, so that their text stays what it was).
+    """
     out = []
     x = seed or 1
     for _ in range(n):
         x = (x * 1103515245 + 12345) & 0x7FFFFFFF
-        out.append(alphabet[x % len(alphabet)])
+        out.append(alphabet[(x >> shift) % len(alphabet)])
     return "".join(out)
 
 
@@ -627,29 +631,19 @@ def _case_crowded_pieces() -> tuple[bytes, list[str]]:
 _WIDE = "abcdefghijklmnopqrstuvwxyz0123456789-_ABCDEFGHIJKLMNOPQRSTUVWXYZ"
 
 
-def _spread(seed: int, n: int, alphabet: str) -> str:
-    """As :func:`_letters`, from the generator's high bits (its low bits repeat every 64)."""
-    out = []
-    x = seed or 1
-    for _ in range(n):
-        x = (x * 1103515245 + 12345) & 0x7FFFFFFF
-        out.append(alphabet[(x >> 16) % len(alphabet)])
-    return "".join(out)
-
-
 def _short_pieces(low: int, high: int) -> tuple[bytes, list[str]]:
     # 15,000 rules of one piece of ``low`` to ``high`` characters over 64, against paths of
     # the same 64: a path holds a third of the pairs of characters, so a screen by pairs
     # passes thousands of three-character pieces that a path lacks.
-    text = _spread(11, 15000 * 8, _WIDE)
-    sizes = _spread(12, 15000, "".join(str(n) for n in range(low, high + 1)))
+    text = _letters(11, 15000 * 8, _WIDE, shift=16)
+    sizes = _letters(12, 15000, "".join(str(n) for n in range(low, high + 1)), shift=16)
     words, at = [], 0
     for size in map(int, sizes):
         words.append(text[at : at + size])
         at += size
     lines = ["User-agent: *"] + [f"Disallow: /p/*{w}*" for w in dict.fromkeys(words)]
     body = ("\n".join(lines) + "\n").encode()
-    urls = [BASE + "/p/" + _spread(seed, 2000, _WIDE) for seed in (21, 22, 23)]
+    urls = [BASE + "/p/" + _letters(seed, 2000, _WIDE, shift=16) for seed in (21, 22, 23)]
     return body, urls
 
 
