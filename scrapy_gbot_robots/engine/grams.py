@@ -76,56 +76,87 @@ class _Signed:
 class _Heads:
     """Many pieces found by the path's windows: whole when short, by their head when long.
 
-    Each piece is filed under its first eight characters (all of it when shorter), as the
-    integer of :func:`_gram` padded with NULs, and the path's every eight-character window, cut
-    to each length filed, is looked up, in C.  A hit of a piece up to eight characters is an
-    occurrence, so short pieces need no search, however many of their grams a path holds (a
-    screen by pairs passes thousands of 15,000 three-character pieces over 64 characters that a
-    path of them lacks, each then searched).  The windows of two, four and eight characters are
-    read by cast, like grams.  Past eight characters a hit is a head that occurs: the piece is
-    searched when its rules do not start by searching it.  Also used for long pieces crowded on
-    few grams (short pieces over a few characters: a de Bruijn path holds every gram).  A ``?``
-    or NUL in a piece, or a non-ASCII character in the path (read as ``?``), can only let more
-    pieces through: such pieces are searched as long ones are.
+    Each piece is filed under its first eight characters (all of it when shorter), as an
+    integer, and the path's window of that length at every place is looked up, in C.  A hit
+    of a piece up to eight characters is an occurrence, so short pieces need no search,
+    however many of their grams a path holds (a screen by pairs passes thousands of 15,000
+    three-character pieces over 64 characters that a path of them lacks, each then
+    searched).  Windows of two, four and eight characters are read by cast, like grams;
+    others are cut by a mask from the four or eight bytes at each place.  Past eight
+    characters a hit is a head that occurs: the piece is searched when its rules do not start
+    by searching it.  Also used for long pieces crowded on few grams (short pieces over a few
+    characters: a de Bruijn path holds every gram).  A ``?`` or NUL in a piece, or a
+    non-ASCII character in the path (read as ``?``), can only let more pieces through: such
+    pieces are searched as long ones are.
     """
 
-    __slots__ = ("by_length", "entries", "ids", "sure", "unsure")
+    __slots__ = ("by_length", "entries", "ids", "sure", "unsure", "width")
 
     def __init__(self, entries: tuple[_Filed, ...], searched: set[str]) -> None:
         self.entries = entries
-        by_length: dict[int, dict[int, list[int]]] = {}
-        for number, entry in enumerate(entries):
-            head = entry[0][:8].encode("ascii")
-            key = from_bytes(head + b"\0" * (8 - len(head)), byteorder)
-            by_length.setdefault(len(head), {}).setdefault(key, []).append(number)
-        self.by_length = tuple(
-            (
-                size,
-                from_bytes(b"\xff" * size + b"\0" * (8 - size), byteorder),
-                {key: tuple(group) for key, group in table.items()},
-            )
-            for size, table in sorted(by_length.items())
-        )
         self.ids = tuple(entry[1] for entry in entries)
         self.unsure = tuple(entry[0] in searched and not _whole(entry[0]) for entry in entries)
         self.sure = not any(self.unsure)
+        heads = [entry[0][:8].encode("ascii") for entry in entries]
+        # Windows as wide as the widest length not read at its own size: 4 bytes cost half
+        # the casts of 8, and smaller integers.
+        masked = {len(head) for head in heads} - _FORMATS.keys()
+        self.width = width = 4 if max(masked, default=0) <= 4 else 8
+        by_length: dict[int, dict[int, list[int]]] = {}
+        for number, head in enumerate(heads):
+            # As the path's grams (size in _FORMATS) or windows (cut by mask) read it.
+            pad = 0 if len(head) in _FORMATS else width - len(head)
+            key = from_bytes(head + b"\0" * pad, byteorder)
+            by_length.setdefault(len(head), {}).setdefault(key, []).append(number)
+        # When every hit is an occurrence, a key leads straight to its rules: no step per hit.
+        # The keys again as a frozenset, for the path's windows to be met with as they are
+        # read (see hits).
+        tables = [
+            (
+                size,
+                {
+                    key: tuple(_chained.from_iterable(map(self.ids.__getitem__, group)))
+                    if self.sure
+                    else tuple(group)
+                    for key, group in table.items()
+                },
+            )
+            for size, table in sorted(by_length.items())
+        ]
+        self.by_length = tuple(
+            (
+                size,
+                from_bytes(b"\xff" * size + b"\0" * (width - size), byteorder),
+                frozenset(table),
+                table,
+            )
+            for size, table in tables
+        )
 
     def hits(self, data: bytes) -> list[int]:
-        """The numbers of the pieces whose head occurs in ``data`` (an ASCII path)."""
+        """What is filed under every head that occurs in ``data`` (an ASCII path).
+
+        The rules filed under them when :attr:`sure`, else the numbers of the pieces.
+        """
         end = len(data)
-        windows: list[int] = []  # the eight bytes from every place of the path
+        windows: list[int] = []  # the ``width`` bytes from every place of the path
         hits: list[int] = []
-        for size, mask, table in self.by_length:
+        for size, mask, keys, table in self.by_length:
+            # The keys met, found in C with no set of the path's windows built first: growing
+            # that set cost more than the lookups it saved (a third of the check of 15,000
+            # pieces of 2 to 6 characters), except on a periodic path, which it cost little.
             if size in _FORMATS:  # read at that size, in C: no mask to apply
-                grams = _gram_set(data, size) if end >= size else set()
+                met = keys.intersection(_grams(data, size))
             else:
                 if not windows:
-                    padded = data + b"\0" * 7
-                    for start in range(min(8, end)):
-                        stop = start + (end + 7 - start) // 8 * 8
-                        windows += memoryview(padded[start:stop]).cast("Q")
-                grams = set(map(and_, windows, repeat(mask)))
-            hits += _chained.from_iterable(filter(None, map(table.get, grams)))
+                    width = self.width
+                    padded = data + b"\0" * (width - 1)
+                    code = _FORMATS[width]
+                    for start in range(min(width, end)):
+                        stop = start + (end + width - 1 - start) // width * width
+                        windows += memoryview(padded[start:stop]).cast(code)
+                met = keys.intersection(map(and_, windows, repeat(mask)))
+            hits += _chained.from_iterable(map(table.__getitem__, met))
         return hits
 
 
@@ -158,6 +189,16 @@ def _gram_set(data: bytes, size: int) -> set[int]:
     for start in range(size):
         found.update(memoryview(data[start : start + (end - start) // size * size]).cast(code))
     return found
+
+
+def _grams(data: bytes, size: int) -> Iterable[int]:
+    """:func:`_gram_set`'s grams one by one, repeats included."""
+    end = len(data)
+    code = _FORMATS[size]
+    return _chained.from_iterable(
+        memoryview(data[start : start + (end - start) // size * size]).cast(code)
+        for start in range(min(size, end))
+    )
 
 
 def _signature(piece: str, size: int) -> list[str]:
@@ -227,8 +268,8 @@ class _Pieces:
             # looking for each filed gram a call and a pass: take the cheaper.
             if isinstance(signed, _Heads):
                 hits = signed.hits(path.encode("ascii", "replace"))
-                if signed.sure:
-                    found.extend(_chained.from_iterable(map(getitem, repeat(signed.ids), hits)))
+                if signed.sure:  # the hits are rules
+                    found.extend(hits)
                     continue
                 unsure = signed.unsure
                 for number in hits:

@@ -491,18 +491,35 @@ gram_path = st.text(alphabet="ab0/%?é", max_size=300)
     pieces=st.lists(gram_piece, min_size=1, max_size=40, unique=True),
     searched=st.booleans(),
     queries=st.lists(gram_path, min_size=1, max_size=6),
+    signed=st.sampled_from(["grams", "heads"]),
 )
 @example(  # the grams of "ab0ab" all occur, the piece only at the end, far from them
-    pieces=["ab0ab", "0ab0", "b0a"], searched=True, queries=["ab0a0ab" + "/" * 200 + "ab0ab"]
+    pieces=["ab0ab", "0ab0", "b0a"],
+    searched=True,
+    queries=["ab0a0ab" + "/" * 200 + "ab0ab"],
+    signed="grams",
+)
+@example(  # windows of 4 bytes cut to 3, of 8 cut to 5 and 7; a "?" that a non-ASCII stands for
+    pieces=["ab0", "0?a", "ab0ab", "b0ab0ab", "aaaa", "ab"],
+    searched=False,
+    queries=["xab0ab0ab0", "0éa", "aaaa", "ab"],
+    signed="heads",
+)
+@example(  # windows of 4 bytes only
+    pieces=["ab0", "0?a", "b0a0", "ab"], searched=False, queries=["xab0a0", "0éa"], signed="heads"
+)
+@example(  # windows of 8 bytes cut to 5 (pieces over 3 characters are filed apart)
+    pieces=["ab0ab", "b0ab", "aaaa"], searched=False, queries=["xab0abx"], signed="heads"
 )
 def test_a_screened_piece_is_never_left_out(
-    pieces: list[str], searched: bool, queries: list[str]
+    pieces: list[str], searched: bool, queries: list[str], signed: str
 ) -> None:
-    # Every piece filed by grams (signatures, grams read in C): the rules of every piece that
-    # occurs must be found (a rule left out would change a verdict); a piece that is
-    # "searched" (its rule's check is more than one find) is also confirmed, so no other is.
+    # Every piece filed by grams (signatures, grams read in C) or by head (windows cut to
+    # each length): the rules of every piece that occurs must be found (a rule left out
+    # would change a verdict); a piece that is "searched" (its rule's check is more than one
+    # find) is also confirmed, so no other is.
     filed = {piece: [at] for at, piece in enumerate(pieces)}
-    with index_everywhere("grams"):
+    with index_everywhere(signed):
         screen = grams._Pieces(filed, set(pieces) if searched else set())
         for path in queries:
             found: list[int] = []
