@@ -8,9 +8,9 @@ between hours on a shared 2-core machine, for old and new code alike, so a chang
 cannot be read from it. An instruction count is the same on every run. Each library answers
 every URL of a case once (its rules built), then ``--reps`` more times; the count of a run
 with no repetitions is subtracted, so what is left is the steady checks alone (callgrind,
-``Ir``), divided by their number. Instructions are not time: the same count of set probes
-and of bytecode costs differently. Read the ratio to Protego and the change between two
-commits, and the timed table for milliseconds.
+``Ir``), divided by their number; both runs use one hash seed. Instructions are not time:
+the same count of set probes and of bytecode costs differently. Read the ratio to Protego
+and the change between two commits, and the timed table for milliseconds.
 
 Needs ``valgrind`` on the PATH (``apt-get install valgrind``); says so and exits 2 without it.
 """
@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import argparse
 import gc
+import os
 import re
 import shutil
 import subprocess
@@ -68,6 +69,8 @@ def count(lib_name: str, engine: str, case: str, reps: int) -> int:
             capture_output=True,
             text=True,
             check=False,
+            # One hash seed: str hashes decide how many slots a lookup probes.
+            env={**os.environ, "PYTHONHASHSEED": "0"},
         )
     found = _COLLECTED.search(run.stderr)
     if run.returncode != 0 or found is None:
