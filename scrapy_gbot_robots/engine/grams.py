@@ -179,26 +179,26 @@ def _gram(text: str) -> int:
 
 
 def _gram_set(data: bytes, size: int) -> set[int]:
-    """Every ``size``-byte gram of ``data``, as :func:`_gram` (a long path only).
-
-    Read in C: the bytes at each offset below ``size``, cast to integers of that size.
-    """
-    end = len(data)
+    """Every ``size``-byte gram of ``data``, as :func:`_gram` (a long path only)."""
     found: set[int] = set()
-    code = _FORMATS[size]
-    for start in range(size):
-        found.update(memoryview(data[start : start + (end - start) // size * size]).cast(code))
+    for grams in _casts(data, size):  # update per cast: no generator step per gram
+        found.update(grams)
     return found
 
 
 def _grams(data: bytes, size: int) -> Iterable[int]:
     """:func:`_gram_set`'s grams one by one, repeats included."""
+    return _chained.from_iterable(_casts(data, size))
+
+
+def _casts(data: bytes, size: int) -> list[memoryview]:
+    """The bytes at each offset below ``size``, read in C as integers of that size."""
     end = len(data)
     code = _FORMATS[size]
-    return _chained.from_iterable(
+    return [
         memoryview(data[start : start + (end - start) // size * size]).cast(code)
         for start in range(min(size, end))
-    )
+    ]
 
 
 def _signature(piece: str, size: int) -> list[str]:
