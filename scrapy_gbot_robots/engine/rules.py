@@ -1157,7 +1157,7 @@ class RobotsTxt:
             if agent:
                 if lowered is None:
                     lowered = self.body.lower()
-                if spelled not in lowered:
+                if lowered.find(spelled) < 0:  # (see fast_matcher_lines: not "in")
                     agent = None  # no line can name it: skip every token comparison
             if agent is None and fallback is not None:
                 continue  # it names no group, and the * rules are already known
