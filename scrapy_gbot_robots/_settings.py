@@ -51,6 +51,7 @@ NUMERIC: dict[str, tuple[float, str, float]] = {
     "RETRY_BACKOFF_MAX": (3_600.0, "float", 0.001),
     "PARK_TIMEOUT": (600.0, "float", 0.001),
     "TICK": (1.0, "float", 0.01),
+    "RELEASE_PER_TURN": (1, "int", 0),
     "CONCURRENT_FETCHES": (0, "int", 0),
     "CONCURRENT_FETCHES_MIN": (0, "int", 0),
     "SLOW_FETCH_AFTER": (2.0, "float", 0.0),
@@ -130,6 +131,9 @@ class Config:
     compact_bytes: int = 64 * 1024 * 1024
     park_timeout: float = 600.0
     tick: float = 1.0
+    #: GBOT_ROBOTS_RELEASE_PER_TURN: decided requests sent on per turn of the event loop
+    #: (0: all of an origin's at once).
+    release_per_turn: int = 1
     #: The fetch budget's floor, start and ceiling (GBOT_ROBOTS_CONCURRENT_FETCHES_MIN,
     #: CONCURRENT_REQUESTS and GBOT_ROBOTS_CONCURRENT_FETCHES, see :func:`fetch_bounds`).
     fetch_floor: int = 16 // FLOOR_DIVISOR
@@ -395,6 +399,7 @@ def load(get: Callable[[str], Any]) -> Config:
         compact_bytes=int(nums["CACHE_COMPACT_BYTES"]),
         park_timeout=nums["PARK_TIMEOUT"],
         tick=nums["TICK"],
+        release_per_turn=int(nums["RELEASE_PER_TURN"]),
         fetch_floor=fetch_floor,
         fetch_start=fetch_start,
         fetch_ceiling=fetch_ceiling,

@@ -42,6 +42,7 @@ PAGE_RULES_KEPT_NOFOLLOW = "robotstxt/page_rules/kept_nofollow"
 
 # The gate, set when the spider closes.
 PARKED_PEAK = "robotstxt/parked_peak"
+READY_PEAK = "robotstxt/ready_peak"
 FETCH_IN_FLIGHT_PEAK = "robotstxt/fetch_in_flight_peak"
 FETCH_SLOW_PEAK = "robotstxt/fetch_slow_peak"
 FETCH_QUEUE_PEAK = "robotstxt/fetch_queue_peak"

@@ -12,7 +12,8 @@ per-origin state machine in :mod:`.gate`):
    paces (:mod:`.pacing`) within ``GBOT_ROBOTS_CONCURRENT_FETCHES_MIN`` and
    ``GBOT_ROBOTS_CONCURRENT_FETCHES``, through the engine's downloader, the way the request
    that made it wanted travels.
-3. **Decision**: the gate releases parked requests through ``engine.crawl()``, or keeps them
+3. **Decision**: the gate releases parked requests through ``engine.crawl()``, a few per turn
+   of the event loop (``GBOT_ROBOTS_RELEASE_PER_TURN``, :mod:`.ready`), or keeps them
    parked while the origin is stopped for server errors, until ``GBOT_ROBOTS_PARK_TIMEOUT``.
    A request given up then goes through ``engine.crawl()`` too, marked ``DROPPED``, to
    reach its errback. From the moment a request passes (or is released) until the download
@@ -58,7 +59,7 @@ from ..parking.codec import Unreadable
 from ..policy.fetch import note_page_answer
 from ..policy.origin import robots_url
 from ..policy.states import OriginState, rules_in_force
-from .effects import Drop, Fetch, FetchReason, Outbox
+from .effects import Drop, Fetch, FetchReason, Outbox, SendOn
 from .fetcher import Outcome, route_of
 from .gate import ParkReason
 from .lots import fleet_lot
@@ -167,6 +168,7 @@ class Coordinator:
         self._running: set[Deferred[None]] = set()  # fetches under way
         self._loop: Loop | None = None
         self._ticks = 0
+        self._sending = False  # a turn of the paced release is due (see _send_on)
         listen(crawler, self.scheduled, scrapy_signals.request_scheduled)
         listen(crawler, self.refused, scrapy_signals.request_dropped)
         listen(crawler, self.idle, scrapy_signals.spider_idle)
@@ -317,10 +319,31 @@ class Coordinator:
                         call_later(0, self._start_fetch, effect.origin, effect.why)
                     elif isinstance(effect, Drop):
                         self._drop(effect.origin, effect.items, effect.reason)
+                    elif isinstance(effect, SendOn):
+                        self._send_soon()
                     else:
                         self._release(effect.origin, effect.items)
         finally:
             self._carrying = False
+
+    def _send_soon(self) -> None:
+        if not self._sending:
+            self._sending = True
+            call_later(0, self._send_on)
+
+    def _send_on(self) -> None:
+        """One turn of the paced release (:mod:`.ready`): the next turn comes after the event
+        loop has handled what is ready meanwhile (downloads, responses). Never raises."""
+        self._sending = False
+        gate = self._gate
+        try:
+            gate.drip(self._clock(), self._config.release_per_turn)
+            self._carry_out()
+        except Exception:
+            logger.exception("Error while sending parked requests on")  # the tick tries again
+            return
+        if gate.dripping:
+            self._send_soon()
 
     def _start_fetch(self, origin: str, why: FetchReason) -> None:
         """Fetch on behalf of the oldest request waiting: its route, its signal's request."""
@@ -462,6 +485,8 @@ class Coordinator:
             if self._ticks % ADOPT_EVERY == 0:
                 gate.adopt(now)  # a shared lot: origins a dead worker left waiting
             self._carry_out()
+            if gate.dripping:
+                self._send_soon()  # after an error in a turn (a bug): never left waiting
             self._housekeeping.tick(now, gate.lot)
             self._progress.tick(gate.tally, gate.budget)
             if busy and not gate.busy:
@@ -475,6 +500,9 @@ class Coordinator:
         their request), and go."""
         active, concurrency, backlog = crawl_load(self._crawler.engine)
         gate = self._gate
+        # Decided requests not yet sent on are ahead of the downloader as much as the
+        # scheduler's; and while there are any, pins are not lost (theirs included).
+        backlog += gate.ready_items()
         pace = self._pacing.step(gate.budget, active, concurrency, backlog)
         gate.resize(pace.limit, now)
         if pace.drained and self.store.pinned:
@@ -507,7 +535,7 @@ class Coordinator:
         self._carry_out()
         run.persisted(kept, lot.where, lot.shared)
         self._request_events.flush()  # the hot path's counts, before the final ones
-        run.closed(gate.tally, gate.budget, store)
+        run.closed(gate.tally, gate.budget, store, gate.ready.peak)
         run.components(store, lot)
         if store.persistent is not None:
             store.persistent.close()

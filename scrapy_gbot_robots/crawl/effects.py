@@ -1,4 +1,4 @@
-"""What the gate asks for, as values: start a fetch, release items, drop items.
+"""What the gate asks for, as values: start a fetch, release items, drop items, send on.
 
 The gate (:mod:`.gate`) decides and writes its effects into an :class:`Outbox`; the
 coordinator (:mod:`.coordinator`) takes them after each event and carries them out. So the
@@ -52,7 +52,16 @@ class Drop(Generic[T]):
     reason: str
 
 
-Effect = Fetch | Release[T] | Drop[T]
+@dataclass(frozen=True, slots=True)
+class SendOn:
+    """Decided origins wait to have their parked items sent on a few at a time: call
+    :meth:`~.gate.Gate.drip` once per turn of the event loop until ``Gate.dripping`` is False."""
+
+
+Effect = Fetch | Release[T] | Drop[T] | SendOn
+
+
+SEND_ON = SendOn()
 
 
 class Actions(Protocol[T_contra]):
@@ -63,6 +72,8 @@ class Actions(Protocol[T_contra]):
     def release(self, origin: str, items: Sequence[T_contra]) -> None: ...
 
     def drop(self, origin: str, items: Sequence[T_contra], reason: str) -> None: ...
+
+    def send_on(self) -> None: ...
 
 
 class Outbox(Generic[T]):
@@ -81,6 +92,9 @@ class Outbox(Generic[T]):
 
     def drop(self, origin: str, items: Sequence[T], reason: str) -> None:
         self._effects.append(Drop(origin, items, reason))
+
+    def send_on(self) -> None:
+        self._effects.append(SEND_ON)
 
     def take(self) -> list[Effect[T]]:
         """Every effect written since the last call, oldest first."""

@@ -30,6 +30,13 @@ The rules:
 - When a fetch ends, the origin is looked at again: a usable decision releases its parked
   requests (in batches, oldest first); a server error keeps them parked until the retry that
   the policy schedules (backoff, ``Retry-After``) succeeds or their time is up.
+- With a paced release (``pace_release``; not for a lot shared by a fleet, where each take
+  is a round trip), a decided origin's lot items stay parked and the origin becomes *ready*
+  (:mod:`.ready`): :meth:`Gate.drip` sends a few on per turn, round robin over the ready
+  origins, and the close keeps or drops what is left like any parked item. A ready origin
+  blocks nothing (later requests pass), its park clock stops, and an event that makes its
+  decision doubtful (a bounce, a wake-up, a fetch wanted) takes it out of the ready set to be
+  looked at again, as when its fetch ended.
 - Items that wait in place (:meth:`Gate.wait`: a download already under way, holding a
   download slot, which the spider's close waits for) are *held* in memory beside the lot,
   never persisted. They wait for their origin's robots.txt fetch at most, never for a
@@ -55,6 +62,7 @@ from ..stores.base import OriginStore
 from .budget import FetchBudget
 from .effects import Actions, FetchReason
 from .parked import ParkedItems
+from .ready import ReadyOrigins
 from .tally import Tally
 from .wakeups import Wakeups
 
@@ -130,6 +138,9 @@ class Gate(Generic[T]):
         max_slow: int = 0,
         slow_after: float = 0.0,
         room: Callable[[], int] | None = None,
+        pace_release: bool = False,
+        pin: Callable[[str], None] | None = None,
+        unpin: Callable[[str], bool] | None = None,
     ) -> None:
         self._store = store
         self._policy = policy
@@ -156,6 +167,10 @@ class Gate(Generic[T]):
         self._closing_at: float | None = None  # when the gate learnt that the crawl closes
         self._wakeups = Wakeups()
         self._closed = False
+        self._pace_release = pace_release
+        #: Decided origins whose lot items :meth:`drip` sends on (pinned in the store by
+        #: ``pin``/``unpin`` meanwhile).
+        self.ready = ReadyOrigins(pin, unpin)
 
     @property
     def tally(self) -> Tally:
@@ -179,6 +194,17 @@ class Gate(Generic[T]):
         """While closing: ``park_timeout`` after the close began, when every held item that
         waited since then is given up (one that came later waits its own ``park_timeout``)."""
         return None if self._closing_at is None else self._closing_at + self._timeout
+
+    @property
+    def dripping(self) -> bool:
+        """Whether :meth:`drip` has items to send on (never once the crawl closes)."""
+        return bool(self.ready) and self._closing_at is None and not self._closed
+
+    def ready_items(self) -> int:
+        """Items of ready origins still parked: decided requests not yet sent on (read once
+        per tick by the pacing, as part of the backlog ahead of the downloader)."""
+        recs = self._recs
+        return sum(recs[origin].parked for origin in self.ready if origin in recs)
 
     def parked_for(self, origin: str) -> int:
         rec = self._recs.get(origin)
@@ -250,6 +276,7 @@ class Gate(Generic[T]):
             rec is not None
             and not rec.releasing
             and (rec.parked or rec.held or (rec.fetch and rec.blocking))
+            and origin not in self.ready
         ):
             reason: ParkReason | None = ParkReason.WAITING
         else:
@@ -345,6 +372,26 @@ class Gate(Generic[T]):
         if self.budget.room_blocked and not self._closed:
             self._start_queued(now)
 
+    def drip(self, now: float, limit: int) -> int:
+        """Send on up to ``limit`` items of ready origins, one per origin in turn; returns how
+        many. Nothing once the crawl closes: the close keeps or drops what is left."""
+        if self._closed or not self._open(now):
+            return 0
+        sent, ready, recs = 0, self.ready, self._recs
+        while sent < limit:
+            origin = ready.next()
+            if origin is None:
+                break
+            rec = recs.get(origin)
+            if rec is None:  # cannot happen: a rec is not forgotten while ready
+                self._unready(origin, now)
+                continue
+            sent += self._items.send(origin, rec, 1)
+            if not rec.parked:
+                self._unready(origin, now)
+                self._forget(origin, rec)
+        return sent
+
     def adopt(self, now: float, limit: int = 100) -> int:
         """Shared lot: take charge of origins other processes left waiting (a dead worker's).
 
@@ -374,6 +421,7 @@ class Gate(Generic[T]):
     def close(self, persist: bool, reason: str) -> int:
         """The crawl ends: keep what the lot can persist, drop the rest; return how many kept."""
         self._closed = True
+        self.ready.clear()
         self._recs.clear()
         self.budget.clear()
         self._wakeups.clear()
@@ -387,7 +435,13 @@ class Gate(Generic[T]):
         return rec
 
     def _forget(self, origin: str, rec: _Origin) -> None:
-        if not rec.parked and not rec.held and not rec.fetch and not rec.releasing:
+        if (
+            not rec.parked
+            and not rec.held
+            and not rec.fetch
+            and not rec.releasing
+            and origin not in self.ready
+        ):
             self._recs.pop(origin, None)
             self._wakeups.cancel(origin)
 
@@ -417,6 +471,8 @@ class Gate(Generic[T]):
     def _want(
         self, origin: str, rec: _Origin, now: float, *, blocking: bool, why: FetchReason
     ) -> None:
+        if blocking and origin in self.ready:  # its requests wait for this fetch now
+            self._unready(origin, now)
         if rec.fetch:
             rec.blocking = rec.blocking or blocking
             return
@@ -486,6 +542,8 @@ class Gate(Generic[T]):
         rec = self._recs.get(origin)
         if rec is None or rec.releasing:
             return
+        if origin in self.ready:  # looked at again from scratch; still decided: ready again
+            self._unready(origin, now)
         self._expire(origin, rec, now)
         if rec.fetch:
             self._wake_deadline(origin, rec)
@@ -530,11 +588,27 @@ class Gate(Generic[T]):
             return
         rec.releasing = True
         try:
-            self._items.release(origin, rec, accepting=accepting)
+            if accepting and rec.parked and self._pace_release and not self._items.lot.shared:
+                self._items.release(origin, rec, accepting=False)  # held ones go at once
+                self._ready_up(origin, rec)
+            else:
+                self._items.release(origin, rec, accepting=accepting)
         finally:
             rec.releasing = False
             self._items.released(rec, accepting=accepting)
             self._forget(origin, rec)
+
+    def _ready_up(self, origin: str, rec: _Origin) -> None:
+        """The origin is decided: its lot items wait for :meth:`drip`, no clock running."""
+        rec.active_since = None
+        rec.failing = False
+        self._wakeups.cancel(origin)
+        if self.ready.add(origin):
+            self._actions.send_on()
+
+    def _unready(self, origin: str, now: float) -> None:
+        if self.ready.discard(origin) and not self._closed:
+            self.room_made(now)
 
     def _open(self, now: float) -> bool:
         """Whether the crawl still accepts released items; the first False starts closing."""

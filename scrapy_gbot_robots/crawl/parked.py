@@ -110,6 +110,20 @@ class ParkedItems(Generic[T]):
             self.tally.release(len(items), self._uncount(counts, len(items)))
             self._actions.release(origin, items)
 
+    def send(self, origin: str, counts: Counts, n: int) -> int:
+        """Release up to ``n`` of the lot's items (a paced release); returns how many.
+
+        A lot that holds none of what is counted (only a shared one can) stops the count, as
+        :meth:`expire` does, or the origin would hold the crawl open for ever.
+        """
+        items = self.lot.take(origin, n)
+        if items:
+            self.tally.release(len(items), self._uncount(counts, len(items)))
+            self._actions.release(origin, items)
+        elif counts.parked:
+            self.tally.lost_to_others(self._uncount(counts, counts.parked))
+        return len(items)
+
     def released(self, counts: Counts, *, accepting: bool) -> None:
         """After a release: what a shared lot no longer holds was taken by another process."""
         if self.lot.shared and accepting and counts.parked:

@@ -550,11 +550,14 @@ class RunEvents(_Telling):
             message = "Kept %(n)d parked requests in %(where)s for the next run with this JOBDIR"
         logger.info(message, {"n": count, "where": where}, extra=self._extra())
 
-    def closed(self, tally: Tally, budget: FetchBudget, store: TieredStore) -> None:
+    def closed(
+        self, tally: Tally, budget: FetchBudget, store: TieredStore, ready_peak: int
+    ) -> None:
         """The crawl's final counts: the gate's peaks and the store's totals (the hot
         path's counts are :meth:`RequestEvents.flush`'s)."""
         stats = self.stats
         stats.set_value(S.PARKED_PEAK, tally.peak)
+        stats.set_value(S.READY_PEAK, ready_peak)
         stats.set_value(S.FETCH_IN_FLIGHT_PEAK, budget.running_peak)
         stats.set_value(S.FETCH_SLOW_PEAK, budget.slow_peak)
         stats.set_value(S.FETCH_QUEUE_PEAK, budget.queued_peak)

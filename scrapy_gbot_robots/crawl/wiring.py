@@ -184,6 +184,9 @@ def build(crawler: Crawler, downloader: Downloader | None = None) -> Coordinator
         max_slow=config.slow_lane(),
         slow_after=config.slow_fetch_after,
         room=store.room,
+        pace_release=config.release_per_turn > 0,
+        pin=store.pin,
+        unpin=store.unpin,
     )
     bounded_body = body_middleware_enabled(crawler.settings, spellings(BODY))
     fetcher = Fetcher(

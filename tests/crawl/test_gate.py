@@ -35,6 +35,7 @@ class Recorder:
         self.dropped: list[tuple[str, str, str]] = []
         self.released_closed: list[str] = []  # released once the crawl was closing
         self.open = True
+        self.send_ons = 0  # times the gate asked for a paced release to start
 
     def fetch(self, origin: str, why: str) -> None:
         self.fetches.append((origin, why))
@@ -46,6 +47,9 @@ class Recorder:
 
     def drop(self, origin: str, items: Sequence[str], reason: str) -> None:
         self.dropped.extend((origin, item, reason) for item in items)
+
+    def send_on(self) -> None:
+        self.send_ons += 1
 
     def accepting(self) -> bool:
         return self.open
@@ -773,3 +777,191 @@ class GateMachine(RuleBasedStateMachine):
 
 TestGateMachine = GateMachine.TestCase
 TestGateMachine.settings = settings(max_examples=150, stateful_step_count=40, deadline=None)
+
+
+# -- the paced release (crawl/ready.py) --------------------------------------------------------
+
+
+def paced_gate(**kwargs: object) -> tuple[Gate[str], Recorder, MemoryStore]:
+    """A gate whose decided origins wait for drip(), pinned in its store meanwhile."""
+    store = MemoryStore(int(kwargs.pop("store_size", 1000)))  # type: ignore[call-overload]
+    actions = Recorder()
+    lot = kwargs.pop("lot", None)
+    gate: Gate[str] = Gate(
+        store,
+        CFG,
+        lot if lot is not None else MemoryLot(),  # type: ignore[arg-type]
+        actions,
+        actions.accepting,
+        park_timeout=100.0,
+        max_fetches=int(kwargs.pop("max_fetches", 4)),  # type: ignore[call-overload]
+        room=store.room,
+        pace_release=True,
+        pin=store.pin,
+        unpin=store.unpin,
+    )
+    assert not kwargs
+    return gate, actions, store
+
+
+def test_a_decided_origins_requests_go_on_one_per_drip_round_robin() -> None:
+    gate, actions, store = paced_gate()
+    for i in range(3):
+        gate.schedule("http://a", f"a{i}", 0.0)
+        gate.schedule("http://b", f"b{i}", 0.0)
+    finish(gate, store, "http://a", 1.0)
+    finish(gate, store, "http://b", 1.0)
+    assert actions.released == [] and actions.send_ons == 1  # asked once, not per origin
+    assert gate.dripping and list(gate.ready) == ["http://a", "http://b"]
+    assert gate.ready_items() == 6 and gate.tally.now == 6 and gate.busy
+    assert store.pinned == 2  # neither can be forgotten before its requests have gone
+    sent = [gate.drip(2.0, 1) for _ in range(4)]
+    assert sent == [1, 1, 1, 1]
+    assert [item for _, item in actions.released] == ["a0", "b0", "a1", "b1"]
+    assert gate.drip(2.0, 10) == 2  # the rest, still one origin after the other
+    assert [item for _, item in actions.released][4:] == ["a2", "b2"]
+    assert not gate.dripping and not gate.busy and len(gate.ready) == 0
+    assert store.pinned == 0 and gate.parked_for("http://a") == 0
+    assert gate.drip(3.0, 1) == 0 and accounted(gate)
+    assert gate.ready.peak == 2
+
+
+def test_a_later_request_of_a_ready_origin_passes_and_held_ones_go_at_once() -> None:
+    gate, actions, store = paced_gate()
+    gate.schedule("http://a", "a0", 0.0)
+    gate.wait("http://a", "held:a", 0.0)  # a download waiting in place for the same fetch
+    finish(gate, store, "http://a", 1.0)
+    assert actions.released == [("http://a", "held:a")]  # it holds a download slot
+    assert gate.schedule("http://a", "a1", 1.5) is None  # decided: nothing to wait for
+    assert gate.drip(2.0, 5) == 1 and actions.released[-1] == ("http://a", "a0")
+
+
+def test_nothing_goes_on_into_a_closing_crawl_and_the_close_keeps_or_drops_the_rest(
+    tmp_path: Path,
+) -> None:
+    dumps, loads = _codec()
+    for persist in (False, True):
+        lot: object = (
+            SqliteLot(str(tmp_path / "lot.sqlite3"), dumps, loads)  # type: ignore[arg-type]
+            if persist
+            else MemoryLot()
+        )
+        gate, actions, store = paced_gate(lot=lot)
+        for i in range(5):
+            gate.schedule("http://a", f"a{i}", 0.0)
+        finish(gate, store, "http://a", 1.0)
+        assert gate.drip(1.0, 2) == 2
+        actions.open = False  # CloseSpider, Ctrl-C, a JOBDIR pause
+        assert gate.drip(1.1, 2) == 0 and not gate.dripping
+        gate.tick(1.2)
+        assert gate.close(persist=persist, reason="spider closed (shutdown)") == (
+            3 if persist else 0
+        )
+        assert actions.released_closed == [] and accounted(gate)
+        if persist:
+            assert gate.tally.persisted == 3 and actions.dropped == []
+        else:
+            assert [(item, why) for _, item, why in actions.dropped] == [
+                (f"a{i}", "spider closed (shutdown)") for i in (2, 3, 4)
+            ]
+
+
+def test_a_shared_lot_releases_at_once() -> None:
+    """A fleet's lot: each drip would be a round trip to Redis."""
+    gate, actions, store = paced_gate(lot=SharedMemoryLot())
+    gate.schedule("http://a", "a0", 0.0)
+    gate.schedule("http://a", "a1", 0.0)
+    finish(gate, store, "http://a", 1.0)
+    assert [item for _, item in actions.released] == ["a0", "a1"]
+    assert actions.send_ons == 0 and not gate.dripping and store.pinned == 0
+
+
+def test_a_bounce_or_an_expired_copy_takes_an_origin_out_of_its_turn() -> None:
+    gate, actions, store = paced_gate()
+    gate.schedule("http://a", "a0", 0.0)
+    gate.schedule("http://a", "a1", 0.0)
+    finish(gate, store, "http://a", 1.0)
+    # A request that reached the downloader undecided comes back: looked at again, still
+    # decided, so it simply waits its turn behind the others.
+    gate.bounce("http://a", "a-bounced", 1.5)
+    gate.check("http://a", 1.5)
+    assert "http://a" in gate.ready and gate.ready_items() == 3 and store.pinned == 1
+    # The copy expires while requests wait their turn: they wait for the new one instead.
+    expired = store.get("http://a")
+    assert expired is not None
+    later = expired.refresh_at + 1.0
+    assert gate.schedule("http://a", "a2", later) is ParkReason.EXPIRED
+    assert "http://a" not in gate.ready and store.pinned == 0
+    assert actions.fetches[-1] == ("http://a", "expired") and gate.drip(later, 9) == 0
+    finish(gate, store, "http://a", later + 1.0)
+    assert "http://a" in gate.ready
+    assert gate.drip(later + 2.0, 9) == 4
+    assert [item for _, item in actions.released] == ["a0", "a1", "a-bounced", "a2"]
+    assert accounted(gate) and not gate.busy
+
+
+def test_origins_waiting_their_turn_hold_their_place_in_the_store() -> None:
+    """A store of 1: an origin waiting its turn fills it, so the next fetch waits for room
+    (decided, then forgotten before its requests went, an origin would be fetched again).
+    A fetch that ends may already have let the next one start (as when its requests are
+    released at once and pin it on their way): one over, never more."""
+    gate, actions, store = paced_gate(store_size=1, max_fetches=1)
+    for origin in ("http://a", "http://b", "http://c"):
+        gate.schedule(origin, origin[-1] + "0", 0.0)
+        gate.schedule(origin, origin[-1] + "1", 0.0)
+    finish(gate, store, "http://a", 1.0)
+    finish(gate, store, "http://b", 1.0)
+    assert [o for o, _ in actions.fetches] == ["http://a", "http://b"]  # c waits for room
+    assert store.pinned == 2 and gate.budget.room_blocked
+    assert "http://a" in store and "http://b" in store  # neither forgotten
+    gate.drip(2.0, 3)  # a0, b0, a1: a has gone, b still waits, so still no room
+    assert [o for o, _ in actions.fetches] == ["http://a", "http://b"]
+    gate.drip(2.0, 1)  # b1: its place goes to c
+    assert [o for o, _ in actions.fetches][-1] == "http://c"
+    finish(gate, store, "http://c", 3.0)
+    while gate.drip(4.0, 1):
+        pass
+    assert [item for _, item in actions.released] == ["a0", "b0", "a1", "b1", "c0", "c1"]
+    assert len(actions.fetches) == 3 and accounted(gate)
+
+
+class PacedGateMachine(GateMachine):
+    """The same interleavings with the paced release, and turns of it in between."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        gate = self.gate
+        self.gate = Gate(
+            self.store,
+            CFG,
+            MemoryLot(),
+            self.actions,
+            self.actions.accepting,
+            park_timeout=50.0,
+            max_fetches=3,
+            min_fetches=1,
+            max_slow=1,
+            slow_after=5.0,
+            room=self.store.room,
+            pace_release=True,
+            pin=self.store.pin,
+            unpin=self.store.unpin,
+        )
+        del gate
+
+    @rule(n=st.integers(min_value=1, max_value=3))
+    def a_turn_of_the_event_loop(self, n: int) -> None:
+        before = len(self.actions.released)
+        sent = self.gate.drip(self.now, n)
+        assert sent == len(self.actions.released) - before <= n
+
+    @invariant()
+    def a_ready_origin_is_decided_and_kept(self) -> None:
+        for origin in self.gate.ready:
+            assert origin in self.store and self.gate.parked_for(origin) > 0
+        if self.closed_at is not None:
+            assert not self.gate.dripping
+
+
+TestPacedGateMachine = PacedGateMachine.TestCase
+TestPacedGateMachine.settings = settings(max_examples=300, stateful_step_count=40, deadline=None)

@@ -278,6 +278,7 @@ def test_every_setting_works_in_custom_settings() -> None:
         "RETRY_BACKOFF_MAX": policy.retry_backoff_max,
         "PARK_TIMEOUT": config.park_timeout,
         "TICK": config.tick,
+        "RELEASE_PER_TURN": config.release_per_turn,
         "CONCURRENT_FETCHES": config.fetch_ceiling,
         "CONCURRENT_FETCHES_MIN": config.fetch_floor,
         "SLOW_FETCH_AFTER": config.slow_fetch_after,

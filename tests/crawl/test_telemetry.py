@@ -137,14 +137,23 @@ def test_closed_copies_the_gates_peaks_and_the_stores_totals() -> None:
     store = TieredStore(MemoryStore(1))
 
     gate: Gate[str] = Gate(
-        store, PolicyConfig(), MemoryLot(), Outbox(), lambda: True, park_timeout=9, max_fetches=4
+        store,
+        PolicyConfig(),
+        MemoryLot(),
+        Outbox(),
+        lambda: True,
+        park_timeout=9,
+        max_fetches=4,
+        pace_release=True,
     )
     for n in range(3):
         gate.schedule(f"http://o{n}.test", "page", 0.0)
     cfg = PolicyConfig()
     store.put("http://o0.test", evaluate(FetchResult(status=404), 0.0, None, cfg))
     store.put("http://o1.test", evaluate(FetchResult(status=404), 0.0, None, cfg))
-    t.closed(gate.tally, gate.budget, store)
+    gate.fetch_done("http://o1.test", 0.0)  # decided: its page waits its turn to be sent on
+    t.closed(gate.tally, gate.budget, store, gate.ready.peak)
     assert t.stats.get_value("robotstxt/parked_peak") == 3
+    assert t.stats.get_value("robotstxt/ready_peak") == 1
     assert t.stats.get_value("robotstxt/fetch_in_flight_peak") == 3
     assert t.stats.get_value("robotstxt/cache/evicted") == 1

@@ -1,0 +1,142 @@
+"""Decided requests go on a few per turn (``GBOT_ROBOTS_RELEASE_PER_TURN``), in real crawls.
+
+What is checked here is what a user could lose or notice: every page still crawled once,
+robots.txt still fetched once per site while sites wait their turn, and a close (Scrapy's
+own close, or a ``JOBDIR`` pause) in the middle of the turns keeps or drops and counts what
+had not gone yet. Why the release is paced at all is a benchmark
+(``benchmarks/bench_broad.py``; ``docs/broad-crawls.md``).
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import pytest
+import pytest_twisted
+from _httpserver import Server, crawl, make_spider
+from scrapy import signals
+
+from scrapy_gbot_robots._compat import close_spider
+
+pytestmark = pytest.mark.crawl
+
+RULES = b"User-agent: *\nDisallow: /private/\n"
+
+
+@pytest.mark.parametrize("per_turn", [1, 0])
+@pytest_twisted.ensureDeferred
+async def test_every_page_goes_on_once_whatever_the_pace(server: Server, per_turn: int) -> None:
+    hosts = [f"h{i}.test" for i in range(20)]
+    urls = []
+    for host in hosts:
+        server.route("/robots.txt", host=host, delay=0.2, body=RULES)
+        urls += [server.url(f"/p{n}", host) for n in range(9)] + [server.url("/private/x", host)]
+    crawler = await crawl(
+        make_spider(urls=urls), {"GBOT_ROBOTS_RELEASE_PER_TURN": per_turn, "LOG_LEVEL": "INFO"}
+    )
+    stats = crawler.stats.get_stats()
+    spider = crawler.spider
+    assert sorted(spider.crawled) == sorted(u for u in urls if "/private/" not in u)
+    assert all(server.count(f"/p{n}", host) == 1 for host in hosts for n in range(9))
+    assert server.count("/private/x") == 0
+    assert all(server.count("/robots.txt", host) == 1 for host in hosts)
+    assert stats["robotstxt/deferred"] == stats["robotstxt/undeferred"] > 0
+    assert "robotstxt/dropped" not in stats and spider.dropped == []
+    if per_turn:  # the sites decided together waited their turn
+        assert stats["robotstxt/ready_peak"] >= 2
+    else:
+        assert stats["robotstxt/ready_peak"] == 0
+
+
+@pytest_twisted.ensureDeferred
+async def test_sites_waiting_their_turn_are_not_forgotten_by_a_small_store(
+    server: Server,
+) -> None:
+    """A store of 3 states for 12 sites decided in bursts: a site waiting its turn holds its
+    place (else it is forgotten before its requests go, and fetched again)."""
+    hosts = [f"s{i}.test" for i in range(12)]
+    urls = []
+    for host in hosts:
+        server.route("/robots.txt", host=host, delay=0.1, body=RULES)
+        urls += [server.url(f"/p{n}", host) for n in range(10)]
+    crawler = await crawl(
+        make_spider(urls=urls),
+        {
+            "GBOT_ROBOTS_CACHE_SIZE": 3,
+            "GBOT_ROBOTS_CACHE_COMPACT_BYTES": 0,  # no tier to read a forgotten site back
+            "LOG_LEVEL": "INFO",
+        },
+    )
+    stats = crawler.stats.get_stats()
+    assert [server.count("/robots.txt", host) for host in hosts] == [1] * len(hosts)
+    assert sorted(crawler.spider.crawled) == sorted(urls)
+    assert stats.get("robotstxt/bounced") is None
+    assert stats["robotstxt/ready_peak"] >= 1
+
+
+def _closing_spider(urls: list[str], close_after: int | None) -> type:
+    """Closes the crawl from ``request_scheduled`` once ``close_after`` parked requests have
+    been sent on: the rest are still waiting their turn, whatever the machine's speed."""
+
+    class Closing(make_spider(urls=urls)):  # type: ignore[misc]
+        sent_on = 0
+        seen: set[str] = set()  # noqa: RUF012 (one crawl per class)
+
+        @classmethod
+        def from_crawler(cls, crawler: Any, *args: Any, **kwargs: Any) -> Any:
+            spider = super().from_crawler(crawler, *args, **kwargs)
+            crawler.signals.connect(spider.on_scheduled, signal=signals.request_scheduled)
+            return spider
+
+        def on_scheduled(self, request: Any, spider: Any) -> None:
+            if request.url not in self.seen:  # its first time: parked
+                self.seen.add(request.url)
+                return
+            self.sent_on += 1  # its second: sent on
+            if self.sent_on == close_after:
+                close_spider(self.crawler.engine, self, "enough")
+
+    return Closing
+
+
+@pytest_twisted.ensureDeferred
+async def test_a_close_while_requests_wait_their_turn_drops_and_counts_them(
+    server: Server,
+) -> None:
+    server.route("/robots.txt", delay=0.5, body=RULES)  # every page parked before it answers
+    urls = [server.url(f"/p{n}") for n in range(200)]
+    crawler = await crawl(_closing_spider(urls, close_after=5), {"LOG_LEVEL": "INFO"})
+    stats = crawler.stats.get_stats()
+    spider = crawler.spider
+    assert stats["finish_reason"] == "enough"
+    assert stats["robotstxt/deferred"] == 200
+    sent, dropped = stats["robotstxt/undeferred"], stats["robotstxt/dropped"]
+    assert sent + dropped == 200  # each one sent on, or given up and counted
+    assert 5 <= sent < 20  # none went on after the close began
+    assert len(spider.dropped) == dropped
+    assert all(reason.startswith("spider closed") for _, reason in spider.dropped)
+    assert sum(server.count(f"/p{n}") for n in range(200)) <= sent
+
+
+@pytest_twisted.ensureDeferred
+async def test_a_jobdir_pause_while_requests_wait_their_turn_keeps_them_for_the_next_run(
+    server: Server, tmp_path: Path
+) -> None:
+    server.route("/robots.txt", delay=0.5, body=RULES)  # every page parked before it answers
+    urls = [server.url(f"/p{n}") for n in range(200)]
+    settings = {"JOBDIR": str(tmp_path / "job"), "LOG_LEVEL": "INFO"}
+    first = await crawl(_closing_spider(urls, close_after=5), settings)
+    stats1 = first.stats.get_stats()
+    kept = stats1["robotstxt/persisted"]
+    assert stats1["robotstxt/undeferred"] + kept == 200 and kept > 180
+    assert "robotstxt/dropped" not in stats1
+
+    second = await crawl(_closing_spider(urls, close_after=None), settings)
+    stats2 = second.stats.get_stats()
+    assert stats2["robotstxt/resumed"] == kept
+    assert stats2["robotstxt/undeferred"] == kept and "robotstxt/dropped" not in stats2
+    # Every page once across both runs: the kept ones in the second, the others in the first
+    # (or in the second, from Scrapy's own JOBDIR queue).
+    assert [server.count(f"/p{n}") for n in range(200)] == [1] * 200
+    assert server.count("/robots.txt") == 1  # the JOBDIR's store remembers the file
