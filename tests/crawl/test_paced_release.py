@@ -110,9 +110,11 @@ async def test_a_close_while_requests_wait_their_turn_drops_and_counts_them(
     stats = crawler.stats.get_stats()
     spider = crawler.spider
     assert stats["finish_reason"] == "enough"
-    assert stats["robotstxt/deferred"] == 200
+    # Scrapy < 2.13 takes start requests one per engine tick: some may not have been taken
+    # (nor parked) yet when the close began.
+    parked = stats["robotstxt/deferred"]
     sent, dropped = stats["robotstxt/undeferred"], stats["robotstxt/dropped"]
-    assert sent + dropped == 200  # each one sent on, or given up and counted
+    assert sent + dropped == parked > 100  # each one sent on, or given up and counted
     assert 5 <= sent < 20  # none went on after the close began
     assert len(spider.dropped) == dropped
     assert all(reason.startswith("spider closed") for _, reason in spider.dropped)
@@ -129,7 +131,8 @@ async def test_a_jobdir_pause_while_requests_wait_their_turn_keeps_them_for_the_
     first = await crawl(_closing_spider(urls, close_after=5), settings)
     stats1 = first.stats.get_stats()
     kept = stats1["robotstxt/persisted"]
-    assert stats1["robotstxt/undeferred"] + kept == 200 and kept > 180
+    assert stats1["robotstxt/undeferred"] + kept == stats1["robotstxt/deferred"]
+    assert kept > 100 and stats1["robotstxt/undeferred"] < 20
     assert "robotstxt/dropped" not in stats1
 
     second = await crawl(_closing_spider(urls, close_after=None), settings)
@@ -137,6 +140,6 @@ async def test_a_jobdir_pause_while_requests_wait_their_turn_keeps_them_for_the_
     assert stats2["robotstxt/resumed"] == kept
     assert stats2["robotstxt/undeferred"] == kept and "robotstxt/dropped" not in stats2
     # Every page once across both runs: the kept ones in the second, the others in the first
-    # (or in the second, from Scrapy's own JOBDIR queue).
+    # or in the second (from Scrapy's own JOBDIR queue, or start requests not taken yet).
     assert [server.count(f"/p{n}") for n in range(200)] == [1] * 200
     assert server.count("/robots.txt") == 1  # the JOBDIR's store remembers the file
