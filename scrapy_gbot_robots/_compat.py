@@ -348,6 +348,22 @@ def crawl_load(engine: Any) -> tuple[int, int, int]:
     return active, limit if isinstance(limit, int) else 0, backlog
 
 
+def engine_full(engine: Any) -> bool:
+    """Whether the downloader or the scraper has no room for more work now: what Scrapy's
+    engine asks (``needs_backout()``, ``_needs_backout()`` before 2.13) before it takes a
+    start request, less its running and closing checks (the lifecycle's business). Both
+    parts are public in every supported Scrapy; an engine without them is never full."""
+    downloader: Any = getattr(engine, "downloader", None)
+    slot: Any = getattr(getattr(engine, "scraper", None), "slot", None)
+    try:
+        return bool(
+            (downloader is not None and downloader.needs_backout())
+            or (slot is not None and slot.needs_backout())
+        )
+    except Exception:
+        return False
+
+
 def reserve_download_slot(engine: Any, delta: int) -> None:
     """Widen (``+1``) or narrow (``-1``) the downloader's global limit for one robots.txt fetch.
 

@@ -48,6 +48,7 @@ from twisted.python.failure import Failure
 from .._compat import (
     call_later,
     crawl_load,
+    engine_full,
     engine_scheduler,
     listen,
     looping_call,
@@ -94,6 +95,8 @@ logger = logging.getLogger("scrapy_gbot_robots.middleware")
 
 #: Seconds the spider's close waits for robots.txt fetches to finish deciding.
 CLOSE_WAIT = 10.0
+#: Seconds between two looks at a full downloader while decided requests wait their turn.
+FULL_WAIT = 0.01
 #: Ticks between two looks at a shared lot for origins no live worker is handling.
 ADOPT_EVERY = 5
 _PARKED = "parked until robots.txt is decided"
@@ -326,16 +329,24 @@ class Coordinator:
         finally:
             self._carrying = False
 
-    def _send_soon(self) -> None:
+    def _send_soon(self, delay: float = 0.0) -> None:
         if not self._sending:
             self._sending = True
-            call_later(0, self._send_on)
+            call_later(delay, self._send_on)
 
     def _send_on(self) -> None:
         """One turn of the paced release (:mod:`.ready`): the next turn comes after the event
-        loop has handled what is ready meanwhile (downloads, responses). Never raises."""
+        loop has handled what is ready meanwhile (downloads, responses). While the downloader
+        or the scraper is full, nothing goes (Scrapy takes no start request then either): the
+        requests would only pile up in the scheduler, whose queue may cost per site queued.
+        Never raises."""
         self._sending = False
         gate = self._gate
+        if not gate.dripping:
+            return
+        if engine_full(self._crawler.engine):
+            self._send_soon(FULL_WAIT)
+            return
         try:
             gate.drip(self._clock(), self._config.release_per_turn)
             self._carry_out()

@@ -17,7 +17,7 @@ import pytest_twisted
 from _httpserver import Server, crawl, make_spider
 from scrapy import signals
 
-from scrapy_gbot_robots._compat import close_spider
+from scrapy_gbot_robots._compat import close_spider, engine_scheduler
 
 pytestmark = pytest.mark.crawl
 
@@ -47,6 +47,33 @@ async def test_every_page_goes_on_once_whatever_the_pace(server: Server, per_tur
         assert stats["robotstxt/ready_peak"] >= 2
     else:
         assert stats["robotstxt/ready_peak"] == 0
+
+
+@pytest.mark.parametrize("per_turn", [1, 0])
+@pytest_twisted.ensureDeferred
+async def test_nothing_goes_on_while_the_downloader_is_full(server: Server, per_turn: int) -> None:
+    """Like Scrapy's own start requests: sent on while the downloader had room, decided
+    requests would only pile up in the scheduler (whose queue may cost per site queued)."""
+    server.route("/robots.txt", delay=0.2, body=RULES)  # every page parked before it answers
+    for n in range(40):
+        server.route(f"/p{n}", delay=0.1, body=b"<html></html>")
+    urls = [server.url(f"/p{n}") for n in range(40)]
+    queued: list[int] = []
+
+    class Sampling(make_spider(urls=urls)):  # type: ignore[misc]
+        def parse(self, response: Any) -> None:
+            queued.append(len(engine_scheduler(self.crawler.engine)))
+            self.crawled.append(response.url)
+
+    crawler = await crawl(
+        Sampling,
+        {"GBOT_ROBOTS_RELEASE_PER_TURN": per_turn, "CONCURRENT_REQUESTS": 2, "LOG_LEVEL": "INFO"},
+    )
+    assert sorted(crawler.spider.crawled) == sorted(urls)
+    if per_turn:
+        assert max(queued) <= 2, queued
+    else:  # the measure can see a pile: all at once, they wait in the scheduler
+        assert max(queued) >= 20, queued
 
 
 @pytest_twisted.ensureDeferred
