@@ -350,7 +350,7 @@ def crawl_load(engine: Any) -> tuple[int, int, int]:
 
 def engine_full(engine: Any) -> bool:
     """Whether the downloader or the scraper has no room for more work now: what Scrapy's
-    engine asks (``needs_backout()``, ``_needs_backout()`` before 2.13) before it takes a
+    engine asks (its ``needs_backout()``; a private method before 2.13) before it takes a
     start request, less its running and closing checks (the lifecycle's business). Both
     parts are public in every supported Scrapy; an engine without them is never full."""
     downloader: Any = getattr(engine, "downloader", None)
