@@ -511,12 +511,10 @@ class Coordinator:
         their request), and go."""
         active, concurrency, backlog = crawl_load(self._crawler.engine)
         gate = self._gate
-        # Decided requests not yet sent on are ahead of the downloader as much as the
-        # scheduler's; and while there are any, pins are not lost (theirs included).
-        backlog += gate.ready_items()
         pace = self._pacing.step(gate.budget, active, concurrency, backlog)
         gate.resize(pace.limit, now)
-        if pace.drained and self.store.pinned:
+        # Requests waiting their turn (gate.dripping) are on their way too: their pins stay.
+        if pace.drained and self.store.pinned and not gate.dripping:
             self.store.unpin_all()
             gate.room_made(now)
         self._run_events.paced(pace)

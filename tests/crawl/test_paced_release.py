@@ -62,7 +62,8 @@ async def test_nothing_goes_on_while_the_downloader_is_full(server: Server, per_
 
     class Sampling(make_spider(urls=urls)):  # type: ignore[misc]
         def parse(self, response: Any) -> None:
-            queued.append(len(engine_scheduler(self.crawler.engine)))
+            scheduler: Any = engine_scheduler(self.crawler.engine)
+            queued.append(len(scheduler))
             self.crawled.append(response.url)
 
     crawler = await crawl(
