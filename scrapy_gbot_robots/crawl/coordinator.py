@@ -511,10 +511,13 @@ class Coordinator:
         their request), and go."""
         active, concurrency, backlog = crawl_load(self._crawler.engine)
         gate = self._gate
+        # Decided requests waiting their turn are ahead of the downloader as much as the
+        # scheduler's: they pile up there, not in the scheduler, since none goes while the
+        # downloader is full. And while any wait, pins are not lost (theirs included).
+        backlog += gate.ready_items()
         pace = self._pacing.step(gate.budget, active, concurrency, backlog)
         gate.resize(pace.limit, now)
-        # Requests waiting their turn (gate.dripping) are on their way too: their pins stay.
-        if pace.drained and self.store.pinned and not gate.dripping:
+        if pace.drained and self.store.pinned:
             self.store.unpin_all()
             gate.room_made(now)
         self._run_events.paced(pace)

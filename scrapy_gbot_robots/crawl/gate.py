@@ -201,7 +201,8 @@ class Gate(Generic[T]):
         return bool(self.ready) and self._closing_at is None and not self._closed
 
     def ready_items(self) -> int:
-        """Items of ready origins still parked: decided requests not yet sent on."""
+        """Items of ready origins still parked: decided requests not yet sent on (read once
+        per tick by the pacing, as part of the backlog ahead of the downloader)."""
         recs = self._recs
         return sum(recs[origin].parked for origin in self.ready if origin in recs)
 

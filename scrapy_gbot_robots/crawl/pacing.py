@@ -10,7 +10,8 @@ the downloader says, once per ``GBOT_ROBOTS_TICK``:
   no request waits in the scheduler, origins wait for a robots.txt slot, and every slot is
   taken. More robots.txt in flight then means more pages to download sooner.
 - **shrink** (by a quarter, down to the floor) when decided origins pile up ahead of the
-  downloader: more than ``pile`` requests wait in the scheduler. The downloader has work
+  downloader: more than ``pile`` requests wait in the scheduler or, decided, for their turn
+  to be sent on (:mod:`.ready`; the coordinator counts both). The downloader has work
   for a while, and a big scheduler costs memory (and CPU with Scrapy's default queue, which
   looks at every site with requests queued on each pop).
 - **hold** otherwise, and when the store has no room for more origins (their requests are
