@@ -10,7 +10,7 @@ event loop (``GBOT_ROBOTS_RELEASE_PER_TURN``), one origin after another.
 
 A ready origin's state is pinned in the store (the way a request on its way to the download
 check pins it): forgotten before its requests leave, it would be fetched again. Its requests
-stay in the lot meanwhile, so a close keeps them (``JOBDIR``, a fleet) or drops and counts
+stay in the lot meanwhile, so a close keeps them (``JOBDIR``) or drops and counts
 them as it does every parked request. Pure: nothing from Scrapy or Twisted.
 """
 
