@@ -66,6 +66,7 @@ def make_gate(
     min_fetches: int | None = None,
     store_size: int = 1000,
     room: bool = False,
+    paced: bool = False,
 ) -> tuple[Gate[str], Recorder, MemoryStore]:
     store = MemoryStore(store_size)
     actions = Recorder()
@@ -81,7 +82,10 @@ def make_gate(
         slow_after=slow_after,
         observe=observe,
         min_fetches=min_fetches,
-        room=store.room if room else None,
+        room=store.room if room or paced else None,
+        pace_release=paced,
+        pin=store.pin if paced else None,
+        unpin=store.unpin if paced else None,
     )
     return gate, actions, store
 
@@ -782,26 +786,13 @@ TestGateMachine.settings = settings(max_examples=150, stateful_step_count=40, de
 # -- the paced release (crawl/ready.py) --------------------------------------------------------
 
 
-def paced_gate(**kwargs: object) -> tuple[Gate[str], Recorder, MemoryStore]:
+def paced_gate(
+    *, store_size: int = 1000, max_fetches: int = 4, lot: object | None = None
+) -> tuple[Gate[str], Recorder, MemoryStore]:
     """A gate whose decided origins wait for drip(), pinned in its store meanwhile."""
-    store = MemoryStore(int(kwargs.pop("store_size", 1000)))  # type: ignore[call-overload]
-    actions = Recorder()
-    lot = kwargs.pop("lot", None)
-    gate: Gate[str] = Gate(
-        store,
-        CFG,
-        lot if lot is not None else MemoryLot(),  # type: ignore[arg-type]
-        actions,
-        actions.accepting,
-        park_timeout=100.0,
-        max_fetches=int(kwargs.pop("max_fetches", 4)),  # type: ignore[call-overload]
-        room=store.room,
-        pace_release=True,
-        pin=store.pin,
-        unpin=store.unpin,
+    return make_gate(
+        store_size=store_size, max_fetches=max_fetches, lot=lot, paced=True
     )
-    assert not kwargs
-    return gate, actions, store
 
 
 def test_a_decided_origins_requests_go_on_one_per_drip_round_robin() -> None:
