@@ -24,9 +24,9 @@ The rules:
 - No fetch starts from the queue while the fetches in flight would fill the store's room
   (``room``: how many more origins it can take without forgetting one whose requests are on
   their way to the downloader); :meth:`Gate.room_made` says when an origin left that state.
-- ``park_timeout`` counts only while the origin's robots.txt is being fetched or failing:
-  a request queued behind the fetch budget does not age, so a big backlog never turns into
-  drops. A parked request whose time is up is dropped with the reason ``"deadline"``.
+- ``park_timeout`` counts only while the origin's robots.txt is being fetched or failing
+  (:mod:`.clock`): a request queued behind the fetch budget does not age, so a big backlog
+  never turns into drops. A parked request whose time is up is dropped (``"deadline"``).
 - When a fetch ends, the origin is looked at again: a usable decision releases its parked
   requests (in batches, oldest first); a server error keeps them parked until the retry that
   the policy schedules (backoff, ``Retry-After``) succeeds or their time is up.
@@ -60,11 +60,11 @@ from ..parking.base import Lot
 from ..policy.states import Kind, Mode, OriginState, PolicyConfig, rules_in_force
 from ..stores.base import OriginStore
 from .budget import FetchBudget
+from .clock import ParkClock
 from .effects import Actions, FetchReason
 from .parked import ParkedItems
 from .ready import ReadyOrigins
 from .tally import Tally
-from .wakeups import Wakeups
 
 __all__ = ["Actions", "FetchReason", "FetchState", "Gate", "ParkReason"]
 
@@ -150,7 +150,8 @@ class Gate(Generic[T]):
         #: Whether released items can be sent on now; the first False means the crawl closes
         #: (:class:`~.lifecycle.Lifecycle`), and the gate never asks again.
         self._accepting = accepting
-        self._timeout = park_timeout
+        #: Park deadlines and every other time an origin is looked at again.
+        self._clock = ParkClock(self._items, park_timeout)
         #: The fetches in flight and the origins waiting for a slot.
         self.budget = FetchBudget(
             max_fetches,
@@ -164,13 +165,11 @@ class Gate(Generic[T]):
         #: crawl it now"), so its requests pass; only the first decision is waited for.
         self._observe = observe
         self._recs: dict[str, _Origin] = {}
-        self._closing_at: float | None = None  # when the gate learnt that the crawl closes
-        self._wakeups = Wakeups()
         self._closed = False
         self._pace_release = pace_release
         #: Decided origins whose lot items :meth:`drip` sends on (pinned in the store by
         #: ``pin``/``unpin`` meanwhile).
-        self.ready = ReadyOrigins(pin, unpin)
+        self.ready = ReadyOrigins(self._items, pin, unpin)
 
     @property
     def tally(self) -> Tally:
@@ -187,24 +186,21 @@ class Gate(Generic[T]):
     @property
     def closing(self) -> bool:
         """Whether the gate has learnt that the crawl closes (see the module doc)."""
-        return self._closing_at is not None
+        return self._clock.closing_at is not None
 
     @property
     def close_deadline(self) -> float | None:
-        """While closing: ``park_timeout`` after the close began, when every held item that
-        waited since then is given up (one that came later waits its own ``park_timeout``)."""
-        return None if self._closing_at is None else self._closing_at + self._timeout
+        """While closing: when every held item that waited since the close began is given up."""
+        return self._clock.close_deadline
 
     @property
     def dripping(self) -> bool:
         """Whether :meth:`drip` has items to send on (never once the crawl closes)."""
-        return bool(self.ready) and self._closing_at is None and not self._closed
+        return bool(self.ready) and self._clock.closing_at is None and not self._closed
 
     def ready_items(self) -> int:
-        """Items of ready origins still parked: decided requests not yet sent on (read once
-        per tick by the pacing, as part of the backlog ahead of the downloader)."""
-        recs = self._recs
-        return sum(recs[origin].parked for origin in self.ready if origin in recs)
+        """Decided requests not yet sent on (the pacing counts them in its backlog)."""
+        return self.ready.items()
 
     def parked_for(self, origin: str) -> int:
         rec = self._recs.get(origin)
@@ -294,7 +290,7 @@ class Gate(Generic[T]):
         if want is not None:
             self._want(origin, rec, now, blocking=True, why=want)
         elif wake:
-            self._wakeups.set(origin, wake)
+            self._clock.wake(origin, wake)
         if held and rec.fetch == FetchState.QUEUED:
             self.budget.urgent.append(origin)  # maybe there already: a started one is skipped
             self._start_queued(now)
@@ -337,11 +333,9 @@ class Gate(Generic[T]):
             return
         if recheck_at is not None:
             if rec.parked or rec.held:
-                if rec.active_since is None:
-                    rec.active_since = now
                 rec.why = FetchReason.RECHECK
-                self._wakeups.set(origin, recheck_at)
-                self._wake_deadline(origin, rec)
+                self._clock.wake(origin, recheck_at)
+                self._clock.start(origin, rec, now)
             else:
                 self._forget(origin, rec)
             return
@@ -358,7 +352,7 @@ class Gate(Generic[T]):
                 self._start_queued(now)  # a fetch may have become slow, or room was made
         # Checked after the pops: a wake-up a check sets at or before ``now`` waits for the
         # next tick instead of spinning this loop.
-        for origin in self._wakeups.due(now):
+        for origin in self._clock.due(now):
             self._check(origin, now)
 
     def resize(self, limit: int, now: float) -> None:
@@ -377,19 +371,13 @@ class Gate(Generic[T]):
         many. Nothing once the crawl closes: the close keeps or drops what is left."""
         if self._closed or not self._open(now):
             return 0
-        sent, ready, recs = 0, self.ready, self._recs
-        while sent < limit:
-            origin = ready.next()
-            if origin is None:
-                break
-            rec = recs.get(origin)
-            if rec is None:  # cannot happen: a rec is not forgotten while ready
-                self._unready(origin, now)
-                continue
-            sent += self._items.send(origin, rec, 1)
-            if not rec.parked:
-                self._unready(origin, now)
+        sent, done, room = self.ready.send(limit)
+        for origin in done:
+            rec = self._recs.get(origin)
+            if rec is not None:
                 self._forget(origin, rec)
+        if room:
+            self.room_made(now)
         return sent
 
     def adopt(self, now: float, limit: int = 100) -> int:
@@ -399,7 +387,7 @@ class Gate(Generic[T]):
         fleet lock keeps it to one process), then its waiting items are released by whoever
         decides. Returns how many origins were adopted.
         """
-        if not self._items.lot.shared or self._closed or self._closing_at is not None:
+        if not self._items.lot.shared or self._closed or self.closing:
             return 0
         waiting = self._items.waiting()[:limit]
         orphans = [(o, n) for o, n in waiting if o not in self._recs and n > 0]
@@ -424,7 +412,7 @@ class Gate(Generic[T]):
         self.ready.clear()
         self._recs.clear()
         self.budget.clear()
-        self._wakeups.clear()
+        self._clock.clear()
         return self._items.close(persist, reason)
 
     # -- internals ----------------------------------------------------------------------------
@@ -443,7 +431,7 @@ class Gate(Generic[T]):
             and origin not in self.ready
         ):
             self._recs.pop(origin, None)
-            self._wakeups.cancel(origin)
+            self._clock.cancel(origin)
 
     def _park(
         self,
@@ -460,12 +448,8 @@ class Gate(Generic[T]):
         self._items.push(origin, rec, item, now, held=held)
         if failing:
             rec.failing = True
-        closing = self._closing_at is not None
-        runs = rec.fetch == FetchState.RUNNING or rec.failing or (held and closing)
-        if rec.active_since is None and runs:
-            rec.active_since = now
-        if rec.active_since is not None and (held or not closing):  # its clock runs
-            self._wakeups.set(origin, max(now, rec.active_since) + self._timeout)
+        runs = rec.fetch == FetchState.RUNNING or rec.failing
+        self._clock.parked(origin, rec, now, held=held, runs=runs)
         return rec
 
     def _want(
@@ -487,14 +471,13 @@ class Gate(Generic[T]):
             budget.enqueue(origin, urgent=bool(rec.held))
             if budget.max_slow or rec.held:
                 self._start_queued(now)  # a slow fetch may give up its slot (FIFO kept)
-        self._wake_deadline(origin, rec)  # a clock that runs on: the next item's time
+        self._clock.deadline(origin, rec)  # a clock that runs on: the next item's time
 
     def _start(self, origin: str, rec: _Origin, now: float) -> None:
         rec.fetch = FetchState.RUNNING
         self.budget.start(origin, now)
         if (rec.parked or rec.held) and rec.active_since is None:
-            rec.active_since = now
-            self._wake_deadline(origin, rec)
+            self._clock.start(origin, rec, now)
         self._actions.fetch(origin, rec.why or FetchReason.MISS)
 
     def _start_queued(self, now: float) -> None:
@@ -505,8 +488,10 @@ class Gate(Generic[T]):
             while queue:
                 origin = queue[0]
                 rec = self._recs.get(origin)
-                if rec is None or rec.fetch != FetchState.QUEUED or (
-                    queue is budget.urgent and not rec.held
+                if (
+                    rec is None
+                    or rec.fetch != FetchState.QUEUED
+                    or (queue is budget.urgent and not rec.held)
                 ):
                     queue.popleft()
                     continue
@@ -521,32 +506,15 @@ class Gate(Generic[T]):
                 queue.popleft()
                 self._start(origin, rec, now)
 
-    def _wake_deadline(self, origin: str, rec: _Origin) -> None:
-        # While closing, only held items age: the close keeps or drops the lot's.
-        aging = rec.parked and self._closing_at is None
-        if rec.active_since is None or not (aging or rec.held):
-            return
-        oldest = self._items.oldest(origin, rec, aging=bool(aging))
-        start = rec.active_since if oldest is None else max(oldest, rec.active_since)
-        self._wakeups.set(origin, start + self._timeout)
-
-    def _expire(self, origin: str, rec: _Origin, now: float) -> None:
-        aging = rec.parked and self._closing_at is None
-        if rec.active_since is None or not (aging or rec.held):
-            return
-        cutoff = now - self._timeout
-        if rec.active_since <= cutoff:
-            self._items.expire(origin, rec, cutoff, aging=bool(aging))
-
     def _check(self, origin: str, now: float) -> None:
         rec = self._recs.get(origin)
         if rec is None or rec.releasing:
             return
         if origin in self.ready:  # looked at again from scratch; still decided: ready again
             self._unready(origin, now)
-        self._expire(origin, rec, now)
+        self._clock.expire(origin, rec, now)
         if rec.fetch:
-            self._wake_deadline(origin, rec)
+            self._clock.deadline(origin, rec)
             return
         if not rec.parked and not rec.held:
             self._forget(origin, rec)
@@ -574,13 +542,12 @@ class Gate(Generic[T]):
                 self._forget(origin, rec)
                 return
         rec.failing = True
-        if rec.active_since is None:
-            rec.active_since = now
         if state.refresh_at <= now:
+            rec.active_since = now if rec.active_since is None else rec.active_since
             self._want(origin, rec, now, blocking=True, why=FetchReason.RETRY)
             return
-        self._wakeups.set(origin, min(state.refresh_at, force.until))
-        self._wake_deadline(origin, rec)
+        self._clock.wake(origin, min(state.refresh_at, force.until))
+        self._clock.start(origin, rec, now)
 
     def _release(self, origin: str, rec: _Origin, now: float) -> None:
         accepting = self._open(now)  # while closing, held items only: close() has the lot's
@@ -600,10 +567,9 @@ class Gate(Generic[T]):
 
     def _ready_up(self, origin: str, rec: _Origin) -> None:
         """The origin is decided: its lot items wait for :meth:`drip`, no clock running."""
-        rec.active_since = None
         rec.failing = False
-        self._wakeups.cancel(origin)
-        if self.ready.add(origin):
+        self._clock.stop(origin, rec)
+        if self.ready.add(origin, rec):
             self._actions.send_on()
 
     def _unready(self, origin: str, now: float) -> None:
@@ -612,17 +578,11 @@ class Gate(Generic[T]):
 
     def _open(self, now: float) -> bool:
         """Whether the crawl still accepts released items; the first False starts closing."""
-        if self._closing_at is not None:
+        if self._clock.closing_at is not None:
             return False
         if self._accepting():
             return True
-        self._closing_at = now
-        # Held items age from now at the latest.
-        for origin, rec in self._recs.items():
-            if rec.held:
-                if rec.active_since is None:
-                    rec.active_since = now
-                self._wake_deadline(origin, rec)
+        self._clock.close_began(now, self._recs.items())
         self._start_queued(now)
         return False
 

@@ -18,6 +18,11 @@ from __future__ import annotations
 
 from collections import OrderedDict
 from collections.abc import Callable, Iterator
+from typing import Generic, TypeVar
+
+from .parked import Counts, ParkedItems
+
+T = TypeVar("T")
 
 
 def _no_pin(origin: str) -> None:
@@ -28,45 +33,59 @@ def _no_unpin(origin: str) -> bool:
     return False
 
 
-class ReadyOrigins:
+class ReadyOrigins(Generic[T]):
     """The ready origins, in turn order; each one pinned in the store while it is here."""
 
-    __slots__ = ("_order", "_pin", "_unpin", "peak")
+    __slots__ = ("_items", "_order", "_pin", "_unpin", "peak")
 
     def __init__(
         self,
+        items: ParkedItems[T],
         pin: Callable[[str], None] | None = None,
         unpin: Callable[[str], bool] | None = None,
     ) -> None:
-        self._order: OrderedDict[str, None] = OrderedDict()
+        self._items = items
+        self._order: OrderedDict[str, Counts] = OrderedDict()
         self._pin = pin or _no_pin
         #: True when the origin's last pin went: the store has room for one more origin.
         self._unpin = unpin or _no_unpin
         self.peak = 0  # the most origins ready at once (a stat)
 
-    def add(self, origin: str) -> bool:
+    def add(self, origin: str, counts: Counts) -> bool:
         """``origin`` is ready (again); returns True when none was before (start sending)."""
         order = self._order
         first = not order
         if origin not in order:
-            order[origin] = None
+            order[origin] = counts
             self._pin(origin)
             if len(order) > self.peak:
                 self.peak = len(order)
         return first
 
-    def next(self) -> str | None:
-        """The origin whose turn it is; it goes to the back (:meth:`discard` when done)."""
-        order = self._order
-        if not order:
-            return None
-        origin = next(iter(order))
-        order.move_to_end(origin)
-        return origin
+    def send(self, limit: int) -> tuple[int, list[str], bool]:
+        """Send on up to ``limit`` items, one per origin in turn.
+
+        Returns how many were sent, the origins left with none (no longer ready), and whether
+        unpinning them made room in the store.
+        """
+        order, items = self._order, self._items
+        sent, done, room = 0, [], False
+        while sent < limit and order:
+            origin, counts = next(iter(order.items()))
+            order.move_to_end(origin)
+            sent += items.send(origin, counts, 1)
+            if not counts.parked:
+                done.append(origin)
+                room = self.discard(origin) or room
+        return sent, done, room
+
+    def items(self) -> int:
+        """Items of ready origins still parked: decided requests not yet sent on."""
+        return sum(counts.parked for counts in self._order.values())
 
     def discard(self, origin: str) -> bool:
         """``origin`` is no longer ready; True when that made room in the store."""
-        if self._order.pop(origin, 0) is None:
+        if self._order.pop(origin, None) is not None:
             return self._unpin(origin)
         return False
 

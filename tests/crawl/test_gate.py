@@ -467,7 +467,7 @@ def test_wake_ups_of_origins_long_gone_do_not_pile_up() -> None:
     for i in range(3_000):
         finish(gate, store, f"http://o{i}", 1.0)
     gate.tick(2.0)
-    assert not gate.busy and len(gate._wakeups) <= 1024
+    assert not gate.busy and len(gate._clock) <= 1024
 
 
 def test_a_larger_limit_starts_queued_fetches_at_once_a_smaller_one_none() -> None:
