@@ -247,6 +247,35 @@ def test_the_layer_table_places_every_module() -> None:
         assert layer not in allowed and allowed <= set(LAYERS), layer
 
 
+#: CHANGES.md promises it ("No class over 450 lines"): a class that grows past it has taken
+#: on a second job, which belongs in a collaborator of its own.
+MAX_CLASS_LINES = 450
+
+
+def _long_classes(path: Path) -> list[str]:
+    tree = ast.parse(path.read_text(encoding="utf-8"))
+    return [
+        f"{path.name}:{node.name} ({node.end_lineno - node.lineno + 1} lines)"
+        for node in ast.walk(tree)
+        if isinstance(node, ast.ClassDef)
+        and node.end_lineno is not None
+        and node.end_lineno - node.lineno + 1 > MAX_CLASS_LINES
+    ]
+
+
+def test_no_class_is_over_450_lines() -> None:
+    long = [
+        c for p in sorted((ROOT / "scrapy_gbot_robots").rglob("*.py")) for c in _long_classes(p)
+    ]
+    assert not long, long
+
+
+def test_the_class_length_check_sees_a_long_class(tmp_path: Path) -> None:
+    body = "\n".join(f"    x{i} = {i}" for i in range(MAX_CLASS_LINES))
+    (tmp_path / "m.py").write_text(f"class Long:\n{body}\n\nclass Short:\n    y = 1\n")
+    assert _long_classes(tmp_path / "m.py") == [f"m.py:Long ({MAX_CLASS_LINES + 1} lines)"]
+
+
 @pytest.mark.parametrize("layer", sorted(LAYERS))
 def test_each_layer_imports_only_the_layers_below_it(layer: str) -> None:
     package = ROOT / "scrapy_gbot_robots"

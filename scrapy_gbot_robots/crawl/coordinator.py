@@ -514,7 +514,7 @@ class Coordinator:
         # Decided requests waiting their turn are ahead of the downloader as much as the
         # scheduler's: they pile up there, not in the scheduler, since none goes while the
         # downloader is full. And while any wait, pins are not lost (theirs included).
-        backlog += gate.ready_items()
+        backlog += gate.ready.items()
         pace = self._pacing.step(gate.budget, active, concurrency, backlog)
         gate.resize(pace.limit, now)
         if pace.drained and self.store.pinned:

@@ -198,10 +198,6 @@ class Gate(Generic[T]):
         """Whether :meth:`drip` has items to send on (never once the crawl closes)."""
         return bool(self.ready) and self._clock.closing_at is None and not self._closed
 
-    def ready_items(self) -> int:
-        """Decided requests not yet sent on (the pacing counts them in its backlog)."""
-        return self.ready.items()
-
     def parked_for(self, origin: str) -> int:
         rec = self._recs.get(origin)
         return rec.parked + rec.held if rec is not None else 0
@@ -240,20 +236,11 @@ class Gate(Generic[T]):
         return self._arrive(origin, item, now, admit, held=False)
 
     def wait(self, origin: str, item: T, now: float) -> ParkReason | None:
-        """As :meth:`schedule`, for an item that waits in place (a download under way).
-
-        It is held in memory, never in the lot nor persisted, and it is released even while
-        the crawl closes (whose end waits for it); see the closing rule in the module doc.
-        It waits for its origin's robots.txt fetch at most, never for a retry: when the
-        origin is stopped by server errors, the answer is ``ParkReason.STOPPED`` and the
-        item is **not** held (the caller fails it at once).
-        """
-        if not self._observe:
-            state = self._store.get(origin)
-            if state is not None and state.kind is Kind.SERVER_ERROR:
-                force = rules_in_force(state, now, self._policy)
-                if force.mode is Mode.STOPPED:
-                    return ParkReason.STOPPED
+        """As :meth:`schedule`, for an item that waits in place (a download under way; see
+        the module doc). When its origin is stopped by server errors, the answer is
+        ``ParkReason.STOPPED`` and the item is **not** held: the caller fails it at once."""
+        if not self._observe and _stopped(self._store.get(origin), now, self._policy):
+            return ParkReason.STOPPED
         return self._arrive(origin, item, now, None, held=True)
 
     def _arrive(
@@ -330,16 +317,14 @@ class Gate(Generic[T]):
         self._start_queued(now)
         if cut:
             self._forget(origin, rec)
-            return
-        if recheck_at is not None:
-            if rec.parked or rec.held:
-                rec.why = FetchReason.RECHECK
-                self._clock.wake(origin, recheck_at)
-                self._clock.start(origin, rec, now)
-            else:
-                self._forget(origin, rec)
-            return
-        self._check(origin, now)
+        elif recheck_at is None:
+            self._check(origin, now)
+        elif rec.parked or rec.held:
+            rec.why = FetchReason.RECHECK
+            self._clock.wake(origin, recheck_at)
+            self._clock.start(origin, rec, now)
+        else:
+            self._forget(origin, rec)
 
     def tick(self, now: float) -> None:
         """Periodic: make parking durable, move slow fetches out of the budget, then handle
@@ -381,12 +366,8 @@ class Gate(Generic[T]):
         return sent
 
     def adopt(self, now: float, limit: int = 100) -> int:
-        """Shared lot: take charge of origins other processes left waiting (a dead worker's).
-
-        Each such origin is looked at as if its requests were ours: its fetch is wanted (a
-        fleet lock keeps it to one process), then its waiting items are released by whoever
-        decides. Returns how many origins were adopted.
-        """
+        """Shared lot: take charge of origins other processes left waiting (a dead worker's),
+        as if their requests were ours (a fleet lock keeps each fetch to one process)."""
         if not self._items.lot.shared or self._closed or self.closing:
             return 0
         waiting = self._items.waiting()[:limit]
@@ -403,7 +384,7 @@ class Gate(Generic[T]):
     def _take_over(self, waiting: Sequence[tuple[str, int]], now: float) -> None:
         for origin, count in waiting:
             self._items.resumed(self._rec(origin), count)
-        for origin, _ in waiting:
+        for origin, _ in waiting:  # once all are counted: the fetches queue in order
             self._check(origin, now)
 
     def close(self, persist: bool, reason: str) -> int:
@@ -585,6 +566,13 @@ class Gate(Generic[T]):
         self._clock.close_began(now, self._recs.items())
         self._start_queued(now)
         return False
+
+
+def _stopped(state: OriginState | None, now: float, policy: PolicyConfig) -> bool:
+    """Whether server errors stop the origin now (a download never waits for a retry)."""
+    if state is None or state.kind is not Kind.SERVER_ERROR:
+        return False
+    return rules_in_force(state, now, policy).mode is Mode.STOPPED
 
 
 def _arrival(

@@ -804,7 +804,7 @@ def test_a_decided_origins_requests_go_on_one_per_drip_round_robin() -> None:
     finish(gate, store, "http://b", 1.0)
     assert actions.released == [] and actions.send_ons == 1  # asked once, not per origin
     assert gate.dripping and list(gate.ready) == ["http://a", "http://b"]
-    assert gate.ready_items() == 6 and gate.tally.now == 6 and gate.busy
+    assert gate.ready.items() == 6 and gate.tally.now == 6 and gate.busy
     assert store.pinned == 2  # neither can be forgotten before its requests have gone
     sent = [gate.drip(2.0, 1) for _ in range(4)]
     assert sent == [1, 1, 1, 1]
@@ -876,7 +876,7 @@ def test_a_bounce_or_an_expired_copy_takes_an_origin_out_of_its_turn() -> None:
     # decided, so it simply waits its turn behind the others.
     gate.bounce("http://a", "a-bounced", 1.5)
     gate.check("http://a", 1.5)
-    assert "http://a" in gate.ready and gate.ready_items() == 3 and store.pinned == 1
+    assert "http://a" in gate.ready and gate.ready.items() == 3 and store.pinned == 1
     # The copy expires while requests wait their turn: they wait for the new one instead.
     expired = store.get("http://a")
     assert expired is not None
