@@ -114,7 +114,7 @@ class _Origin:
         self.blocking = False  # whether parked requests wait for the fetch under way
         self.why: FetchReason | None = None
         self.failing = False  # the origin is in server error (its park clock runs)
-        self.active_since: float | None = None  # start of the park clock, see module doc
+        self.active_since: float | None = None  # start of the park clock (:mod:`.clock`)
         self.releasing = False
 
 
