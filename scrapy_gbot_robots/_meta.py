@@ -12,6 +12,10 @@ FETCH_META = "gbot_robots_fetch"
 #: Scrapy's own per-request switch: robots.txt is not consulted for this request.
 DONT_OBEY = "dont_obey_robotstxt"
 
+#: Scrapy's (2.13 and later) mark of a request from ``start()``: Scrapy takes them as fast as
+#: it can while the engine is full, so a decided one waits its turn (docs/broad-crawls.md).
+START = "is_start_request"
+
 #: The product token to obey for this request only.
 USER_AGENT_META = "robotstxt_user_agent"
 

@@ -24,6 +24,7 @@ WOULD_STOP = "robotstxt/would_stop"
 # Requests.
 DEFERRED = "robotstxt/deferred"
 UNDEFERRED = "robotstxt/undeferred"
+WAITED_TURN = "robotstxt/waited_turn"
 DROPPED = "robotstxt/dropped"
 BOUNCED = "robotstxt/bounced"
 OWN_COPY = "robotstxt/own_copy"

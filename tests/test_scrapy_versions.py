@@ -13,6 +13,7 @@ are not read.
 
 from __future__ import annotations
 
+import importlib.util
 import inspect
 import re
 from collections.abc import Callable
@@ -63,6 +64,11 @@ FEATURES = [
         lambda: hasattr(scrapy.Spider, "start"),
     ),
     Feature(("``_slot``",), "2.13", lambda: "self._slot" in inspect.getsource(ExecutionEngine)),
+    Feature(
+        ("is_start_request",),
+        "2.13",
+        lambda: importlib.util.find_spec("scrapy.spidermiddlewares.start") is not None,
+    ),
     Feature(
         ("public property",),
         "2.19",

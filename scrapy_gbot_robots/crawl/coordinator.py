@@ -55,7 +55,7 @@ from .._compat import (
     settle,
     wake_engine,
 )
-from .._meta import BOUNCED, DONT_OBEY, DROPPED, FETCH_META, SCHEDULED, SEEN
+from .._meta import BOUNCED, DONT_OBEY, DROPPED, FETCH_META, SCHEDULED, SEEN, START
 from ..parking.codec import Unreadable
 from ..policy.fetch import note_page_answer
 from ..policy.origin import robots_url
@@ -277,7 +277,8 @@ class Coordinator:
 
     # -- the scheduling hook --------------------------------------------------------------
     def scheduled(self, request: Request, spider: Spider | None = None) -> None:
-        """Park requests whose origin is undecided, before they reach the scheduler."""
+        """Park requests whose origin is undecided, before they reach the scheduler, and
+        decided start requests taken while the engine is full: they wait their turn."""
         meta = request.meta
         if request is self._releasing:
             meta[SCHEDULED] = True
@@ -295,7 +296,8 @@ class Coordinator:
             reason = ParkReason.BOUNCED
             call_later(0, self._recheck, origin)
         else:
-            reason = gate.schedule(origin, request, now, self._admission.admit)
+            turn = bool(meta.get(START)) and engine_full(self._crawler.engine)
+            reason = gate.schedule(origin, request, now, self._admission.admit, turn=turn)
             self._carry_out()
             if reason is None:
                 meta[SCHEDULED] = True

@@ -36,7 +36,10 @@ The rules:
   origins, and the close keeps or drops what is left like any parked item. A ready origin
   blocks nothing (later requests pass), its park clock stops, and an event that makes its
   decision doubtful (a bounce, a wake-up, a fetch wanted) takes it out of the ready set to be
-  looked at again, as when its fetch ended.
+  looked at again, as when its fetch ended. A decided request the caller says was taken
+  while the engine is full (``turn``: Scrapy takes start requests as fast as it can then)
+  waits its turn the same way instead of passing (``ParkReason.TURN``): passed, it would
+  wait in the scheduler, among thousands of sites.
 - Items that wait in place (:meth:`Gate.wait`: a download already under way, holding a
   download slot, which the spider's close waits for) are *held* in memory beside the lot,
   never persisted. They wait for their origin's robots.txt fetch at most, never for a
@@ -83,6 +86,7 @@ class ParkReason(str, enum.Enum):
     STOPPED = "stopped"  # server errors: the origin is not crawled for now
     WAITING = "waiting"  # the origin already has a fetch under way or requests waiting
     BOUNCED = "bounced"  # it reached the downloader undecided and came back
+    TURN = "turn"  # decided, but taken while the engine is full: it waits its turn (ready)
 
 
 class FetchState(enum.IntEnum):
@@ -226,14 +230,18 @@ class Gate(Generic[T]):
         item: T,
         now: float,
         admit: Callable[[T], bool] | None = None,
+        *,
+        turn: bool = False,
     ) -> ParkReason | None:
         """A request of ``origin`` is about to be scheduled: None lets it pass, else it is parked.
 
         When parked, the gate owns ``item`` until it releases, drops or persists it.
         ``admit(item)`` is asked just before parking; False lets the item pass instead (the
         scheduler's dupefilter then drops a duplicate as usual) and wants no fetch for it.
+        ``turn``: it was taken while the engine is full (a start request); with a paced
+        release, a decided one then waits its turn (``ParkReason.TURN``, see the module doc).
         """
-        return self._arrive(origin, item, now, admit, held=False)
+        return self._arrive(origin, item, now, admit, held=False, turn=turn)
 
     def wait(self, origin: str, item: T, now: float) -> ParkReason | None:
         """As :meth:`schedule`, for an item that waits in place (a download under way; see
@@ -251,6 +259,7 @@ class Gate(Generic[T]):
         admit: Callable[[T], bool] | None,
         *,
         held: bool,
+        turn: bool = False,
     ) -> ParkReason | None:
         rec = self._recs.get(origin)
         want: FetchReason | None = None
@@ -269,11 +278,16 @@ class Gate(Generic[T]):
             if want is FetchReason.REFRESH:  # the grace period: obey the fallback, retry meanwhile
                 self._want(origin, self._rec(origin), now, blocking=False, why=want)
             if reason is None:
-                return None
+                if not (turn and want is None and self._paced(self._open(now))):
+                    return None
+                reason = ParkReason.TURN
             failing = state is not None and state.kind is Kind.SERVER_ERROR
         if admit is not None and not admit(item):
             return None
         rec = self._park(origin, rec, item, now, failing=failing, held=held)
+        if reason is ParkReason.TURN:
+            self._ready_up(origin, rec)
+            return reason
         if want is not None:
             self._want(origin, rec, now, blocking=True, why=want)
         elif wake:
@@ -300,13 +314,9 @@ class Gate(Generic[T]):
         recheck_at: float | None = None,
         cut: bool = False,
     ) -> None:
-        """The origin's fetch ended (its new state is in the store).
-
-        ``recheck_at``: no state was established because another process is fetching this
-        robots.txt (a fleet's lock); look again then. Not an error and no backoff.
-        ``cut``: the crawl's close cut the fetch short and no state was established; what
-        waits for it stays parked for the close to keep or drop.
-        """
+        """The origin's fetch ended (its new state is in the store). ``recheck_at``: another
+        process holds the fetch (a fleet's lock), look again then (no error, no backoff).
+        ``cut``: the close cut it short; what waits stays parked for the close."""
         rec = self._recs.get(origin)
         if rec is None or rec.fetch != FetchState.RUNNING:
             return
@@ -327,16 +337,14 @@ class Gate(Generic[T]):
             self._forget(origin, rec)
 
     def tick(self, now: float) -> None:
-        """Periodic: make parking durable, move slow fetches out of the budget, then handle
-        every origin whose time has come."""
+        """Periodic: durable parking, slow fetches moved, every origin whose time has come."""
         self._items.lot.flush()
         if not self._closed:
             self._open(now)  # the tick is where a close is learnt when nothing else asks
             budget = self.budget
             if budget.waiting and (budget.max_slow or budget.room_blocked):
                 self._start_queued(now)  # a fetch may have become slow, or room was made
-        # Checked after the pops: a wake-up a check sets at or before ``now`` waits for the
-        # next tick instead of spinning this loop.
+        # After the pops: a wake-up a check sets at or before ``now`` waits for the next tick.
         for origin in self._clock.due(now):
             self._check(origin, now)
 
@@ -404,13 +412,7 @@ class Gate(Generic[T]):
         return rec
 
     def _forget(self, origin: str, rec: _Origin) -> None:
-        if (
-            not rec.parked
-            and not rec.held
-            and not rec.fetch
-            and not rec.releasing
-            and origin not in self.ready
-        ):
+        if not (rec.parked or rec.held or rec.fetch or rec.releasing or origin in self.ready):
             self._recs.pop(origin, None)
             self._clock.cancel(origin)
 
@@ -536,7 +538,7 @@ class Gate(Generic[T]):
             return
         rec.releasing = True
         try:
-            if accepting and rec.parked and self._pace_release and not self._items.lot.shared:
+            if rec.parked and self._paced(accepting):
                 self._items.release(origin, rec, accepting=False)  # held ones go at once
                 self._ready_up(origin, rec)
             else:
@@ -545,6 +547,10 @@ class Gate(Generic[T]):
             rec.releasing = False
             self._items.released(rec, accepting=accepting)
             self._forget(origin, rec)
+
+    def _paced(self, accepting: bool) -> bool:
+        """Whether decided items wait for :meth:`drip` (a shared lot: each take a round trip)."""
+        return accepting and self._pace_release and not self._items.lot.shared
 
     def _ready_up(self, origin: str, rec: _Origin) -> None:
         """The origin is decided: its lot items wait for :meth:`drip`, no clock running."""

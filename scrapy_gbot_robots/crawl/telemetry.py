@@ -24,7 +24,7 @@ from .._meta import PAGE_RULES_META
 from ..policy.origin import robots_url
 from ..policy.states import Kind, OriginState
 from ..report.labels import duration
-from .gate import STOPPED
+from .gate import STOPPED, ParkReason
 
 if TYPE_CHECKING:
     from collections.abc import Callable
@@ -40,7 +40,6 @@ if TYPE_CHECKING:
     from ..stores.tiered import TieredStore
     from .budget import FetchBudget
     from .effects import FetchReason
-    from .gate import ParkReason
     from .pacing import Pace
     from .tally import Tally
 
@@ -168,8 +167,19 @@ class RequestEvents(_Telling):
         )
 
     def parked(self, request: Request, origin: str, reason: ParkReason) -> None:
-        """A request waits for its origin's robots.txt (stat ``deferred``, its 0.1 name)."""
+        """A request waits for its origin's robots.txt (stat ``deferred``, its 0.1 name), or,
+        decided, its turn (``ParkReason.TURN``: parked too, but nothing waits for robots.txt,
+        so no signal and no report entry)."""
         self.stats.inc_value(S.DEFERRED)
+        if reason is ParkReason.TURN:
+            self.stats.inc_value(S.WAITED_TURN)
+            if self.debug:
+                logger.debug(
+                    "Waits its turn (the engine is full): %(request)s",
+                    {"request": request},
+                    extra=self._extra(),
+                )
+            return
         if self.report is not None:
             self.report.deferred(origin)
         if self.debug:

@@ -827,6 +827,39 @@ def test_a_later_request_of_a_ready_origin_passes_and_held_ones_go_at_once() -> 
     assert gate.drip(2.0, 5) == 1 and actions.released[-1] == ("http://a", "a0")
 
 
+def test_a_decided_request_taken_while_the_engine_is_full_waits_its_turn() -> None:
+    """Scrapy takes start requests as fast as it can while the engine is full: passed, the
+    decided ones would wait in the scheduler, among thousands of sites."""
+    gate, actions, store = paced_gate()
+    gate.schedule("http://a", "a0", 0.0)
+    finish(gate, store, "http://a", 1.0)
+    assert gate.drip(1.0, 5) == 1 and not gate.dripping  # a0 went: a is decided, not ready
+    assert gate.schedule("http://a", "a1", 2.0) is None  # room in the engine: it passes
+    assert gate.schedule("http://a", "a2", 2.0, turn=True) is ParkReason.TURN
+    assert gate.schedule("http://a", "a3", 2.0, turn=True) is ParkReason.TURN
+    assert list(gate.ready) == ["http://a"] and gate.ready.items() == 2 and store.pinned == 1
+    assert actions.fetches == [("http://a", "miss")]  # decided: no fetch for them
+    assert gate.drip(3.0, 1) == 1 and gate.drip(3.0, 1) == 1 and not gate.dripping
+    assert [item for _, item in actions.released] == ["a0", "a2", "a3"]
+    assert store.pinned == 0 and accounted(gate) and not gate.busy
+    # Undecided, it parks for its robots.txt as any request does.
+    assert gate.schedule("http://b", "b0", 4.0, turn=True) is ParkReason.MISS
+
+
+def test_a_request_waits_its_turn_only_with_a_paced_release_of_an_open_crawl() -> None:
+    for paced, lot in ((False, None), (True, SharedMemoryLot())):
+        gate, _, store = make_gate(paced=paced, lot=lot)
+        gate.schedule("http://a", "a0", 0.0)
+        finish(gate, store, "http://a", 1.0)
+        assert gate.schedule("http://a", "a1", 2.0, turn=True) is None, (paced, lot)
+    gate, actions, store = paced_gate()
+    gate.schedule("http://a", "a0", 0.0)
+    finish(gate, store, "http://a", 1.0)
+    actions.open = False  # the crawl closes: Scrapy's own queues take it, as before
+    assert gate.schedule("http://a", "a1", 2.0, turn=True) is None
+    assert gate.ready.items() == 1  # a0 only, which the close keeps or drops
+
+
 def test_nothing_goes_on_into_a_closing_crawl_and_the_close_keeps_or_drops_the_rest(
     tmp_path: Path,
 ) -> None:
@@ -939,6 +972,16 @@ class PacedGateMachine(GateMachine):
             unpin=self.store.unpin,
         )
         del gate
+
+    @rule(origin=st.sampled_from(GateMachine.ORIGINS))
+    def a_start_request_taken_while_the_engine_is_full(self, origin: str) -> None:
+        self.sent += 1
+        reason = self.gate.schedule(origin, f"{origin}#{self.sent}", self.now, turn=True)
+        if reason is None:
+            self.passed += 1
+        else:  # undecided, or decided and waiting its turn: never into a closing crawl
+            assert reason is not ParkReason.TURN or self.closed_at is None
+            assert reason is not ParkReason.TURN or origin in self.gate.ready
 
     @rule(n=st.integers(min_value=1, max_value=3))
     def a_turn_of_the_event_loop(self, n: int) -> None:

@@ -14,6 +14,7 @@ from typing import Any
 
 import pytest
 import pytest_twisted
+import scrapy
 from _httpserver import Server, crawl, make_spider
 from scrapy import signals
 
@@ -171,3 +172,49 @@ async def test_a_jobdir_pause_while_requests_wait_their_turn_keeps_them_for_the_
     # or in the second (from Scrapy's own JOBDIR queue, or start requests not taken yet).
     assert [server.count(f"/p{n}") for n in range(200)] == [1] * 200
     assert server.count("/robots.txt") == 1  # the JOBDIR's store remembers the file
+
+
+#: Scrapy 2.13 and later mark start requests (``is_start_request``), and take them as fast as
+#: they can while the engine is full; earlier ones take one per engine tick.
+MARKS_START = hasattr(scrapy.Spider, "start")
+
+
+@pytest.mark.parametrize("per_turn", [1, 0])
+@pytest_twisted.ensureDeferred
+async def test_start_requests_taken_while_the_engine_is_full_wait_their_turn(
+    server: Server, per_turn: int
+) -> None:
+    """Robots.txt answers at once, pages slowly, two at a time: once the downloader is full,
+    Scrapy pours the rest of ``start()`` out. Decided, they would pile up in the scheduler
+    (whose default queue looks at every site queued on each pop); they wait their turn."""
+    server.route("/robots.txt", body=RULES)
+    for n in range(40):
+        server.route(f"/p{n}", delay=0.1, body=b"<html></html>")
+    urls = [server.url(f"/p{n}") for n in range(40)] + [server.url("/private/x")]
+    queued: list[int] = []
+
+    class Sampling(make_spider(urls=urls)):  # type: ignore[misc]
+        def parse(self, response: Any) -> None:
+            scheduler: Any = engine_scheduler(self.crawler.engine)
+            queued.append(len(scheduler))
+            self.crawled.append(response.url)
+
+    crawler = await crawl(
+        Sampling,
+        {"GBOT_ROBOTS_RELEASE_PER_TURN": per_turn, "CONCURRENT_REQUESTS": 2, "LOG_LEVEL": "INFO"},
+    )
+    stats = crawler.stats.get_stats()
+    assert sorted(crawler.spider.crawled) == sorted(urls[:-1])
+    assert [server.count(f"/p{n}") for n in range(40)] == [1] * 40
+    assert server.count("/private/x") == 0 and server.count("/robots.txt") == 1
+    assert stats.get("robotstxt/deferred", 0) == stats.get("robotstxt/undeferred", 0)
+    assert "robotstxt/dropped" not in stats and crawler.spider.dropped == []
+    if not MARKS_START:
+        assert "robotstxt/waited_turn" not in stats
+        return
+    if per_turn:
+        assert stats["robotstxt/waited_turn"] >= 20, stats
+        assert max(queued) <= 2, queued
+    else:  # the measure can see a pile: passed, they wait in the scheduler
+        assert "robotstxt/waited_turn" not in stats
+        assert max(queued) >= 20, queued
