@@ -7,7 +7,9 @@ per-origin state machine in :mod:`.gate`):
    callback output, redirects and retries alike): the gate decides. A request whose origin
    has no usable decision is *parked* in the gate's lot, outside the scheduler and the
    downloader: raising ``IgnoreRequest`` from the handler keeps it out of the scheduler,
-   the mechanism Scrapy's own offsite filtering uses.
+   the mechanism Scrapy's own offsite filtering uses. So is a decided origin's start request
+   taken while the engine is full (Scrapy pours ``start()`` out then): it waits its turn
+   (step 3) instead of in the scheduler.
 2. **Fetch** (:mod:`.fetcher`): at most the fetch budget's limit at once, which the tick
    paces (:mod:`.pacing`) within ``GBOT_ROBOTS_CONCURRENT_FETCHES_MIN`` and
    ``GBOT_ROBOTS_CONCURRENT_FETCHES``, through the engine's downloader, the way the request

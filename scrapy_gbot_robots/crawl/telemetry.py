@@ -168,23 +168,19 @@ class RequestEvents(_Telling):
 
     def parked(self, request: Request, origin: str, reason: ParkReason) -> None:
         """A request waits for its origin's robots.txt (stat ``deferred``, its 0.1 name), or,
-        decided, its turn (``ParkReason.TURN``: parked too, but nothing waits for robots.txt,
-        so no signal and no report entry)."""
+        decided, its turn (``ParkReason.TURN``). Both are parked: each leaves released,
+        dropped or kept, so each is counted and signalled the same way."""
         self.stats.inc_value(S.DEFERRED)
         if reason is ParkReason.TURN:
             self.stats.inc_value(S.WAITED_TURN)
-            if self.debug:
-                logger.debug(
-                    "Waits its turn (the engine is full): %(request)s",
-                    {"request": request},
-                    extra=self._extra(),
-                )
-            return
         if self.report is not None:
             self.report.deferred(origin)
         if self.debug:
             logger.debug(
-                "Parked until the robots.txt of %(origin)s is decided (%(reason)s): %(request)s",
+                "Parked until the robots.txt of %(origin)s is decided (%(reason)s): %(request)s"
+                if reason is not ParkReason.TURN
+                else "Parked until its turn (the engine was full; %(origin)s is decided): "
+                "%(request)s",
                 {"origin": origin, "reason": reason.value, "request": request},
                 extra=self._extra(),
             )

@@ -18,6 +18,7 @@ import scrapy
 from _httpserver import Server, crawl, make_spider
 from scrapy import signals
 
+from scrapy_gbot_robots import signals as gbot_signals
 from scrapy_gbot_robots._compat import close_spider, engine_scheduler
 
 pytestmark = pytest.mark.crawl
@@ -192,8 +193,18 @@ async def test_start_requests_taken_while_the_engine_is_full_wait_their_turn(
         server.route(f"/p{n}", delay=0.1, body=b"<html></html>")
     urls = [server.url(f"/p{n}") for n in range(40)] + [server.url("/private/x")]
     queued: list[int] = []
+    signalled: list[str] = []
 
     class Sampling(make_spider(urls=urls)):  # type: ignore[misc]
+        @classmethod
+        def from_crawler(cls, crawler: Any, *args: Any, **kwargs: Any) -> Any:
+            spider = super().from_crawler(crawler, *args, **kwargs)
+            crawler.signals.connect(spider.on_deferred, signal=gbot_signals.request_deferred)
+            return spider
+
+        def on_deferred(self, request: Any, spider: Any) -> None:
+            signalled.append(request.url)
+
         def parse(self, response: Any) -> None:
             scheduler: Any = engine_scheduler(self.crawler.engine)
             queued.append(len(scheduler))
@@ -204,6 +215,7 @@ async def test_start_requests_taken_while_the_engine_is_full_wait_their_turn(
         {"GBOT_ROBOTS_RELEASE_PER_TURN": per_turn, "CONCURRENT_REQUESTS": 2, "LOG_LEVEL": "INFO"},
     )
     stats = crawler.stats.get_stats()
+    assert len(signalled) == stats.get("robotstxt/deferred", 0)  # every parked one, signalled
     assert sorted(crawler.spider.crawled) == sorted(urls[:-1])
     assert [server.count(f"/p{n}") for n in range(40)] == [1] * 40
     assert server.count("/private/x") == 0 and server.count("/robots.txt") == 1
