@@ -51,6 +51,27 @@ async def test_every_page_goes_on_once_whatever_the_pace(server: Server, per_tur
         assert stats["robotstxt/ready_peak"] == 0
 
 
+def _sampling_spider(urls: list[str], queued: list[int], signalled: list[str]) -> type:
+    """Records the scheduler's length at each page, and each ``request_deferred``."""
+
+    class Sampling(make_spider(urls=urls)):  # type: ignore[misc]
+        @classmethod
+        def from_crawler(cls, crawler: Any, *args: Any, **kwargs: Any) -> Any:
+            spider = super().from_crawler(crawler, *args, **kwargs)
+            crawler.signals.connect(spider.on_deferred, signal=gbot_signals.request_deferred)
+            return spider
+
+        def on_deferred(self, request: Any, spider: Any) -> None:
+            signalled.append(request.url)
+
+        def parse(self, response: Any) -> None:
+            scheduler: Any = engine_scheduler(self.crawler.engine)
+            queued.append(len(scheduler))
+            self.crawled.append(response.url)
+
+    return Sampling
+
+
 @pytest.mark.parametrize("per_turn", [1, 0])
 @pytest_twisted.ensureDeferred
 async def test_nothing_goes_on_while_the_downloader_is_full(server: Server, per_turn: int) -> None:
@@ -61,15 +82,8 @@ async def test_nothing_goes_on_while_the_downloader_is_full(server: Server, per_
         server.route(f"/p{n}", delay=0.1, body=b"<html></html>")
     urls = [server.url(f"/p{n}") for n in range(40)]
     queued: list[int] = []
-
-    class Sampling(make_spider(urls=urls)):  # type: ignore[misc]
-        def parse(self, response: Any) -> None:
-            scheduler: Any = engine_scheduler(self.crawler.engine)
-            queued.append(len(scheduler))
-            self.crawled.append(response.url)
-
     crawler = await crawl(
-        Sampling,
+        _sampling_spider(urls, queued, []),
         {"GBOT_ROBOTS_RELEASE_PER_TURN": per_turn, "CONCURRENT_REQUESTS": 2, "LOG_LEVEL": "INFO"},
     )
     assert sorted(crawler.spider.crawled) == sorted(urls)
@@ -194,24 +208,8 @@ async def test_start_requests_taken_while_the_engine_is_full_wait_their_turn(
     urls = [server.url(f"/p{n}") for n in range(40)] + [server.url("/private/x")]
     queued: list[int] = []
     signalled: list[str] = []
-
-    class Sampling(make_spider(urls=urls)):  # type: ignore[misc]
-        @classmethod
-        def from_crawler(cls, crawler: Any, *args: Any, **kwargs: Any) -> Any:
-            spider = super().from_crawler(crawler, *args, **kwargs)
-            crawler.signals.connect(spider.on_deferred, signal=gbot_signals.request_deferred)
-            return spider
-
-        def on_deferred(self, request: Any, spider: Any) -> None:
-            signalled.append(request.url)
-
-        def parse(self, response: Any) -> None:
-            scheduler: Any = engine_scheduler(self.crawler.engine)
-            queued.append(len(scheduler))
-            self.crawled.append(response.url)
-
     crawler = await crawl(
-        Sampling,
+        _sampling_spider(urls, queued, signalled),
         {"GBOT_ROBOTS_RELEASE_PER_TURN": per_turn, "CONCURRENT_REQUESTS": 2, "LOG_LEVEL": "INFO"},
     )
     stats = crawler.stats.get_stats()
