@@ -48,8 +48,9 @@ two middlewares organise differently.
 * ``--trace`` prints, for each mode, what the crawl looked like second by second (sampled in
   the crawler): the add-on's fetch budget (the live stat ``robotstxt/fetch_budget``), the
   downloads in progress and the downloader's limit (robots.txt ones widen it), the requests
-  in the scheduler, the requests parked, and the pages crawled so far; at most 40 rows
-  (evenly spaced over the run).
+  in the scheduler, the requests parked, the pages crawled so far, and the crawler's resident
+  memory then (``/proc/self/statm``: when the peak is reached); at most 40 rows (evenly
+  spaced over the run).
 
 * ``--hang-every N`` makes every N-th origin (``o<N-1>``, ``o<2N-1>``, ...) dead: the server
   accepts its connections and never answers any of its requests, robots.txt included, as a
@@ -515,6 +516,7 @@ def _crawl(cfg: dict[str, Any]) -> None:
                 backlog,
                 parked - get("robotstxt/dropped", 0),
                 counts["pages"],
+                _rss_now(),
             ]
         )
 
@@ -945,12 +947,22 @@ def _print_report(
             _print_trace(mode, (run["crawl"] or {}).get("trace") or [])
 
 
+def _rss_now() -> float | None:
+    """The crawler's resident memory now (Linux), to see when the peak is reached."""
+    try:
+        with open("/proc/self/statm") as statm:
+            pages = int(statm.read().split()[1])
+    except (OSError, ValueError, IndexError):
+        return None
+    return round(pages * os.sysconf("SC_PAGE_SIZE") / 2**20, 1)
+
+
 def _print_trace(mode: str, rows: list[list[Any]]) -> None:
     if not rows:
         return
     print()
     print(f"{mode}, second by second:")
-    head = ("t (s)", "budget", "downloading", "limit", "scheduler", "parked", "pages")
+    head = ("t (s)", "budget", "downloading", "limit", "scheduler", "parked", "pages", "RSS (MB)")
     print("| " + " | ".join(head) + " |")
     print("|" + "---|" * len(head))
     for row in rows:

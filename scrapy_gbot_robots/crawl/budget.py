@@ -109,9 +109,14 @@ class FetchBudget:
 
     def _roomy(self) -> bool:
         """Whether the store can take the states of the fetches in flight and one more."""
-        roomy = self.in_flight < self.room()
+        roomy = self.spare() > 0
         self.room_blocked = not roomy
         return roomy
+
+    def spare(self) -> int:
+        """How many more origins the store can pin once the fetches in flight have decided
+        theirs (a decided origin that waits its turn takes one, as a fetch does)."""
+        return self.room() - self.in_flight
 
     def start(self, origin: str, now: float) -> None:
         """``origin``'s fetch takes a slot."""

@@ -39,7 +39,10 @@ The rules:
   looked at again, as when its fetch ended. A decided request the caller says was taken
   while the engine is full (``turn``: Scrapy takes start requests as fast as it can then)
   waits its turn the same way instead of passing (``ParkReason.TURN``): passed, it would
-  wait in the scheduler, among thousands of sites.
+  wait in the scheduler, among thousands of sites. Only while the store has room to pin its
+  origin as well (:meth:`.FetchBudget.spare`, which a fetch in flight takes too): past that it
+  passes, so waiting never keeps more origin states than ``room`` allows, however many
+  decided sites Scrapy pours out at once.
 - Items that wait in place (:meth:`Gate.wait`: a download already under way, holding a
   download slot, which the spider's close waits for) are *held* in memory beside the lot,
   never persisted. They wait for their origin's robots.txt fetch at most, never for a
@@ -184,8 +187,7 @@ class Gate(Generic[T]):
     @property
     def busy(self) -> bool:
         """Whether requests wait or fetches are wanted: the crawl must stay open."""
-        budget = self.budget
-        return bool(self.tally.now or budget.in_flight or budget.queue)
+        return bool(self.tally.now or self.budget.in_flight or self.budget.queue)
 
     @property
     def closing(self) -> bool:
@@ -278,7 +280,8 @@ class Gate(Generic[T]):
             if want is FetchReason.REFRESH:  # the grace period: obey the fallback, retry meanwhile
                 self._want(origin, self._rec(origin), now, blocking=False, why=want)
             if reason is None:
-                if not (turn and want is None and self._paced(self._open(now))):
+                turn = turn and want is None and (origin in self.ready or self.budget.spare() > 0)
+                if not (turn and self._paced(self._open(now))):
                     return None
                 reason = ParkReason.TURN
             failing = state is not None and state.kind is Kind.SERVER_ERROR

@@ -846,6 +846,31 @@ def test_a_decided_request_taken_while_the_engine_is_full_waits_its_turn() -> No
     assert gate.schedule("http://b", "b0", 4.0, turn=True) is ParkReason.MISS
 
 
+def test_a_request_waits_its_turn_only_while_the_store_has_room_to_pin_its_origin() -> None:
+    """Waiting, a decided origin is pinned: past the store's room the request passes, so a
+    pour of 20,000 decided sites never keeps 20,000 states (the store's size bounds it)."""
+    gate, actions, store = paced_gate(store_size=2)
+    for origin in ("http://a", "http://b"):
+        gate.schedule(origin, f"{origin[-1]}0", 0.0)
+        finish(gate, store, origin, 1.0)
+    while gate.drip(1.0, 1):
+        pass
+    assert store.pinned == 0 and "http://a" in store and "http://b" in store
+    store.pin("http://b")  # a request of b passed and is on its way: one pin of two
+    assert gate.schedule("http://a", "a1", 2.0, turn=True) is ParkReason.TURN  # room 1
+    assert store.room() == 0
+    assert gate.schedule("http://b", "b1", 2.0, turn=True) is None  # no room: it passes
+    assert gate.schedule("http://a", "a2", 2.0, turn=True) is ParkReason.TURN  # pinned already
+    assert list(gate.ready) == ["http://a"] and gate.ready.items() == 2
+    assert gate.drip(3.0, 1) == 1 and gate.drip(3.0, 1) == 1 and not gate.dripping
+    assert store.room() == 1  # a went on: its pin went with it
+    assert gate.schedule("http://b", "b2", 4.0, turn=True) is ParkReason.TURN
+    assert gate.drip(5.0, 1) == 1 and store.unpin("http://b")
+    released = [item for _, item in actions.released]
+    assert released == ["a0", "b0", "a1", "a2", "b2"] and accounted(gate) and not gate.busy
+    assert [origin for origin, _ in actions.fetches] == ["http://a", "http://b"]
+
+
 def test_a_request_waits_its_turn_only_with_a_paced_release_of_an_open_crawl() -> None:
     for paced, lot in ((False, None), (True, SharedMemoryLot())):
         gate, _, store = make_gate(paced=paced, lot=lot)
@@ -976,11 +1001,13 @@ class PacedGateMachine(GateMachine):
     @rule(origin=st.sampled_from(GateMachine.ORIGINS))
     def a_start_request_taken_while_the_engine_is_full(self, origin: str) -> None:
         self.sent += 1
+        room = origin in self.gate.ready or self.store.room() > 0  # to pin it, if it waits
         reason = self.gate.schedule(origin, f"{origin}#{self.sent}", self.now, turn=True)
         if reason is None:
             self.passed += 1
-        else:  # undecided, or decided and waiting its turn: never into a closing crawl
-            assert reason is not ParkReason.TURN or self.closed_at is None
+        else:  # undecided, or decided and waiting its turn: never into a closing crawl,
+            # never beyond the store's room
+            assert reason is not ParkReason.TURN or (self.closed_at is None and room)
             assert reason is not ParkReason.TURN or origin in self.gate.ready
 
     @rule(n=st.integers(min_value=1, max_value=3))

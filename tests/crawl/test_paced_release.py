@@ -228,3 +228,40 @@ async def test_start_requests_taken_while_the_engine_is_full_wait_their_turn(
     else:  # the measure can see a pile: passed, they wait in the scheduler
         assert "robotstxt/waited_turn" not in stats
         assert max(queued) >= 20, queued
+
+
+@pytest.mark.parametrize("cache_size", [2, 1000])
+@pytest_twisted.ensureDeferred
+async def test_start_requests_wait_their_turn_only_while_the_store_has_room(
+    server: Server, cache_size: int
+) -> None:
+    """Each site waiting its turn is pinned in the store: past ``GBOT_ROBOTS_CACHE_SIZE`` of
+    them, a decided start request passes to the scheduler instead, so the pour of a broad
+    crawl's seed list never keeps every decided site's state in memory at once."""
+    hosts = [f"h{i}.test" for i in range(8)]
+    for host in hosts:
+        server.route("/robots.txt", host=host, body=RULES)
+        for n in range(6):
+            server.route(f"/p{n}", host=host, delay=0.1, body=b"<html></html>")
+    # Site by site for the first page, so that every site is decided before the pour.
+    urls = [server.url(f"/p{n}", host) for n in range(6) for host in hosts]
+    queued: list[int] = []
+    signalled: list[str] = []
+    crawler = await crawl(
+        _sampling_spider(urls, queued, signalled),
+        {"GBOT_ROBOTS_CACHE_SIZE": cache_size, "CONCURRENT_REQUESTS": 2, "LOG_LEVEL": "INFO"},
+    )
+    stats = crawler.stats.get_stats()
+    assert sorted(crawler.spider.crawled) == sorted(urls)
+    assert all(server.count(f"/p{n}", host) == 1 for host in hosts for n in range(6))
+    assert all(server.count("/robots.txt", host) == 1 for host in hosts)
+    assert stats.get("robotstxt/deferred", 0) == stats.get("robotstxt/undeferred", 0)
+    assert "robotstxt/dropped" not in stats and crawler.spider.dropped == []
+    # Ready sites are pinned: never more than the store holds, but for the fetches in flight.
+    assert stats["robotstxt/ready_peak"] <= cache_size + stats["robotstxt/fetch_in_flight_peak"]
+    if not MARKS_START:
+        return
+    if cache_size > len(hosts):  # room for every site: all decided ones wait their turn
+        assert stats["robotstxt/waited_turn"] >= 5 and max(queued) <= 2, (stats, queued)
+    else:  # no room: the pour passes to Scrapy's scheduler, as without a paced release
+        assert max(queued) >= 4, (stats, queued)
