@@ -256,6 +256,7 @@ async def test_start_requests_wait_their_turn_only_while_the_store_has_room(
     assert all(server.count(f"/p{n}", host) == 1 for host in hosts for n in range(6))
     assert all(server.count("/robots.txt", host) == 1 for host in hosts)
     assert stats.get("robotstxt/deferred", 0) == stats.get("robotstxt/undeferred", 0)
+    assert len(signalled) == stats.get("robotstxt/deferred", 0)  # every parked one, signalled
     assert "robotstxt/dropped" not in stats and crawler.spider.dropped == []
     # Ready sites are pinned: never more than the store holds, but for the fetches in flight.
     assert stats["robotstxt/ready_peak"] <= cache_size + stats["robotstxt/fetch_in_flight_peak"]
