@@ -88,6 +88,32 @@ def test_it_shrinks_by_a_quarter_when_decided_origins_pile_up_never_below_the_fl
     assert pace.move is Move.HOLD
 
 
+def test_it_shrinks_only_while_the_pile_grows_or_stands_and_holds_while_it_falls() -> None:
+    """Shrinking on until a falling pile is gone overshoots: the downloader runs dry later."""
+    pacing, b = Pacing(PAGES), budget(floor=8)
+    b.resize(200)
+    moves = []
+    for backlog in (400, 400, 450, 420, 300, 200, 210, 150, 129, 128, 600):
+        pace = pacing.step(
+            b, active=32 + b.in_flight, concurrency=32 + b.in_flight, backlog=backlog
+        )
+        b.resize(pace.limit)
+        moves.append((pace.move.value[0], b.limit))
+    assert moves == [
+        ("s", 150),  # the first pile: nothing to compare with, it shrinks
+        ("s", 113),  # standing
+        ("s", 85),  # growing
+        ("h", 85),  # falling: the smaller limit is draining it
+        ("h", 85),
+        ("h", 85),
+        ("s", 64),  # up again
+        ("h", 64),
+        ("h", 64),
+        ("h", 64),  # at the line: no pile
+        ("s", 48),  # a new pile after none
+    ]
+
+
 def test_the_limit_stays_within_the_bounds_whatever_is_asked() -> None:
     b = FetchBudget(64, min_fetches=16)
     assert b.limit == 16  # it starts at the floor
