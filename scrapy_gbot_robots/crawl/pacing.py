@@ -55,7 +55,8 @@ class Pace:
     before: int
     move: Move
     free_slots: int  # page slots free in the downloader
-    backlog: int  # requests waiting in the scheduler
+    backlog: int  # requests waiting in the scheduler or their turn
+    previous: int  # the backlog a tick before (a pile that fell holds the limit)
     waiting: int  # origins waiting for a robots.txt slot
     #: No page of ours is in the scheduler or the downloader: no request that passed the
     #: check can still be on its way to it (what pins remain were lost on the way).
@@ -104,6 +105,7 @@ class Pacing:
             move=move,
             free_slots=free,
             backlog=backlog,
+            previous=last,
             waiting=waiting,
             drained=backlog == 0 and pages == 0,
         )

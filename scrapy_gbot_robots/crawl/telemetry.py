@@ -504,14 +504,15 @@ class RunEvents(_Telling):
         if self.debug:
             logger.debug(
                 "robots.txt fetch budget %(before)d -> %(limit)d (%(move)s: %(free)d free "
-                "download slots, %(backlog)d requests in the scheduler, %(waiting)d origins "
-                "waiting for robots.txt)",
+                "download slots, %(backlog)d requests waiting in the scheduler or their turn "
+                "(%(previous)d a tick before), %(waiting)d origins waiting for robots.txt)",
                 {
                     "before": pace.before,
                     "limit": pace.limit,
                     "move": pace.move.value,
                     "free": pace.free_slots,
                     "backlog": pace.backlog,
+                    "previous": pace.previous,
                     "waiting": pace.waiting,
                 },
                 extra=self._extra(),

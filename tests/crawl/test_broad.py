@@ -69,14 +69,15 @@ async def test_one_robots_txt_fetch_per_origin_whatever_the_budget_and_the_store
 
 
 @pytest_twisted.ensureDeferred
-async def test_the_budget_grows_while_pages_run_dry_and_shrinks_when_they_pile_up(
+async def test_the_budget_grows_while_pages_run_dry_and_shrinks_while_they_pile_up(
     server: Server, caplog: pytest.LogCaptureFixture
 ) -> None:
     """At first every origin waits for its robots.txt and the downloader has nothing to do:
     the budget grows from where it starts (CONCURRENT_REQUESTS). Then decided origins, 8
-    slow pages each, fill the scheduler faster than 8 download slots empty it: the budget
-    shrinks, below where it started (read from its DEBUG lines: at the crawl's end pages
-    may run dry again while the last origins wait, and it may grow back)."""
+    slow pages each, pile up faster than 8 download slots take them: the budget shrinks
+    from its peak, and only while the pile grows or stands (read from its DEBUG lines: at
+    the crawl's end pages may run dry again while the last origins wait, and it may grow
+    back)."""
     import logging
     import re
 
@@ -101,17 +102,19 @@ async def test_the_budget_grows_while_pages_run_dry_and_shrinks_when_they_pile_u
     assert stats["robotstxt/fetch_budget_grew"] >= 2  # each tick of the first second
     assert stats["robotstxt/fetch_budget_shrank"] >= 1
     assert start < stats["robotstxt/fetch_budget_peak"] <= ceiling
-    moves = [
-        (int(m[1]), int(m[2]))
-        for r in caplog.records
-        if (m := re.match(r"robots\.txt fetch budget (\d+) -> (\d+)", r.getMessage()))
-    ]
+    line = re.compile(
+        r"robots\.txt fetch budget (\d+) -> (\d+) \((\w+): .*, (\d+) requests waiting in the "
+        r"scheduler or their turn \((\d+) a tick before\)"
+    )
+    moves = [m.groups() for r in caplog.records if (m := line.match(r.getMessage()))]
     assert len(moves) == stats["robotstxt/fetch_budget_grew"] + stats[
         "robotstxt/fetch_budget_shrank"
     ]
-    limits = [after for _, after in moves]
+    limits = [int(after) for _, after, *_ in moves]
     peak_at = limits.index(max(limits))
-    assert min(limits[peak_at:]) < start  # pages piled up: below where it began
+    assert min(limits[peak_at:]) < max(limits)  # pages piled up: it came down
+    shrinks = [(int(now), int(before)) for _, _, move, now, before in moves if move == "shrink"]
+    assert shrinks and all(now >= before for now, before in shrinks)  # never while it fell
     # The server saw it: more robots.txt downloads at once than the start, never more than
     # the ceiling and the slow lane.
     assert start < server.max_inflight["/robots.txt"] <= ceiling + lane

@@ -92,11 +92,13 @@ def test_it_shrinks_only_while_the_pile_grows_or_stands_and_holds_while_it_falls
     """Shrinking on until a falling pile is gone overshoots: the downloader runs dry later."""
     pacing, b = Pacing(PAGES), budget(floor=8)
     b.resize(200)
-    moves = []
+    moves, previous = [], 0
     for backlog in (400, 400, 450, 420, 300, 200, 210, 150, 129, 128, 600):
         pace = pacing.step(
             b, active=32 + b.in_flight, concurrency=32 + b.in_flight, backlog=backlog
         )
+        assert pace.previous == previous  # what the DEBUG line reports beside the backlog
+        previous = backlog
         b.resize(pace.limit)
         moves.append((pace.move.value[0], b.limit))
     assert moves == [
