@@ -72,6 +72,17 @@ def _sampling_spider(urls: list[str], queued: list[int], signalled: list[str]) -
     return Sampling
 
 
+async def _sampled_crawl(
+    urls: list[str], settings: dict[str, Any]
+) -> tuple[Any, list[int], list[str]]:
+    """A crawl of ``urls`` by :func:`_sampling_spider`: the crawler, the scheduler's length
+    at each page, and the URL of each ``request_deferred``."""
+    queued: list[int] = []
+    signalled: list[str] = []
+    crawler = await crawl(_sampling_spider(urls, queued, signalled), settings)
+    return crawler, queued, signalled
+
+
 @pytest.mark.parametrize("per_turn", [1, 0])
 @pytest_twisted.ensureDeferred
 async def test_nothing_goes_on_while_the_downloader_is_full(server: Server, per_turn: int) -> None:
@@ -81,9 +92,8 @@ async def test_nothing_goes_on_while_the_downloader_is_full(server: Server, per_
     for n in range(40):
         server.route(f"/p{n}", delay=0.1, body=b"<html></html>")
     urls = [server.url(f"/p{n}") for n in range(40)]
-    queued: list[int] = []
-    crawler = await crawl(
-        _sampling_spider(urls, queued, []),
+    crawler, queued, _ = await _sampled_crawl(
+        urls,
         {"GBOT_ROBOTS_RELEASE_PER_TURN": per_turn, "CONCURRENT_REQUESTS": 2, "LOG_LEVEL": "INFO"},
     )
     assert sorted(crawler.spider.crawled) == sorted(urls)
@@ -206,10 +216,8 @@ async def test_start_requests_taken_while_the_engine_is_full_wait_their_turn(
     for n in range(40):
         server.route(f"/p{n}", delay=0.1, body=b"<html></html>")
     urls = [server.url(f"/p{n}") for n in range(40)] + [server.url("/private/x")]
-    queued: list[int] = []
-    signalled: list[str] = []
-    crawler = await crawl(
-        _sampling_spider(urls, queued, signalled),
+    crawler, queued, signalled = await _sampled_crawl(
+        urls,
         {"GBOT_ROBOTS_RELEASE_PER_TURN": per_turn, "CONCURRENT_REQUESTS": 2, "LOG_LEVEL": "INFO"},
     )
     stats = crawler.stats.get_stats()
@@ -245,11 +253,8 @@ async def test_start_requests_wait_their_turn_only_while_the_store_has_room(
             server.route(f"/p{n}", host=host, delay=0.1, body=b"<html></html>")
     # Site by site for the first page, so that every site is decided before the pour.
     urls = [server.url(f"/p{n}", host) for n in range(6) for host in hosts]
-    queued: list[int] = []
-    signalled: list[str] = []
-    crawler = await crawl(
-        _sampling_spider(urls, queued, signalled),
-        {"GBOT_ROBOTS_CACHE_SIZE": cache_size, "CONCURRENT_REQUESTS": 2, "LOG_LEVEL": "INFO"},
+    crawler, queued, signalled = await _sampled_crawl(
+        urls, {"GBOT_ROBOTS_CACHE_SIZE": cache_size, "CONCURRENT_REQUESTS": 2, "LOG_LEVEL": "INFO"}
     )
     stats = crawler.stats.get_stats()
     assert sorted(crawler.spider.crawled) == sorted(urls)
