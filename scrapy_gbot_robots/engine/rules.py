@@ -87,6 +87,8 @@ _INDEXED = 768  # wildcard rules (plus their pieces) past which a wild.WildIndex
 _FREE = 64  # a prefilter longer than this is searched by bisection (see _prefix_free())
 _HEADLESS = 12  # a prefilter this short is cheaper to try whole than by its heads
 _SECOND = itemgetter(1)
+_FEW_LENGTHS = 8  # plain patterns of this few lengths are looked up by length (_longest)
+_DESCENT = 16  # steps of the longest-prefix search before it tries each length (_longest)
 
 
 def _agent_key(user_agent: str) -> str | None:
@@ -122,6 +124,46 @@ def _prefix_free(prefixes: list[str]) -> tuple[str, ...]:
         if prefix[:1] == "/" and not (kept and prefix.startswith(kept[-1])):
             kept.append(prefix)
     return tuple(kept)
+
+
+def _longest(keys: Sequence[str], count: int, path: str, lengths: Sequence[int]) -> int:
+    """Where the longest of ``keys[:count]`` (sorted) that starts ``path`` is; -1 if none.
+
+    Every key that sorts between a prefix of the path and the path starts with that
+    prefix; so the longest key that starts the path also starts the part the path shares
+    with the key before it, and a search for that part, shorter each time, finds it.  A
+    file of a thousand prefixes of distinct lengths costs a step or two, not a search per
+    length.  With few lengths (``_FEW_LENGTHS``), or past ``_DESCENT`` steps (keys built to
+    shed one character a step), the lengths left are tried one by one, longest first.
+    """
+    target, high = path, count
+    for _ in range(_DESCENT if len(lengths) > _FEW_LENGTHS else 0):
+        at = bisect_right(keys, target, 0, high)
+        if not at:
+            return -1
+        key = keys[at - 1]
+        if target.startswith(key):
+            return at - 1
+        target, high = target[: _shared(key, target)], at - 1
+    size = len(target)
+    for length in lengths:
+        if length <= size:
+            at = bisect_left(keys, target[:length], 0, high)
+            if at < high and keys[at] == target[:length]:
+                return at
+    return -1
+
+
+def _shared(first: str, second: str) -> int:
+    """How many characters ``first`` and ``second`` share at their start (in C, by halves)."""
+    low, high = 0, min(len(first), len(second))
+    while low < high:
+        middle = (low + high + 1) // 2
+        if second.startswith(first[:middle]):
+            low = middle
+        else:
+            high = middle - 1
+    return low
 
 
 def _index_htm_fallback(pattern: str) -> str | None:
@@ -244,10 +286,11 @@ class _AgentMatcher:
       any ``startswith``.
     * plain rules (no ``*`` or ``$``) are the first ``_plain_count`` entries of
       ``_prefilter``, sorted; ``_allow_at`` holds the positions of the allows among them
-      (most files have few).  The longest that prefixes the path is found by one binary
-      search per distinct length (``_lengths``, longest first, worked out on the first
-      search: most sites never need it).  One shared tuple and a few positions cost far
-      less memory than a dict, and the search only runs on a prefix hit.
+      (most files have few).  The longest that prefixes the path is found by a search for
+      the path, then for what it shares with the key before it (:func:`_longest`; by
+      distinct length, ``_lengths``, only past a few such steps).  One shared tuple and a
+      few positions cost far less memory than a dict, and the search only runs on a prefix
+      hit.
       ``Allow: /`` or ``Disallow: /`` is kept aside in ``_root``.
     * ``_wild``: the other rules, by priority, allow first on ties, each in one of a few
       shapes checked inline, only while they could still beat the best plain match.  Past
@@ -436,15 +479,10 @@ class _AgentMatcher:
         best = -1
         best_allow = True
         if prefixed and self._plain_count:
-            size = len(path)
-            keys, count = self._prefilter, self._plain_count
-            for length in self._lengths or self._plain_lengths():
-                if length <= size:
-                    key = path[:length]
-                    at = bisect_left(keys, key, 0, count)
-                    if at < count and keys[at] == key:
-                        best, best_allow = length, at in self._allow_at
-                        break
+            keys = self._prefilter
+            at = _longest(keys, self._plain_count, path, self._lengths or self._plain_lengths())
+            if at >= 0:
+                best, best_allow = len(keys[at]), at in self._allow_at
         if best < 0 and self._root is not None:
             best, best_allow = 1, self._root
         index = self._index
@@ -492,15 +530,12 @@ class _AgentMatcher:
         wild: Sequence[_KeyedWild] = wild_
         found = none
         if self._prefixed(path):
-            if plain:
-                size = len(path)
-                get = plain.get
-                for length in self._lengths or self._plain_lengths():
-                    if length <= size:
-                        hit = get(path[:length])
-                        if hit is not None:
-                            found = hit
-                            break
+            if plain and self._plain_count:
+                keys = self._prefilter
+                lengths = self._lengths or self._plain_lengths()
+                at = _longest(keys, self._plain_count, path, lengths)
+                if at >= 0:
+                    found = plain[keys[at]]
         elif not path.endswith(self._tails):
             for needle in self._needles:
                 if needle in path:

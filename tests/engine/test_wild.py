@@ -297,9 +297,12 @@ def test_nested_tails_and_many_short_pieces_are_right() -> None:
         check(robots, path)
 
 
-def test_many_short_pieces_are_screened_in_c_and_right() -> None:
+def test_dense_short_pieces_are_found_by_head_and_right() -> None:
     # The dense-pieces shape of bench_engine.py: 15,000 pieces over 11 characters, paths of
     # the same characters that hold hundreds of them, or none but all their digit grams.
+    # The pieces fill most of the grams their characters can make, so a screen by grams
+    # would meet a filed gram at almost every place: they are found by head instead, and
+    # whole, so that not even the y pieces, whose rules search more, need a search.
     lines = [(i % 7 == 0, f"/shop/c/*x{i}*") for i in range(15000)]
     lines += [(False, f"/shop/c/*y{i}*z{i}") for i in range(0, 3000, 3)]  # confirmed pieces
     robots = parse(body_of(lines))
@@ -318,7 +321,10 @@ def test_many_short_pieces_are_screened_in_c_and_right() -> None:
     assert matcher is not None and matcher._index is not None
     nested = [g for g in matcher._index._prefixes.values() if isinstance(g, wild.WildIndex)]
     screen = nested[0]._pieces if nested else None
-    assert screen is not None and any(signed for _, signed, _ in screen._filed)
+    assert screen is not None
+    heads = [s for size, s, _ in screen._filed if size == grams._GRAM]
+    assert heads and isinstance(heads[0], grams._Heads)
+    assert heads[0].sure  # a hit of a piece up to eight characters is an occurrence
 
 
 def test_pieces_crowded_on_few_grams_are_screened_by_head_and_right() -> None:
@@ -439,8 +445,15 @@ def check_url(robots: RobotsTxt, url: str) -> None:
 @example(body=body_of([(False, "/ab")] * 1 + [(False, f"/p{i}") for i in range(20)]), urls=[SITE])
 @example(body=body_of([(False, "/*.pdf$")]), urls=[SITE + "/a.pdf#x", SITE + "/a.pdf\0x"])
 def test_every_gate_lets_through_what_the_replay_decides(body: bytes, urls: list[str]) -> None:
-    # The default gates, then heads for every prefilter, then bisection for every one.
-    for patch in ({}, {"_HEADLESS": 0}, {"_HEADLESS": 0, "_FREE": 0}):
+    # The default gates, then heads for every prefilter, then bisection for every one; the
+    # longest plain prefix by descent whatever the lengths, and after one step by length.
+    for patch in (
+        {},
+        {"_HEADLESS": 0},
+        {"_HEADLESS": 0, "_FREE": 0},
+        {"_FEW_LENGTHS": 0},
+        {"_FEW_LENGTHS": 0, "_DESCENT": 1},
+    ):
         with pytest.MonkeyPatch.context() as patcher:
             for name, value in patch.items():
                 patcher.setattr(rules, name, value)
@@ -448,6 +461,48 @@ def test_every_gate_lets_through_what_the_replay_decides(body: bytes, urls: list
             for url in urls:  # one object: the site prefix is remembered between URLs
                 check_url(robots, url)
             assert robots.allowed(urls[0], "bot") is robots.decide(urls[0], "bot").allowed
+
+
+# The longest plain prefix: keys over a few characters, so that many share parts of a path.
+plain_key = st.text(alphabet="abX/", max_size=12).map(lambda text: "/" + text)
+_SHEDDING = ["/" + "a" * k + "Xb" for k in range(1, 40)]  # each step of the descent sheds one
+
+
+@SETTINGS
+@given(
+    keys=st.lists(plain_key, min_size=1, max_size=40, unique=True),
+    path=plain_key,
+    descent=st.sampled_from([0, 1, 2, 16]),
+)
+@example(keys=["/a", *_SHEDDING], path="/" + "a" * 50, descent=16)  # past the steps: by length
+@example(keys=["/a", *_SHEDDING], path="/" + "a" * 50, descent=40)  # every step a shorter part
+@example(keys=["/ab", "/abX", "/a"], path="/abXa", descent=1)
+def test_the_longest_plain_prefix_is_found_by_descent_as_by_length(
+    keys: list[str], path: str, descent: int
+) -> None:
+    ordered = sorted(keys)
+    lengths = sorted({len(key) for key in keys}, reverse=True)
+    expected = max((key for key in keys if path.startswith(key)), key=len, default=None)
+    with pytest.MonkeyPatch.context() as patcher:
+        patcher.setattr(rules, "_DESCENT", descent)
+        patcher.setattr(rules, "_FEW_LENGTHS", 0)
+        at = rules._longest(ordered, len(ordered), path, lengths)
+    assert (ordered[at] if at >= 0 else None) == expected
+
+
+def test_prefixes_of_a_thousand_lengths_take_one_step() -> None:
+    # bench_engine.py's distinct-lengths: "/a", then "/a…ab" of every length to 1,000, and
+    # paths of "a" that only "/a" starts.  One step of the descent finds it: with no step
+    # left and no length to try, the answer must come from the first search.
+    keys = sorted(["/a", *("/" + "a" * k + "b" for k in range(1, 1000))])
+    with pytest.MonkeyPatch.context() as patcher:
+        patcher.setattr(rules, "_DESCENT", 1)
+        patcher.setattr(rules, "_FEW_LENGTHS", -1)
+        for path in ("/" + "a" * 5000, "/" + "a" * 500, "/a"):
+            assert keys[rules._longest(keys, len(keys), path, ())] == "/a"
+    robots = parse(body_of([(False, "/a")] + [(True, key) for key in keys[1:]]))
+    for path in ("/" + "a" * 5000, "/" + "a" * 500 + "b", "/b"):
+        check(robots, path)
 
 
 @SETTINGS
@@ -497,6 +552,12 @@ gram_path = st.text(alphabet="ab0/%?é", max_size=300)
     pieces=["ab0ab", "0ab0", "b0a"],
     searched=True,
     queries=["ab0a0ab" + "/" * 200 + "ab0ab"],
+    signed="grams",
+)
+@example(  # a periodic path: its grams gathered in a set first (grams._periodic)
+    pieces=["abab", "abab0", "b0b0", "0aba"],
+    searched=False,
+    queries=["ab" * 100, "ab" * 100 + "0", "a" * 300],
     signed="grams",
 )
 @example(  # windows of 4 bytes cut to 3, of 8 cut to 5 and 7; a "?" that a non-ASCII stands for
