@@ -493,6 +493,21 @@ def _case_many_lines() -> tuple[bytes, list[str]]:
     return body, urls
 
 
+def _case_shedding_prefixes() -> tuple[bytes, list[str]]:
+    # distinct-lengths built against the longest-prefix search's steps: "/a…aXb" sorts
+    # below "/a…a", so the key before each part of the path shares all but one more
+    # character with it, and each step sheds one; past its steps, every length is tried.
+    lines = [b"User-agent: *", b"Disallow: /a"]
+    size, k = 0, 1
+    while size < 500_000:
+        rule = b"Allow: /" + b"a" * k + b"Xb"
+        lines.append(rule)
+        size, k = size + len(rule) + 1, k + 1
+    body = b"\n".join(lines) + b"\n"
+    urls = [BASE + "/" + "a" * 5000, BASE + "/" + "a" * 500, BASE + "/b"]
+    return body, urls
+
+
 def _case_distinct_lengths() -> tuple[bytes, list[str]]:
     # ~1,000 plain rules of distinct lengths (about 500 KB), of which only "/a" matches: a
     # longest-match search by length has to try every length on the way down.
@@ -761,6 +776,10 @@ HOSTILE: dict[str, tuple[str, Callable[[], tuple[bytes, list[str]]]]] = {
     "single-line": ("500 KiB on a single line", _case_single_line),
     "long-lines": ("31 lines of 16,011 bytes (just under the line cap)", _case_long_lines),
     "distinct-lengths": ("~1,000 rules of distinct lengths, ~500 KB", _case_distinct_lengths),
+    "shedding-prefixes": (
+        "~1,000 rules that shed one character per search step",
+        _case_shedding_prefixes,
+    ),
     "many-lines": ("256,000 two-byte lines + a rule without colon", _case_many_lines),
     "issue-tails": ("1,000 rules of 16 '*' + distinct tails vs 2 KB paths", _case_issue_tails),
     "far-tails": ("2,000 rules of 4 '*' + distinct tails the paths end with", _case_far_tails),

@@ -88,7 +88,8 @@ _FREE = 64  # a prefilter longer than this is searched by bisection (see _prefix
 _HEADLESS = 12  # a prefilter this short is cheaper to try whole than by its heads
 _SECOND = itemgetter(1)
 _FEW_LENGTHS = 8  # plain patterns of this few lengths are looked up by length (_longest)
-_DESCENT = 16  # steps of the longest-prefix search before it tries each length (_longest)
+_SHARED_LENGTH = 4  # a length with more plain patterns than this is searched by bisection
+_DESCENT = 4  # steps of the longest-prefix search before it tries each length (_longest)
 
 
 def _agent_key(user_agent: str) -> str | None:
@@ -126,7 +127,12 @@ def _prefix_free(prefixes: list[str]) -> tuple[str, ...]:
     return tuple(kept)
 
 
-def _longest(keys: Sequence[str], count: int, path: str, lengths: Sequence[int]) -> int:
+# The plain patterns' distinct lengths, longest first, each with its patterns when they are
+# few (``_SHARED_LENGTH``), else None: see _longest.
+_Lengths = tuple[tuple[int, tuple[str, ...] | None], ...]
+
+
+def _longest(keys: Sequence[str], count: int, path: str, lengths: _Lengths) -> int:
     """Where the longest of ``keys[:count]`` (sorted) that starts ``path`` is; -1 if none.
 
     Every key that sorts between a prefix of the path and the path starts with that
@@ -134,7 +140,8 @@ def _longest(keys: Sequence[str], count: int, path: str, lengths: Sequence[int])
     with the key before it, and a search for that part, shorter each time, finds it.  A
     file of a thousand prefixes of distinct lengths costs a step or two, not a search per
     length.  With few lengths (``_FEW_LENGTHS``), or past ``_DESCENT`` steps (keys built to
-    shed one character a step), the lengths left are tried one by one, longest first.
+    shed one character a step), the lengths left are tried one by one, longest first: a
+    length of few keys by ``startswith`` (no slice of the path), the others by bisection.
     """
     target, high = path, count
     for _ in range(_DESCENT if len(lengths) > _FEW_LENGTHS else 0):
@@ -146,12 +153,26 @@ def _longest(keys: Sequence[str], count: int, path: str, lengths: Sequence[int])
             return at - 1
         target, high = target[: _shared(key, target)], at - 1
     size = len(target)
-    for length in lengths:
+    for length, group in lengths:
         if length <= size:
-            at = bisect_left(keys, target[:length], 0, high)
-            if at < high and keys[at] == target[:length]:
+            if group is not None and not target.startswith(group):
+                continue
+            key = target[:length]
+            at = bisect_left(keys, key, 0, high)
+            if at < high and keys[at] == key:
                 return at
     return -1
+
+
+def _by_length(patterns: Iterable[str]) -> _Lengths:
+    """The distinct lengths of ``patterns``, longest first, as :func:`_longest` reads them."""
+    by_length: dict[int, list[str]] = {}
+    for pattern in patterns:
+        by_length.setdefault(len(pattern), []).append(pattern)
+    return tuple(
+        (length, tuple(group) if len(group) <= _SHARED_LENGTH else None)
+        for length, group in sorted(by_length.items(), reverse=True)
+    )
 
 
 def _shared(first: str, second: str) -> int:
@@ -356,7 +377,7 @@ class _AgentMatcher:
         if allows:
             at = {bisect_left(ordered, p) for p in allows if plain.get(p) and p[0] == "/"}
             self._allow_at = tuple(sorted(at))
-        self._lengths: tuple[int, ...] | None = None
+        self._lengths: _Lengths | None = None
         self._index: WildIndex | None = None
         if wild:
             self._trivial = self._arrange_wild(wild, ordered)
@@ -439,10 +460,9 @@ class _AgentMatcher:
                 self._tails, self._needles = (), ("",)
         return trivial
 
-    def _plain_lengths(self) -> tuple[int, ...]:
-        """The plain patterns' distinct lengths, longest first (on the first search)."""
-        lengths = tuple(sorted(set(map(len, self._prefilter[: self._plain_count])), reverse=True))
-        self._lengths = lengths
+    def _plain_lengths(self) -> _Lengths:
+        """The plain patterns' distinct lengths (on the first search: most sites never need it)."""
+        lengths = self._lengths = _by_length(self._prefilter[: self._plain_count])
         return lengths
 
     def _prefixed(self, path: str) -> bool:
