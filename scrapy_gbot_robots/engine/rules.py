@@ -87,9 +87,9 @@ _INDEXED = 768  # wildcard rules (plus their pieces) past which a wild.WildIndex
 _FREE = 64  # a prefilter longer than this is searched by bisection (see _prefix_free())
 _HEADLESS = 12  # a prefilter this short is cheaper to try whole than by its heads
 _SECOND = itemgetter(1)
-_FEW_LENGTHS = 8  # plain patterns of this few lengths are looked up by length (_longest)
+_FEW_LENGTHS = 8  # plain patterns of this few lengths are looked up by length (see _longest)
 _SHARED_LENGTH = 4  # a length with more plain patterns than this is searched by bisection
-_DESCENT = 4  # steps of the longest-prefix search before it tries each length (_longest)
+_DESCENT = 4  # steps of the longest-prefix search before it tries each length (see _longest)
 
 
 def _agent_key(user_agent: str) -> str | None:
@@ -128,44 +128,13 @@ def _prefix_free(prefixes: list[str]) -> tuple[str, ...]:
 
 
 # The plain patterns' distinct lengths, longest first, each with its patterns when they are
-# few (``_SHARED_LENGTH``), else None: see _longest.
+# few (``_SHARED_LENGTH``), else None: see _AgentMatcher._longest.
 _Lengths = tuple[tuple[int, tuple[str, ...] | None], ...]
 
 
-def _longest(keys: Sequence[str], count: int, path: str, lengths: _Lengths) -> int:
-    """Where the longest of ``keys[:count]`` (sorted) that starts ``path`` is; -1 if none.
-
-    Every key that sorts between a prefix of the path and the path starts with that
-    prefix; so the longest key that starts the path also starts the part the path shares
-    with the key before it, and a search for that part, shorter each time, finds it.  A
-    file of a thousand prefixes of distinct lengths costs a step or two, not a search per
-    length.  With few lengths (``_FEW_LENGTHS``), or past ``_DESCENT`` steps (keys built to
-    shed one character a step), the lengths left are tried one by one, longest first: a
-    length of few keys by ``startswith`` (no slice of the path), the others by bisection.
-    """
-    target, high = path, count
-    for _ in range(_DESCENT if len(lengths) > _FEW_LENGTHS else 0):
-        at = bisect_right(keys, target, 0, high)
-        if not at:
-            return -1
-        key = keys[at - 1]
-        if target.startswith(key):
-            return at - 1
-        target, high = target[: _shared(key, target)], at - 1
-    size = len(target)
-    for length, group in lengths:
-        if length <= size:
-            if group is not None and not target.startswith(group):
-                continue
-            key = target[:length]
-            at = bisect_left(keys, key, 0, high)
-            if at < high and keys[at] == key:
-                return at
-    return -1
-
-
 def _by_length(patterns: Iterable[str]) -> _Lengths:
-    """The distinct lengths of ``patterns``, longest first, as :func:`_longest` reads them."""
+    """The distinct lengths of ``patterns``, longest first, as ``_longest`` reads them past
+    its steps (a file that gets there: most never do, and pay nothing for it)."""
     by_length: dict[int, list[str]] = {}
     for pattern in patterns:
         by_length.setdefault(len(pattern), []).append(pattern)
@@ -308,7 +277,7 @@ class _AgentMatcher:
     * plain rules (no ``*`` or ``$``) are the first ``_plain_count`` entries of
       ``_prefilter``, sorted; ``_allow_at`` holds the positions of the allows among them
       (most files have few).  The longest that prefixes the path is found by a search for
-      the path, then for what it shares with the key before it (:func:`_longest`; by
+      the path, then for what it shares with the key before it (:meth:`_longest`; by
       distinct length, ``_lengths``, only past a few such steps).  One shared tuple and a
       few positions cost far less memory than a dict, and the search only runs on a prefix
       hit.
@@ -328,6 +297,7 @@ class _AgentMatcher:
         "_detail",
         "_firsts",
         "_free",
+        "_groups",
         "_head",
         "_heads",
         "_index",
@@ -377,7 +347,8 @@ class _AgentMatcher:
         if allows:
             at = {bisect_left(ordered, p) for p in allows if plain.get(p) and p[0] == "/"}
             self._allow_at = tuple(sorted(at))
-        self._lengths: _Lengths | None = None
+        self._lengths: tuple[int, ...] | None = None
+        self._groups: _Lengths | None = None  # built by the first search that needs it
         self._index: WildIndex | None = None
         if wild:
             self._trivial = self._arrange_wild(wild, ordered)
@@ -460,10 +431,56 @@ class _AgentMatcher:
                 self._tails, self._needles = (), ("",)
         return trivial
 
-    def _plain_lengths(self) -> _Lengths:
-        """The plain patterns' distinct lengths (on the first search: most sites never need it)."""
-        lengths = self._lengths = _by_length(self._prefilter[: self._plain_count])
+    def _plain_lengths(self) -> tuple[int, ...]:
+        """The plain patterns' distinct lengths, longest first (on the first search)."""
+        lengths = tuple(sorted(set(map(len, self._prefilter[: self._plain_count])), reverse=True))
+        self._lengths = lengths
         return lengths
+
+    def _longest(self, path: str) -> int:
+        """Where the longest plain pattern that starts ``path`` is in ``_prefilter``; -1 if none.
+
+        Every key that sorts between a prefix of the path and the path starts with that
+        prefix; so the longest key that starts the path also starts the part the path
+        shares with the key before it, and a search for that part, shorter each time, finds
+        it.  A file of a thousand prefixes of distinct lengths costs a step or two, not a
+        search per length.  With few lengths (``_FEW_LENGTHS``), each is looked up, longest
+        first; past ``_DESCENT`` steps (keys built to shed one character a step), the
+        lengths left are tried by ``startswith`` where few keys share one (``_groups``).
+        """
+        keys, high = self._prefilter, self._plain_count
+        lengths = self._lengths or self._plain_lengths()
+        if len(lengths) <= _FEW_LENGTHS:
+            size = len(path)
+            for length in lengths:
+                if length <= size:
+                    key = path[:length]
+                    at = bisect_left(keys, key, 0, high)
+                    if at < high and keys[at] == key:
+                        return at
+            return -1
+        target = path
+        for _ in range(_DESCENT):
+            at = bisect_right(keys, target, 0, high)
+            if not at:
+                return -1
+            key = keys[at - 1]
+            if target.startswith(key):
+                return at - 1
+            target, high = target[: _shared(key, target)], at - 1
+        groups = self._groups
+        if groups is None:
+            groups = self._groups = _by_length(keys[: self._plain_count])
+        size = len(target)
+        for length, group in groups:
+            if length <= size:
+                if group is not None and not target.startswith(group):
+                    continue
+                key = target[:length]
+                at = bisect_left(keys, key, 0, high)
+                if at < high and keys[at] == key:
+                    return at
+        return -1
 
     def _prefixed(self, path: str) -> bool:
         """Whether an entry of the prefilter starts ``path``."""
@@ -500,7 +517,7 @@ class _AgentMatcher:
         best_allow = True
         if prefixed and self._plain_count:
             keys = self._prefilter
-            at = _longest(keys, self._plain_count, path, self._lengths or self._plain_lengths())
+            at = self._longest(path)
             if at >= 0:
                 best, best_allow = len(keys[at]), at in self._allow_at
         if best < 0 and self._root is not None:
@@ -552,8 +569,7 @@ class _AgentMatcher:
         if self._prefixed(path):
             if plain and self._plain_count:
                 keys = self._prefilter
-                lengths = self._lengths or self._plain_lengths()
-                at = _longest(keys, self._plain_count, path, lengths)
+                at = self._longest(path)
                 if at >= 0:
                     found = plain[keys[at]]
         elif not path.endswith(self._tails):

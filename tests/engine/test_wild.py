@@ -473,35 +473,37 @@ _SHEDDING = ["/" + "a" * k + "Xb" for k in range(1, 40)]  # each step of the des
     keys=st.lists(plain_key, min_size=1, max_size=40, unique=True),
     path=plain_key,
     descent=st.sampled_from([0, 1, 2, 16]),
+    shared=st.sampled_from([0, 1, 4]),
 )
-@example(keys=["/a", *_SHEDDING], path="/" + "a" * 50, descent=16)  # past the steps: by length
-@example(keys=["/a", *_SHEDDING], path="/" + "a" * 50, descent=40)  # every step a shorter part
-@example(keys=["/ab", "/abX", "/a"], path="/abXa", descent=1)
+@example(keys=["/a", *_SHEDDING], path="/" + "a" * 50, descent=4, shared=4)  # then by length
+@example(keys=["/a", *_SHEDDING], path="/" + "a" * 50, descent=40, shared=4)  # a part a step
+@example(keys=["/ab", "/abX", "/a"], path="/abXa", descent=1, shared=1)
 def test_the_longest_plain_prefix_is_found_by_descent_as_by_length(
-    keys: list[str], path: str, descent: int
+    keys: list[str], path: str, descent: int, shared: int
 ) -> None:
-    ordered = sorted(keys)
-    with pytest.MonkeyPatch.context() as patcher:  # some lengths by startswith, some bisected
-        patcher.setattr(rules, "_SHARED_LENGTH", 1)
-        lengths = rules._by_length(ordered)
-    expected = max((key for key in keys if path.startswith(key)), key=len, default=None)
+    # Descent forced whatever the lengths; after it, lengths of up to ``shared`` keys by
+    # startswith and the others by bisection.
+    expected = max((k for k in keys if k != "/" and path.startswith(k)), key=len, default=None)
     with pytest.MonkeyPatch.context() as patcher:
         patcher.setattr(rules, "_DESCENT", descent)
         patcher.setattr(rules, "_FEW_LENGTHS", 0)
-        at = rules._longest(ordered, len(ordered), path, lengths)
-    assert (ordered[at] if at >= 0 else None) == expected
+        patcher.setattr(rules, "_SHARED_LENGTH", shared)
+        matcher = rules._AgentMatcher([], keys, False)  # "/" is its root rule, not a key
+        at = matcher._longest(path)
+    assert (matcher._prefilter[at] if at >= 0 else None) == expected
 
 
 def test_prefixes_of_a_thousand_lengths_take_one_step() -> None:
     # bench_engine.py's distinct-lengths: "/a", then "/a…ab" of every length to 1,000, and
-    # paths of "a" that only "/a" starts.  One step of the descent finds it: with no step
-    # left and no length to try, the answer must come from the first search.
-    keys = sorted(["/a", *("/" + "a" * k + "b" for k in range(1, 1000))])
+    # paths of "a" that only "/a" starts.  One step of the descent finds it: with one step
+    # and no length to try after it, the answer must come from the first search.
+    keys = ["/a", *("/" + "a" * k + "b" for k in range(1, 1000))]
     with pytest.MonkeyPatch.context() as patcher:
         patcher.setattr(rules, "_DESCENT", 1)
-        patcher.setattr(rules, "_FEW_LENGTHS", -1)
+        patcher.setattr(rules, "_by_length", lambda patterns: ())
+        matcher = rules._AgentMatcher([], keys, False)
         for path in ("/" + "a" * 5000, "/" + "a" * 500, "/a"):
-            assert keys[rules._longest(keys, len(keys), path, ())] == "/a"
+            assert matcher._prefilter[matcher._longest(path)] == "/a"
     robots = parse(body_of([(False, "/a")] + [(True, key) for key in keys[1:]]))
     for path in ("/" + "a" * 5000, "/" + "a" * 500 + "b", "/b"):
         check(robots, path)
