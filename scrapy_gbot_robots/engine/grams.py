@@ -23,6 +23,7 @@ _SHORT = 3  # many pieces up to this long are found whole by the path's windows 
 _HEAD = 8  # a _Heads hit of a piece up to this long is an occurrence (see _whole)
 _DIRECT_KEYS = 64  # up to this many distinct pieces are looked for one by one
 _CROWDED = 4  # more pieces per distinct gram than this: filed by head (see _Heads)
+_SPACE = 1024  # fewer grams than this over the pieces' characters: a path holds few of them
 _DENSE = 2  # pieces at least 1/_DENSE of all grams over their characters: filed by head too
 _WINDOWS = 256  # more short pieces than this: windows (fewer: pairs, then few searches)
 _SIGNED = 64  # more pieces of one gram size than this: signatures, and grams read by cast
@@ -407,7 +408,10 @@ def _file(
     # Dense: a path over the pieces' characters then finds pieces filed under most of its
     # grams, and pays a check of their other grams for each (15,000 pieces over 11
     # characters: 1,840 hits for a path of 2,000); by head, it pays a lookup per length.
-    dense = len(pieces) * _DENSE >= len(set("".join(piece for piece, _ in pieces))) ** size
+    # Not when those characters make few grams (100 pairs over 11): a path then holds few
+    # distinct ones, gathered and checked for less than a pass per length.
+    space = len(set("".join(piece for piece, _ in pieces))) ** size
+    dense = space >= _SPACE and len(pieces) * _DENSE >= space
     if dense or len(pieces) > _CROWDED * len(holders):
         return _Heads(tuple(entries), searched), by_text
     return _Signed(size, tuple(entries), tuple(others), searched), by_text

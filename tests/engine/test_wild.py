@@ -325,6 +325,10 @@ def test_dense_short_pieces_are_found_by_head_and_right() -> None:
     heads = [s for size, s, _ in screen._filed if size == grams._GRAM]
     assert heads and isinstance(heads[0], grams._Heads)
     assert heads[0].sure  # a hit of a piece up to eight characters is an occurrence
+    # The short pieces (x0 to x99, y0 to y99) fill most pairs too, but 12 characters make
+    # 144 pairs: a path holds few distinct ones, so they stay screened by grams.
+    pairs = [s for size, s, _ in screen._filed if size == 2]
+    assert pairs and isinstance(pairs[0], grams._Signed)
 
 
 def test_pieces_crowded_on_few_grams_are_screened_by_head_and_right() -> None:
