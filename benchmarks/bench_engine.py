@@ -493,33 +493,31 @@ def _case_many_lines() -> tuple[bytes, list[str]]:
     return body, urls
 
 
-def _case_shedding_prefixes() -> tuple[bytes, list[str]]:
-    # distinct-lengths built against the longest-prefix search's steps: "/a…aXb" sorts
-    # below "/a…a", so the key before each part of the path shares all but one more
-    # character with it, and each step sheds one; past its steps, every length is tried.
+def _prefixes_of_every_length(tail: bytes) -> tuple[bytes, list[str]]:
+    """"Disallow: /a", then "Allow: /a…a" + ``tail`` of every length to 500 KB, and paths
+    of "a" that only "/a" starts."""
     lines = [b"User-agent: *", b"Disallow: /a"]
     size, k = 0, 1
     while size < 500_000:
-        rule = b"Allow: /" + b"a" * k + b"Xb"
+        rule = b"Allow: /" + b"a" * k + tail
         lines.append(rule)
         size, k = size + len(rule) + 1, k + 1
     body = b"\n".join(lines) + b"\n"
     urls = [BASE + "/" + "a" * 5000, BASE + "/" + "a" * 500, BASE + "/b"]
     return body, urls
+
+
+def _case_shedding_prefixes() -> tuple[bytes, list[str]]:
+    # distinct-lengths built against the longest-prefix search's steps: "/a…aXb" sorts
+    # below "/a…a", so the key before each part of the path shares all but one more
+    # character with it, and each step sheds one; past its steps, every length is tried.
+    return _prefixes_of_every_length(b"Xb")
 
 
 def _case_distinct_lengths() -> tuple[bytes, list[str]]:
     # ~1,000 plain rules of distinct lengths (about 500 KB), of which only "/a" matches: a
     # longest-match search by length has to try every length on the way down.
-    lines = [b"User-agent: *", b"Disallow: /a"]
-    size, k = 0, 1
-    while size < 500_000:
-        rule = b"Allow: /" + b"a" * k + b"b"
-        lines.append(rule)
-        size, k = size + len(rule) + 1, k + 1
-    body = b"\n".join(lines) + b"\n"
-    urls = [BASE + "/" + "a" * 5000, BASE + "/" + "a" * 500, BASE + "/b"]
-    return body, urls
+    return _prefixes_of_every_length(b"b")
 
 
 CYCLE = "abcdefghijklmnopqrstuvwxy"
