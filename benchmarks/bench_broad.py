@@ -499,6 +499,17 @@ def _crawl(cfg: dict[str, Any]) -> None:
         spider_cls = _lazy(spider_cls)
     trace: list[list[Any]] = []
     sampler: list[Any] = []
+    # Seconds the collector ran, per generation: what a full collection costs this crawl.
+    gc_seconds = [0.0, 0.0, 0.0]
+    gc_began: list[float] = []
+
+    def gc_timer(phase: str, info: dict[str, int]) -> None:
+        if phase == "start":
+            gc_began[:] = [time.perf_counter()]
+        elif gc_began and "start" in timing and "end" not in timing:
+            gc_seconds[info["generation"]] += time.perf_counter() - gc_began[0]
+
+    gc.callbacks.append(gc_timer)
 
     def sample() -> None:
         engine = crawler.engine
@@ -584,6 +595,7 @@ def _crawl(cfg: dict[str, Any]) -> None:
         "limits": limits,
         "cpu_seconds": round(timing.get("end_cpu", 0.0) - timing.get("start_cpu", 0.0), 2),
         "gc_full": int(timing.get("end_gc2", 0) - timing.get("start_gc2", 0)),
+        "gc_seconds": [round(v, 2) for v in gc_seconds],
         "peak_rss_mb": round(_peak_rss_mb(), 1),
         "pages": counts["pages"],
         "pages_per_second": round(counts["pages"] / max(end - timing.get("start", end), 1e-9), 1),
@@ -720,6 +732,11 @@ def _rows(runs: dict[str, dict[str, Any]], args: argparse.Namespace) -> list[tup
             "allowed pages per second": crawl.get("pages_per_second"),
             "crawler CPU (s)": crawl.get("cpu_seconds"),
             "  full GC collections (generation 2)": crawl.get("gc_full"),
+            "  GC seconds (young, middle, full)": (
+                "/".join(f"{v:.2f}" for v in crawl["gc_seconds"])
+                if crawl.get("gc_seconds")
+                else None
+            ),
             "server CPU (s)": served.get("cpu_seconds"),
             "peak RSS (MB)": crawl.get("peak_rss_mb"),
             "robots.txt max in flight": served.get("robots_in_flight_max"),
@@ -772,6 +789,7 @@ def _rows(runs: dict[str, dict[str, Any]], args: argparse.Namespace) -> list[tup
         "allowed pages per second",
         "crawler CPU (s)",
         "  full GC collections (generation 2)",
+        "  GC seconds (young, middle, full)",
         "server CPU (s)",
         "peak RSS (MB)",
         "robots.txt max in flight",
