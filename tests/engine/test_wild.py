@@ -118,6 +118,8 @@ def index_everywhere(signed: str = "") -> Iterator[None]:
         patch.setattr(rules, "_INDEXED", 0)
         patch.setattr(wild, "_BUCKET", 0)
         patch.setattr(grams, "_DIRECT_KEYS", 0)
+        patch.setattr(wild, "_CULL", 0)  # every candidate list culled by its shared walks
+        patch.setattr(wild, "_PER_WALK", 1)
         if signed:
             patch.setattr(grams, "_SIGNED", 0)
             patch.setattr(grams, "_LOOKUP", 0)
@@ -286,6 +288,32 @@ def test_the_issue_file_is_indexed_and_right() -> None:
         "/" + _CYCLE * 20 + "tail0004",
     )
     _check_starred_tails(1000, 15, 5, 3, "tail{:04d}", paths)
+
+
+def test_rules_whose_shared_walk_fails_are_culled_before_the_loop() -> None:
+    # 400 rules alike but for their tail, on 10 walks (three letters in order): a path with
+    # every tail passes 400 screens; only the rules whose walk succeeds are left to try.
+    lines = []
+    for i in range(400):
+        letters = "".join("*" + "abcdefghij"[(i + 3 * j) % 10] for j in range(3))
+        lines.append((i % 7 == 0, f"/{letters}*end{i:04d}"))
+    robots = parse(body_of(lines))
+    tails = "".join(f"end{i:04d}" for i in range(400))
+    none, one, every = "/" + tails, "/adg" + tails, "/" + "abcdefghij" * 3 + tails
+    for path in (none, one, every, "/" + tails[::-1], "/gda" + tails):
+        check(robots, path)
+    matcher = robots._matcher
+    assert matcher is not None and matcher._index is not None
+    index = matcher._index
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(wild, "_CULL", 10**9)
+        screened = [index.candidates(path) for path in (none, one, every)]
+    assert [len(found) for found in screened] == [400, 400, 400]
+    walk_of = {at: entry[5].walk for at, entry in enumerate(matcher._wild) if entry[5]}
+    assert index.candidates(none) == []  # no walk's letters in order
+    alive = [at for at in screened[1] if (walk := walk_of[at]) and walk.end(one) >= 0]
+    assert len(alive) == 40 and index.candidates(one) == alive  # "a*d*g" alone
+    assert index.candidates(every) == screened[2]  # every walk succeeds: nothing culled
 
 
 def test_nested_tails_and_many_short_pieces_are_right() -> None:
