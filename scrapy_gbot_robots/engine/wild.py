@@ -25,7 +25,8 @@ without changing a verdict:
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Iterator, Sequence
+from itertools import chain as _joined
 from itertools import compress, repeat
 from operator import contains, eq, itemgetter, length_hint
 from typing import Any
@@ -44,8 +45,8 @@ _BUCKET = 8  # a prefix or tail shared by more rules than this files them by pie
 _BACK = 32  # a last piece shorter than this is searched first, from the path's end
 _CHARS = 16  # a walk's stretch of this many one-character pieces is walked in one pass
 _SCAN = 8  # ... unless the path left is this many times longer than the stretch
-_CULL = 32  # more candidates than this are culled by their shared walks first ...
-_PER_WALK = 4  # ... when each distinct walk serves this many of them on average
+_CULL = 32  # candidates past this many are culled by their shared walks first ...
+_PER_WALK = 8  # ... when each distinct walk serves this many of them on average
 
 
 class _Walk:
@@ -59,10 +60,12 @@ class _Walk:
     (a path is a new string each check; the one kept cannot be freed, so ``is`` is sound).
     """
 
-    __slots__ = ("_seen", "start", "steps")
+    __slots__ = ("_seen", "floor", "start", "steps")
 
     def __init__(self, start: int, pieces: Sequence[str]) -> None:
         self.start = start
+        # A shorter path cannot hold the pieces (with none, the walk ends at ``start``).
+        self.floor = start + sum(map(len, pieces)) if pieces else 0
         steps: list[tuple[str, int, bool]] = []
         for piece in pieces:
             if steps and steps[-1][0] == piece:
@@ -77,6 +80,8 @@ class _Walk:
         seen = self._seen
         if seen[0] is path:
             return seen[1]
+        if len(path) < self.floor:  # (a chain's check tests its own floor first; a cull not)
+            return -1
         pos = self.start
         for piece, count, danger in self.steps:
             if count == 1:
@@ -314,6 +319,39 @@ def _number_walks(rules: Sequence[Screened]) -> tuple[tuple[_Walk, ...], tuple[i
     return tuple(walks), tuple(walk_of)
 
 
+class _Culled:
+    """Candidates less the rules whose shared walk fails on the path (they cannot match).
+
+    Each would cost a turn of the caller's loop to learn that its walk, done once, failed;
+    here each walk is done once and its rules dropped in C, when the caller's loop reaches
+    them (``itertools.chain`` asks for this iterable only then).  Most checks are decided
+    among the first ``_CULL``; past them, a walk done here for rules the loop then never
+    reaches (an earlier one decided) is bounded by ``_PER_WALK`` turns saved where none does.
+    """
+
+    __slots__ = ("found", "path", "walk_of", "walks")
+
+    def __init__(
+        self, walks: tuple[_Walk, ...], walk_of: tuple[int, ...], path: str, found: list[int]
+    ) -> None:
+        self.walks = walks
+        self.walk_of = walk_of  # the number of each rule's walk, from 1 (0: none)
+        self.path = path
+        self.found = found  # every candidate, the first _CULL included (more than one past)
+
+    def __iter__(self) -> Iterator[int]:
+        rest = self.found[_CULL:]
+        kinds: tuple[int, ...] = itemgetter(*rest)(self.walk_of)  # two or more: a tuple
+        numbers = set(kinds)
+        if len(numbers) * _PER_WALK > len(rest):
+            return iter(rest)
+        walks, path = self.walks, self.path
+        alive = {n: not n or walks[n - 1].end(path) >= 0 for n in numbers}
+        if all(alive.values()):
+            return iter(rest)
+        return compress(rest, map(alive.__getitem__, kinds))
+
+
 class WildIndex:
     """Which of many wildcard rules could match a path, by conditions each must meet.
 
@@ -420,35 +458,19 @@ class WildIndex:
         if ids is None:
             self._walks, self._walk_of = _number_walks(rules)
 
-    def candidates(self, path: str) -> list[int]:
-        """The positions of the rules that could match ``path``, in ascending order."""
+    def candidates(self, path: str) -> Iterable[int]:
+        """The positions of the rules that could match ``path``, in ascending order.
+
+        Past the first ``_CULL``, many candidates that share few walks (rules alike but
+        for their last piece) are culled by their walks, if the caller gets that far
+        (:class:`_Culled`).
+        """
         found = list(self._always)
         self._collect(path, found)
         found.sort()
-        if len(found) > _CULL and self._walks:
-            return self._cull(path, found)
+        if len(found) > _CULL + 1 and self._walks:
+            return _joined(found[:_CULL], _Culled(self._walks, self._walk_of, path, found))
         return found
-
-    def _cull(self, path: str, found: list[int]) -> list[int]:
-        """``found`` less the rules whose shared walk fails on ``path`` (they cannot match).
-
-        Many candidates that share few walks (rules alike but for their last piece) would
-        each cost a turn of the caller's loop to learn that their walk, done once, failed;
-        here each walk is done once and its rules dropped in C.  Only where the distinct
-        walks are a ``_PER_WALK``-th of the candidates: a walk done here for rules the
-        caller never reaches (an earlier rule decided) is then bounded by the turns saved.
-        """
-        if len(found) < 2:  # (only when a test lowers _CULL) itemgetter of one: no tuple
-            return found
-        kinds: tuple[int, ...] = itemgetter(*found)(self._walk_of)
-        numbers = set(kinds)
-        if len(numbers) * _PER_WALK > len(found):
-            return found
-        walks = self._walks
-        alive = {n: not n or walks[n - 1].end(path) >= 0 for n in numbers}
-        if all(alive.values()):
-            return found
-        return list(compress(found, map(alive.__getitem__, kinds)))
 
     def _collect(self, path: str, found: list[int]) -> None:
         """Add to ``found`` the positions of the rules that pass their screens, unsorted."""
