@@ -36,7 +36,8 @@ two middlewares organise differently.
   queued requests on each pop) can make a crawl CPU-bound. ``--set NAME=VALUE`` adds a Scrapy
   setting to every mode to take such costs apart, and ``--gc-threshold`` sets the crawler's
   ``gc.set_threshold()`` (full collections, counted in the table, scan every live object
-  each time, and a broad crawl keeps tens of thousands of requests alive); ``--modes off`` adds
+  each time, and a broad crawl keeps tens of thousands of requests alive; the table also
+  gives the collector's seconds per generation, timed by ``gc.callbacks``); ``--modes off`` adds
   a crawl with ``ROBOTSTXT_OBEY = False`` as a floor (it fetches the disallowed pages too).
 
 * ``--seed upfront`` (the default) is a spider whose ``start()`` yields every URL at once,
