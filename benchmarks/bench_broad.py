@@ -502,12 +502,12 @@ def _crawl(cfg: dict[str, Any]) -> None:
     sampler: list[Any] = []
     # Seconds the collector ran, per generation: what a full collection costs this crawl.
     gc_seconds = [0.0, 0.0, 0.0]
-    gc_began: list[float] = []
+    gc_began = [0.0]
 
     def gc_timer(phase: str, info: dict[str, int]) -> None:
         if phase == "start":
-            gc_began[:] = [time.perf_counter()]
-        elif gc_began and "start" in timing and "end" not in timing:
+            gc_began[0] = time.perf_counter()
+        elif "start" in timing and "end" not in timing:
             gc_seconds[info["generation"]] += time.perf_counter() - gc_began[0]
 
     gc.callbacks.append(gc_timer)

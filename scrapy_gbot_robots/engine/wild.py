@@ -303,21 +303,12 @@ Screened = tuple[int, str, str, Chain | None]
 def _number_walks(rules: Sequence[Screened]) -> tuple[tuple[_Walk, ...], tuple[int, ...]]:
     """The distinct shared walks of ``rules`` (:func:`share_walks`), and each rule's number
     among them, from 1 (0: a rule without one)."""
-    numbers: dict[int, int] = {}
-    walks: list[_Walk] = []
-    walk_of: list[int] = []
-    for rule in rules:
-        chain = rule[3]
+    numbers: dict[_Walk, int] = {}  # by identity: a walk is shared by being the same object
+    walk_of = []
+    for _, _, _, chain in rules:
         walk = chain.walk if chain is not None else None
-        if walk is None:
-            walk_of.append(0)
-            continue
-        number = numbers.get(id(walk))
-        if number is None:
-            walks.append(walk)
-            number = numbers[id(walk)] = len(walks)
-        walk_of.append(number)
-    return tuple(walks), tuple(walk_of)
+        walk_of.append(0 if walk is None else numbers.setdefault(walk, len(numbers) + 1))
+    return tuple(numbers), tuple(walk_of)
 
 
 class _Culled:
