@@ -255,7 +255,10 @@ class Coordinator:
         meta = request.meta
         if scheduled and not meta.get(BOUNCED):
             meta[BOUNCED] = True
-            self._request_events.bounced(forgotten=self.store.get(origin) is None)
+            # Forgotten only if a state was lost: a fleet's worker bounces requests of
+            # origins another worker decided, whose state it has not read from Redis yet.
+            store = self.store
+            self._request_events.bounced(forgotten=store.lost > 0 and store.get(origin) is None)
             return request
         meta.pop(BOUNCED, None)
         return self._wait_then_check(request, origin)
@@ -527,7 +530,12 @@ class Coordinator:
         self._run_events.paced(pace)
 
     def idle(self, spider: Spider) -> None:
-        if self._gate.busy:
+        """Stay open while requests wait: ours, or, in a fleet, any worker's in the shared
+        lot. Released, those reach the shared queue, and :meth:`_tick` may hand this worker
+        some of their origins; closed at scrapy-redis's ``MAX_IDLE_TIME_BEFORE_CLOSE``, it
+        would leave the rest of the crawl to the others."""
+        gate = self._gate
+        if gate.busy or gate.fleet_waiting():
             raise DontCloseSpider
 
     async def closed(self, spider: Spider, reason: str = "") -> None:

@@ -106,6 +106,15 @@ class TieredStore:
         return self.compact.forgotten if self.compact is not None else 0
 
     @property
+    def lost(self) -> int:
+        """States no tier kept: their origins' robots.txt is fetched again if they come back.
+        0 behind a persistent store, which keeps every state (a fleet's worker may still
+        not have read one yet)."""
+        if self.persistent is not None:
+            return 0
+        return self.forgotten if self.compact is not None else self.evictions
+
+    @property
     def pinned_evictions(self) -> int:
         """Pinned origins forgotten at the in-memory store's hard bound (2 x its size)."""
         return self.front.pinned_evictions if isinstance(self.front, MemoryStore) else 0

@@ -90,3 +90,18 @@ def test_off_means_the_lru_alone() -> None:
     assert store.compact is None and store.forgotten == 0
     with pytest.raises(ValueError):
         CompactStore(-1)
+
+
+def test_lost_counts_states_no_tier_kept() -> None:
+    """``lost`` says whether a request that finds no state lost it (the crawl's WARNING that
+    the store is too small) or meets it for the first time here (a fleet's worker)."""
+    alone = TieredStore(MemoryStore(2))
+    kept = _tiers(2, 1 << 20)
+    tiny = _tiers(2, 1)  # the compact tier keeps nothing
+    for store in (alone, kept, tiny):
+        assert store.lost == 0
+        for n in range(5):
+            store.put(f"http://o{n}", _rules(n))
+    assert alone.lost == alone.evictions == 3
+    assert kept.lost == 0 and kept.evictions == 3  # all read back from the compact tier
+    assert tiny.lost == tiny.forgotten == 3
