@@ -534,8 +534,8 @@ class Coordinator:
         lot. Released, those reach the shared queue, and :meth:`_tick` may hand this worker
         some of their origins; closed at scrapy-redis's ``MAX_IDLE_TIME_BEFORE_CLOSE``, it
         would leave the rest of the crawl to the others."""
-        gate = self._gate
-        if gate.busy or gate.fleet_waiting():
+        gate, lot = self._gate, self._gate.lot
+        if gate.busy or (lot.shared and lot.waiting()):  # a shared lot: one read of Redis
             raise DontCloseSpider
 
     async def closed(self, spider: Spider, reason: str = "") -> None:

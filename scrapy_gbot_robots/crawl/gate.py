@@ -189,10 +189,6 @@ class Gate(Generic[T]):
         """Whether requests wait or fetches are wanted: the crawl must stay open."""
         return bool(self.tally.now or self.budget.in_flight or self.budget.queue)
 
-    def fleet_waiting(self) -> bool:
-        """Shared lot: whether any process's items wait in it (one read of the lot)."""
-        return self._items.lot.shared and not self._closed and bool(self._items.waiting())
-
     @property
     def closing(self) -> bool:
         """Whether the gate has learnt that the crawl closes (see the module doc)."""
