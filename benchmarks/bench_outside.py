@@ -15,8 +15,8 @@ the add-on in ``ADDONS``.
   (``Disallow: /private/``) answers after ``--robots-delay`` seconds, pages at once, HTTP/1.1
   keep-alive. It counts robots.txt requests, pages and forbidden pages received.
 * The spider yields ``--allowed`` pages under ``/p/`` then ``--disallowed`` under
-  ``/private/`` for every origin, interleaved across origins, from ``start_requests`` (so it
-  runs on every supported Scrapy); settings are the template's but ``CONCURRENT_REQUESTS``,
+  ``/private/`` for every origin, interleaved across origins, all at once (``start()``, or
+  ``start_requests()`` before Scrapy 2.13); settings are the template's but ``CONCURRENT_REQUESTS``,
   ``CONCURRENT_REQUESTS_PER_DOMAIN`` and ``DOWNLOAD_DELAY = 0``.
 * Figures per crawl: the process's wall time, its CPU and peak RSS (``wait4``), Scrapy's own
   ``elapsed_time_seconds``, and the server's counts. Target: add-on / off <= 1.5x in wall
@@ -56,7 +56,11 @@ ADDRESSES = {addresses!r}
 class Broad(scrapy.Spider):
     name = "broad"
 
-    def start_requests(self):
+    async def start(self):  # Scrapy >= 2.13
+        for request in self.start_requests():
+            yield request
+
+    def start_requests(self):  # Scrapy < 2.13
         for k in range({allowed}):
             for address in ADDRESSES:
                 yield scrapy.Request(f"http://{{address}}:{port}/p/{{k}}")
@@ -239,6 +243,9 @@ def main() -> int:
                     f"{run['cpu']:>5.1f}  {run['rss_mb']:>6.1f}  {run['robots.txt']:>10}  "
                     f"{run['pages']:>5}  {run['forbidden']:>9}  {run['status']:>4}"
                 )
+            for run in runs.values():
+                if run["pages"] != args.origins * args.allowed:
+                    print(f"{run['mode']}: not every allowed page was fetched (see its log)")
             if {"off", "addon"} <= runs.keys():
                 ratio = float(runs["addon"]["wall"]) / float(runs["off"]["wall"])
                 rss = float(runs["addon"]["rss_mb"]) / float(runs["off"]["rss_mb"])
