@@ -175,6 +175,7 @@ def _crawl(project: Path, mode: str, args: argparse.Namespace) -> dict[str, floa
     if server.stdout.readline().strip() != "ready":
         raise SystemExit("the server did not start")
     log = project / f"{mode}.log"
+    log.unlink(missing_ok=True)  # Scrapy appends to LOG_FILE
     started = time.monotonic()
     crawler = subprocess.Popen(
         [sys.executable, "-m", "scrapy", "crawl", "broad", "-s", f"LOG_FILE={log}"],
