@@ -255,10 +255,10 @@ class Coordinator:
         meta = request.meta
         if scheduled and not meta.get(BOUNCED):
             meta[BOUNCED] = True
-            # Forgotten only if a state was lost: a fleet's worker bounces requests of
+            # Forgotten only if states can be lost: a fleet's worker bounces requests of
             # origins another worker decided, whose state it has not read from Redis yet.
             store = self.store
-            self._request_events.bounced(forgotten=store.lost > 0 and store.get(origin) is None)
+            self._request_events.bounced(forgotten=store.forgets and store.get(origin) is None)
             return request
         meta.pop(BOUNCED, None)
         return self._wait_then_check(request, origin)

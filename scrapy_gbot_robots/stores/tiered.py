@@ -106,13 +106,16 @@ class TieredStore:
         return self.compact.forgotten if self.compact is not None else 0
 
     @property
-    def lost(self) -> int:
-        """States no tier kept: their origins' robots.txt is fetched again if they come back.
-        0 behind a persistent store, which keeps every state (a fleet's worker may still
-        not have read one yet)."""
+    def forgets(self) -> bool:
+        """Whether a state given to this store may be gone (its robots.txt then fetched
+        again): never behind a persistent store, which keeps every one (a fleet's worker may
+        just not have read it yet); in memory, once a tier lost one; always for a store of
+        one's own, which does not say."""
         if self.persistent is not None:
-            return 0
-        return self.forgotten if self.compact is not None else self.evictions
+            return False
+        if not isinstance(self.front, MemoryStore):
+            return True
+        return (self.forgotten if self.compact is not None else self.evictions) > 0
 
     @property
     def pinned_evictions(self) -> int:

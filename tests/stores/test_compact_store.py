@@ -92,16 +92,33 @@ def test_off_means_the_lru_alone() -> None:
         CompactStore(-1)
 
 
-def test_lost_counts_states_no_tier_kept() -> None:
-    """``lost`` says whether a request that finds no state lost it (the crawl's WARNING that
-    the store is too small) or meets it for the first time here (a fleet's worker)."""
+def test_forgets_says_whether_a_missing_state_was_lost() -> None:
+    """``forgets`` says whether a request that finds no state lost it (the crawl's WARNING
+    that the store is too small) or meets it for the first time here (a fleet's worker)."""
     alone = TieredStore(MemoryStore(2))
     kept = _tiers(2, 1 << 20)
     tiny = _tiers(2, 1)  # the compact tier keeps nothing
     for store in (alone, kept, tiny):
-        assert store.lost == 0
+        assert not store.forgets
         for n in range(5):
             store.put(f"http://o{n}", _rules(n))
-    assert alone.lost == alone.evictions == 3
-    assert kept.lost == 0 and kept.evictions == 3  # all read back from the compact tier
-    assert tiny.lost == tiny.forgotten == 3
+    assert alone.forgets and alone.evictions == 3
+    assert not kept.forgets and kept.evictions == 3  # all read back from the compact tier
+    assert tiny.forgets and tiny.forgotten == 3
+    assert TieredStore(_OwnStore()).forgets  # it says nothing of what it lost
+
+
+class _OwnStore:
+    """A store of one's own (``GBOT_ROBOTS_STORE``): ``get``, ``put``, ``len`` only."""
+
+    def __init__(self) -> None:
+        self.states: dict[str, OriginState] = {}
+
+    def get(self, origin: str) -> OriginState | None:
+        return self.states.get(origin)
+
+    def put(self, origin: str, state: OriginState) -> None:
+        self.states[origin] = state
+
+    def __len__(self) -> int:
+        return len(self.states)
