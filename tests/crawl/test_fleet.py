@@ -89,6 +89,25 @@ def _worker(
     return spawn(name, args, {"LOCK_TTL": "3"}, tmp)
 
 
+async def _all_finish(workers: list[CrawlProcess]) -> None:
+    """Each worker ends on its own (bounded), with exit code 0."""
+    for worker in workers:
+        code = await finish(worker, 60)
+        assert code == 0, worker.text()[-3000:]
+
+
+def _one_site_crawled_once(
+    server: Server, workers: list[CrawlProcess], allowed: list[str], robots: int
+) -> None:
+    """The one-site crawl of the last two tests: each allowed page once, by any worker, the
+    forbidden one never, and ``robots`` robots.txt requests in all."""
+    assert [server.count(f"/s{i}") for i in range(4)] == [1] * 4
+    assert server.count("/private/s4") == 0
+    assert server.count("/robots.txt") == robots
+    crawled = sorted(url for w in workers for url in w.lines("CRAWLED"))
+    assert crawled == sorted(allowed)
+
+
 @pytest_twisted.ensureDeferred
 async def test_killed_worker_parked_requests_are_crawled_once_by_the_others(
     rs: RedisServer, server: Server, server2: Server, tmp_path: Path
@@ -136,9 +155,7 @@ async def test_killed_worker_parked_requests_are_crawled_once_by_the_others(
         answer["now"] = True
 
         survivors = [w for w in workers if w is not holder]
-        for worker in survivors:
-            code = await finish(worker, 60)
-            assert code == 0, worker.text()[-3000:]
+        await _all_finish(survivors)
     finally:
         await reap(workers)
 
@@ -210,17 +227,11 @@ async def test_workers_that_never_saw_the_origin_adopt_a_dead_workers_requests(
         first.kill()
         await finish(first, 10)
         answer["now"] = True
-        for worker in watchers:
-            code = await finish(worker, 60)
-            assert code == 0, worker.text()[-3000:]
+        await _all_finish(watchers)
     finally:
         await reap(workers)
 
-    assert [server.count(f"/s{i}") for i in range(4)] == [1] * 4
-    assert server.count("/private/s4") == 0
-    assert server.count("/robots.txt") == 2
-    crawled = sorted(url for w in watchers for url in w.lines("CRAWLED"))
-    assert crawled == sorted(allowed)
+    _one_site_crawled_once(server, watchers, allowed, robots=2)
     stats = [w.stats() for w in watchers]
     # The watchers parked nothing themselves: every request they crawled was the dead
     # worker's, found through the index; one of them waited for its lock to expire.
@@ -353,17 +364,11 @@ async def test_an_idle_worker_stays_open_while_the_fleet_lot_holds_requests(
             await until(lambda: not idle.running, left, "the idle worker to close")
         assert idle.running, idle.text()[-3000:]
         assert server.count("/robots.txt") == 1  # one fetch, its answer still to come
-        for worker in workers:
-            code = await finish(worker, 60)
-            assert code == 0, worker.text()[-3000:]
+        await _all_finish(workers)
     finally:
         await reap(workers)
 
-    assert [server.count(f"/s{i}") for i in range(4)] == [1] * 4
-    assert server.count("/private/s4") == 0
-    assert server.count("/robots.txt") == 1
-    crawled = sorted(url for w in workers for url in w.lines("CRAWLED"))
-    assert crawled == sorted(allowed)
+    _one_site_crawled_once(server, workers, allowed, robots=1)
     stats = idle.stats()
     assert stats.get("robotstxt/deferred", 0) == 0  # it parked nothing itself
     assert client.llen(parked) == 0 and client.zcard(f"{KEY}:parked_index") == 0
