@@ -14,7 +14,7 @@ from itertools import compress, repeat
 from operator import getitem
 from struct import calcsize
 from sys import byteorder
-from typing import Literal, TypeVar
+from typing import Any, Literal, TypeVar
 
 from .needles import find, risky
 
@@ -49,7 +49,17 @@ class _Signed:
     paths) costs its lookups and nothing more.
     """
 
-    __slots__ = ("by_number", "entries", "grams", "ids", "others", "size", "sure", "unsure")
+    __slots__ = (
+        "by_number",
+        "entries",
+        "grams",
+        "ids",
+        "others",
+        "rule",
+        "size",
+        "sure",
+        "unsure",
+    )
 
     def __init__(
         self,
@@ -67,6 +77,7 @@ class _Signed:
         self.by_number = {gram: tuple(group) for gram, group in by_number.items()}
         self.grams = frozenset(by_number).union(*set(others))
         self.ids = tuple(entry[1] for entry in entries)
+        self.rule = _single(self.ids)
         # Which pieces need confirming: the others' rules each start their check with one
         # search for the piece, which confirms it as cheaply, and only while it could
         # still decide.
@@ -105,7 +116,7 @@ class _Heads:
     pieces are searched as long ones are.
     """
 
-    __slots__ = ("by_length", "entries", "ids", "sure", "unsure", "width")
+    __slots__ = ("by_length", "entries", "ids", "single", "sure", "unsure", "width")
 
     def __init__(self, entries: tuple[_Filed, ...], searched: set[str]) -> None:
         self.entries = entries
@@ -123,10 +134,11 @@ class _Heads:
             pad = 0 if len(head) in _FORMATS else width - len(head)
             key = from_bytes(head + b"\0" * pad, byteorder)
             by_length.setdefault(len(head), {}).setdefault(key, []).append(number)
-        # When every hit is an occurrence, a key leads straight to its rules: no step per hit.
-        # The keys again as a frozenset, for the path's windows to be met with as they are
-        # read (see hits).
-        tables = [
+        # When every hit is an occurrence, a key leads straight to its rules: no step per hit;
+        # to the rule itself when each key has one (a chain over a tuple per hit cost twice
+        # the lookups).  The keys again as a frozenset, for the path's windows to be met with
+        # as they are read (see hits).
+        tables: list[tuple[int, dict[int, tuple[int, ...]]]] = [
             (
                 size,
                 {
@@ -138,7 +150,13 @@ class _Heads:
             )
             for size, table in sorted(by_length.items())
         ]
-        self.by_length = tuple((size, frozenset(table), table) for size, table in tables)
+        self.single = self.sure and all(
+            len(rules) == 1 for _, table in tables for rules in table.values()
+        )
+        self.by_length: tuple[tuple[int, frozenset[int], dict[int, Any]], ...] = tuple(
+            (size, frozenset(table), _flat(table) if self.single else table)
+            for size, table in tables
+        )
 
     def hits(self, data: bytes) -> list[int]:
         """What is filed under every head that occurs in ``data`` (an ASCII path).
@@ -154,7 +172,10 @@ class _Heads:
                 met = keys.intersection(_grams(data, size))
             else:
                 met = keys.intersection(_chained.from_iterable(_cut(data, size, self.width)))
-            hits += _chained.from_iterable(map(table.__getitem__, met))
+            if self.single:
+                hits += map(table.__getitem__, met)
+            else:
+                hits += _chained.from_iterable(map(table.__getitem__, met))
         return hits
 
 
@@ -187,6 +208,18 @@ _SAMPLE = 16  # grams of a path's first cast that tell whether it is periodic (_
 _LOOKUP = 20  # a path costs this many times its length to read whole (see _Pieces.present)
 _Format = Literal["Q", "L", "I", "H"]
 _FORMATS: dict[int, _Format] = {calcsize(code): code for code in ("Q", "L", "I", "H")}
+
+
+def _single(ids: tuple[tuple[int, ...], ...]) -> tuple[int, ...] | None:
+    """Each piece's one rule, when every piece has one (most files); else None."""
+    if all(len(rules) == 1 for rules in ids):
+        return tuple(rules[0] for rules in ids)
+    return None
+
+
+def _flat(table: dict[int, tuple[int, ...]]) -> dict[int, Any]:
+    """``table`` with each one-rule tuple replaced by its rule (see :class:`_Heads`)."""
+    return {key: rules[0] for key, rules in table.items()}
 
 
 def _whole(piece: str) -> bool:
@@ -322,7 +355,12 @@ class _Pieces:
             else:  # many pieces, a long path: the grams read in C, and screened in C
                 hits = signed.hits(path.encode("ascii", "replace"))
                 if signed.sure:
-                    found.extend(_chained.from_iterable(map(getitem, repeat(signed.ids), hits)))
+                    if signed.rule is not None:
+                        found.extend(map(signed.rule.__getitem__, hits))
+                    else:
+                        found.extend(
+                            _chained.from_iterable(map(getitem, repeat(signed.ids), hits))
+                        )
                     continue
                 # Confirmed by a search (in C), not at the places of the grams: a dict of
                 # every gram's place costs more than the few searches its hits need.

@@ -320,6 +320,56 @@ def test_rules_whose_shared_walk_fails_are_culled_before_the_loop() -> None:
     assert list(index.candidates(every)) == screened[2]  # every walk succeeds: none culled
 
 
+def test_rules_whose_last_piece_is_not_after_their_walk_are_culled() -> None:
+    # Issue 26's shape: 400 rules alike but for their tail, on 10 walks, against a path that
+    # holds every tail before the letters.  Every walk succeeds and every tail is there, yet
+    # no rule matches: the loop is left the first _CULL candidates, not 400.  A tail right
+    # where its walk ends is kept: "ibe" + "end0398" is rule 398's match, and only its.
+    lines = []
+    for i in range(400):
+        letters = "".join("*" + "abcdefghij"[(i + 3 * j) % 10] for j in range(3))
+        lines.append((i % 7 == 0, f"/{letters}*end{i:04d}"))
+    robots = parse(body_of(lines))
+    tails = "".join(f"end{i:04d}" for i in range(400))
+    before, edge = "/" + tails + "abcdefghij" * 3, "/" + tails + "ibeend0398"
+    for path in (before, edge, "/" + tails + "ibeend039", "/" + tails + "ibe"):
+        check(robots, path)
+    assert not robots.allowed(SITE + edge, "bot")  # rule 398 (a Disallow) decides
+    matcher = robots._matcher
+    assert matcher is not None and matcher._index is not None
+    index = matcher._index
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(wild, "_CULL", 10**9)
+        screened = list(index.candidates(before))
+    assert len(screened) == 400
+    assert list(index.candidates(before)) == screened[: wild._CULL]
+    chains = [rule[5] for rule in matcher._wild]
+    (rule_398,) = [at for at, chain in enumerate(chains) if chain and chain.last == "end0398"]
+    assert screened.index(rule_398) >= wild._CULL  # among those the cull decides on
+    assert list(index.candidates(edge)) == [*screened[: wild._CULL], rule_398]
+
+
+def test_a_piece_of_several_rules_leads_to_each() -> None:
+    # 300 pieces screened by grams in C (grams._Signed), each the piece of two rules: a
+    # Disallow of it, and a longer Allow of "q" before it.  A hit leads to both rules (most
+    # files give a piece one rule, and then a hit is that rule).
+    words = [format(i * 2654435761 % 2**32, "08x") for i in range(300)]
+    lines = [(False, f"/*{w}") for w in words] + [(True, f"/*q*{w}") for w in words]
+    robots = parse(body_of(lines))
+    pad = "-" * 40  # long enough for the path's grams to be read in C
+    for w in words[::29]:
+        for path in ("/" + w + pad, "/q" + w + pad, "/" + w + "q" + pad):
+            check(robots, path)
+    assert not robots.allowed(SITE + "/" + words[3] + pad, "bot")
+    assert robots.allowed(SITE + "/q" + words[3] + pad, "bot")
+    matcher = robots._matcher
+    assert matcher is not None and matcher._index is not None
+    pieces = matcher._index._pieces
+    assert pieces is not None
+    (signed,) = [filed for _, filed, _ in pieces._filed if isinstance(filed, grams._Signed)]
+    assert signed.sure and signed.rule is None  # each hit leads to a tuple of two rules
+
+
 def test_nested_tails_and_many_short_pieces_are_right() -> None:
     alpha = "abcdefghij0123456789"
     lines = [(c == "q", f"/*{a}{b}*{c}$") for a in alpha for b in alpha for c in "pqrs"]
