@@ -889,6 +889,31 @@ def machine_speed_ns() -> int:
 
 
 @dataclass
+class _Rounds:
+    """A case's steady checks with the round each ran in, and each round's reference work.
+
+    Kept until every case has run, so that full speed is judged against the fastest
+    reference work of the whole run (:data:`FASTEST`), not of one case.
+    """
+
+    steady: dict[int, list[int]] = field(default_factory=dict)  # per URL, every check
+    rounds: dict[int, list[int]] = field(default_factory=dict)  # per URL, each check's round
+    refs: dict[int, int] = field(default_factory=dict)  # per round, its reference work
+
+    def full(self, fastest: float) -> dict[int, list[int]]:
+        """Per URL, its checks in the rounds at full speed (reference work at most
+        FULL_SPEED times ``fastest``)."""
+        kept = {r for r, ns in self.refs.items() if ns <= FULL_SPEED * fastest}
+        return {
+            url: [ns for ns, r in zip(samples, self.rounds[url], strict=True) if r in kept]
+            for url, samples in self.steady.items()
+        }
+
+    def full_rounds(self, fastest: float) -> int:
+        return sum(ns <= FULL_SPEED * fastest for ns in self.refs.values())
+
+
+@dataclass
 class HostileResult:
     status: str  # "ok", "timeout" or "error"
     body_bytes: int = 0
@@ -899,6 +924,8 @@ class HostileResult:
     full_ns: float = float("nan")  # the same over the rounds at full speed (FULL_SPEED)
     slowed: float = float("nan")  # the share of rounds not at full speed
     speeds: float = float("nan")  # the slowest round's reference work over the fastest's
+    attempts: int = 0  # runs of the child (more when too few rounds ran at full speed)
+    rounds: _Rounds = field(default_factory=_Rounds)
     check_ns: float = float("nan")  # median of every steady check: the per-check cost
     p99_ns: float = float("nan")  # 99th percentile of every steady check
     max_ns: float = float("nan")  # the slowest steady check
@@ -916,31 +943,30 @@ def _worst_of_medians(samples: dict[int, list[int]]) -> float:
     return max((median(v) for v in samples.values()), default=float("nan"))
 
 
-def _at_full_speed(
-    steady: dict[int, list[int]], rounds: dict[int, list[int]], refs: dict[int, int]
-) -> tuple[float, float, float]:
-    """The worst URL's median over the rounds at full speed; the share of slowed rounds; and
-    the slowest round's reference work over the fastest's.
+# The fastest reference work (machine_speed_ns) seen in this run, over every child so far.
+FASTEST: list[float] = [float("inf")]
+FULL_ROUNDS = 10  # a case with fewer rounds at full speed is run again, ...
+ATTEMPTS = 3  # ... up to this many times in all
 
-    Full speed is the fastest reference work of this case's own rounds, so a case that ran
-    slowed throughout gets its slowed figure: nothing is scaled, rounds are only left out.
+
+def finish_full_speed(res: HostileResult) -> None:
+    """Fill ``full_ns``, ``slowed`` and ``speeds`` once every case has run (see _Rounds).
+
+    Nothing is scaled: slowed rounds are only left out.  A case none of whose rounds ran
+    at full speed gets no figure (nan), which fails its target.
     """
-    if not refs:
-        return float("nan"), float("nan"), float("nan")
-    fastest = min(refs.values())
-    full = {r for r, ns in refs.items() if ns <= FULL_SPEED * fastest}
-    kept = {
-        url: [ns for ns, r in zip(samples, rounds[url], strict=True) if r in full]
-        for url, samples in steady.items()
-    }
-    return (
-        _worst_of_medians(kept),
-        1 - len(full) / len(refs),
-        max(refs.values()) / fastest,
-    )
+    data, fastest = res.rounds, FASTEST[0]
+    if not data.refs or fastest == float("inf"):
+        return
+    full = {url: got for url, got in data.full(fastest).items() if got}
+    res.full_ns = _worst_of_medians(full) if len(full) == len(data.steady) else float("nan")
+    res.slowed = 1 - data.full_rounds(fastest) / len(data.refs)
+    res.speeds = max(data.refs.values()) / fastest
 
 
 def run_hostile(args: argparse.Namespace, lib_name: str, case: str) -> HostileResult:
+    """Run the case's child, again (up to ATTEMPTS in all) while too few of its rounds of
+    steady checks ran at full speed; every attempt's checks are kept."""
     cmd = [
         sys.executable,
         str(Path(__file__).resolve()),
@@ -949,53 +975,55 @@ def run_hostile(args: argparse.Namespace, lib_name: str, case: str) -> HostileRe
         "--_hostile-child",
         f"{case}:{lib_name}",
     ]
-    status, message = "ok", ""
-    try:
-        proc = subprocess.run(
-            cmd, capture_output=True, text=True, timeout=args.hostile_timeout, check=False
-        )
-        out = proc.stdout
-        if proc.returncode != 0:
-            status = "error"
-            message = " ".join(proc.stderr.strip().splitlines()[-1:])
-    except subprocess.TimeoutExpired as exc:
-        status = "timeout"
-        raw = exc.stdout or b""
-        out = raw.decode() if isinstance(raw, bytes) else raw
-    res = HostileResult(status=status, message=message)
+    res = HostileResult(status="ok")
     parse: list[int] = []
     first: dict[int, list[int]] = {}
-    steady: dict[int, list[int]] = {}
-    rounds: dict[int, list[int]] = {}  # the round of each steady check
-    refs: dict[int, int] = {}  # each round's reference work (machine_speed_ns)
-    for line in out.splitlines():
+    data = res.rounds
+    for attempt in range(ATTEMPTS):
         try:
-            ev = json.loads(line)
-        except json.JSONDecodeError:
-            continue  # a line cut by the kill
-        kind = ev.get("ev")
-        if kind == "meta":
-            res.body_bytes, res.urls = ev["body_bytes"], ev["urls"]
-        elif kind == "parse":
-            parse.append(ev["ns"])
-        elif kind == "first":
-            first.setdefault(ev["url"], []).append(ev["ns"])
-        elif kind == "round":
-            refs[ev["round"]] = ev["ref"]
-        elif kind == "check":
-            steady.setdefault(ev["url"], []).append(ev["ns"])
-            rounds.setdefault(ev["url"], []).append(ev.get("round", 0))
+            proc = subprocess.run(
+                cmd, capture_output=True, text=True, timeout=args.hostile_timeout, check=False
+            )
+            out = proc.stdout
+            if proc.returncode != 0:
+                res.status = "error"
+                res.message = " ".join(proc.stderr.strip().splitlines()[-1:])
+        except subprocess.TimeoutExpired as exc:
+            res.status = "timeout"
+            raw = exc.stdout or b""
+            out = raw.decode() if isinstance(raw, bytes) else raw
+        for line in out.splitlines():
+            try:
+                ev = json.loads(line)
+            except json.JSONDecodeError:
+                continue  # a line cut by the kill
+            kind = ev.get("ev")
+            if kind == "meta":
+                res.body_bytes, res.urls = ev["body_bytes"], ev["urls"]
+            elif kind == "parse":
+                parse.append(ev["ns"])
+            elif kind == "first":
+                first.setdefault(ev["url"], []).append(ev["ns"])
+            elif kind == "round":
+                data.refs[attempt * STEADY_ROUNDS + ev["round"]] = ev["ref"]
+                FASTEST[0] = min(FASTEST[0], ev["ref"])
+            elif kind == "check":
+                data.steady.setdefault(ev["url"], []).append(ev["ns"])
+                data.rounds.setdefault(ev["url"], []).append(attempt * STEADY_ROUNDS + ev["round"])
+        res.attempts = attempt + 1
+        if res.status != "ok" or data.full_rounds(FASTEST[0]) >= FULL_ROUNDS:
+            break
+    steady = data.steady
     res.parse_ns = median(parse)
     res.first_ns = _worst_of_medians(first)
     res.steady_ns = _worst_of_medians(steady)
-    res.full_ns, res.slowed, res.speeds = _at_full_speed(steady, rounds, refs)
     checks = [n for v in steady.values() for n in v]
     res.check_ns = median(checks)
     res.p99_ns = percentile(checks, 99)
     res.max_ns = max(checks, default=float("nan"))
     singles = [n for v in (*first.values(), *steady.values()) for n in v]
     res.max_single_ns = max(singles, default=float("nan"))
-    if status == "timeout":
+    if res.status == "timeout":
         done_first = sum(len(v) for v in first.values())
         done_steady = sum(len(v) for v in steady.values())
         res.progress = (
@@ -1150,10 +1178,12 @@ def print_hostile(hostile: dict[str, dict[str, HostileResult]]) -> dict[str, Any
         "  p99/max = their 99th percentile and maximum (single calls: the machine's noise too)\n"
         "  steady  = the slowest URL's steady check (median over its repetitions)\n"
         "  full    = the same over the rounds the machine ran at full speed: each round of\n"
-        f"            checks starts with a fixed piece of work, and a round whose work took\n"
-        f"            over {FULL_SPEED:g}x the case's fastest is left out (see slowed)\n"
+        "            checks starts with a fixed piece of work, and a round whose work took\n"
+        f"            over {FULL_SPEED:g}x the run's fastest (of every case) is left out\n"
         "  slowed  = the share of rounds left out, and the slowest round's work over the\n"
         "            fastest's: this machine runs at two speeds, 1.8x apart, for seconds\n"
+        f"  runs    = runs of the case: one more (up to {ATTEMPTS}) while fewer than\n"
+        f"            {FULL_ROUNDS} rounds ran at full speed; every run's checks are kept\n"
         "  p+first = parse + first: the cost of the first verdict from the bytes\n"
         "  Each URL is timed alone, 25 to 75 times. The 1 ms target is compared to FULL (no\n"
         "  URL's check above 1 ms at the machine's full speed), and to STEADY in the next\n"
@@ -1161,13 +1191,16 @@ def print_hostile(hostile: dict[str, dict[str, HostileResult]]) -> dict[str, Any
     )
     head = (
         f"{'case':17}{'body':>9}{'urls':>5} |{'parse':>9}{'first':>9}{'check':>9}{'p99':>9}"
-        f"{'max':>9}{'steady':>9}{'full':>9}{'slowed':>11}{'p+first':>9} |"
+        f"{'max':>9}{'steady':>9}{'full':>9}{'slowed':>11}{'runs':>5}{'p+first':>9} |"
         f" {'full':>6}{'steady':>7}{'first':>6}"
     )
     print(f"{'':28} ours")
     print(head)
     print("-" * len(head))
     out: dict[str, Any] = {}
+    for by_lib in hostile.values():
+        for r in by_lib.values():
+            finish_full_speed(r)
 
     def cells(r: HostileResult, tails: bool) -> str:
         if r.status == "error":
@@ -1178,7 +1211,7 @@ def print_hostile(hostile: dict[str, dict[str, HostileResult]]) -> dict[str, Any
         text += f"{fmt_ns(r.steady_ns):>9}{fmt_ns(r.full_ns):>9}"
         if tails:
             slowed = f"{r.slowed:.0%} {r.speeds:.1f}x" if r.slowed == r.slowed else "n/a"
-            text += f"{slowed:>11}"
+            text += f"{slowed:>11}{r.attempts:>5}"
         text += f"{fmt_ns(r.p_first_ns):>9}"
         return text if r.status == "ok" else f"{text[:18]}{'timeout':>9}{text[27:]}"
 
@@ -1196,7 +1229,11 @@ def print_hostile(hostile: dict[str, dict[str, HostileResult]]) -> dict[str, Any
             "result_full": full_res,
             "result_steady": steady_res,
             "result_first": first_res,
-            **{name: vars(r) | {"p_first_ns": r.p_first_ns} for name, r in by_lib.items()},
+            **{
+                name: {k: v for k, v in vars(r).items() if k != "rounds"}
+                | {"p_first_ns": r.p_first_ns}
+                for name, r in by_lib.items()
+            },
         }
     print()
     print(f"{'':28} Protego (subprocess per case)")
