@@ -4,13 +4,18 @@
     python benchmarks/bench_engine.py --quick          # every 10th site, fewer repetitions
     python benchmarks/bench_engine.py --skip-hostile   # corpus and memory only (~90 s)
     python benchmarks/bench_engine.py --only-hostile --cases issue-tails,2000-stars
+    python benchmarks/bench_engine.py --machine-speed 20   # the machine's speed, each 0.5 s
 
 Why this shape: the ratios are only meaningful when both parsers run on the same machine in the
 same process under the same load, so every site is measured for both libraries back to back
 (alternating which goes first), and the figures reported are medians over repetitions and sites.
 Memory is measured in a fresh subprocess per library so that neither library's caches, nor the
 timing phase, leak into the other's count. Hostile inputs run in subprocesses with a timeout so
-that a parser that never finishes is reported as such instead of hanging the benchmark.
+that a parser that never finishes is reported as such instead of hanging the benchmark. Their
+steady checks run in rounds, each started by a fixed piece of reference work: the machine this
+was built on runs at two speeds, 1.8x apart, for seconds at a time, so a case's checks are also
+given over the rounds that ran at full speed, beside its figure over all of them (slowed rounds
+are left out, never scaled).
 
 Protego is fed what Scrapy feeds it: the body decoded as UTF-8 with errors="ignore" (the decode is
 part of its parse time, as it is in Scrapy); this engine takes the bytes.
@@ -869,11 +874,25 @@ def hostile_child(lib: Lib, case: str) -> None:
     _emit({"ev": "done"})
 
 
+def print_machine_speed(seconds: float) -> None:
+    """The median reference work (machine_speed_ns) of each half second, in µs, one line."""
+    medians: list[str] = []
+    end = time.monotonic() + seconds
+    while time.monotonic() < end:
+        stop = time.monotonic() + 0.5
+        times = []
+        while time.monotonic() < stop:
+            times.append(machine_speed_ns())
+        medians.append(f"{median(times) / 1000:.0f}")
+    print("reference work per half second, µs:", " ".join(medians))
+
+
 def machine_speed_ns() -> int:
     """The time of a fixed piece of pure-Python work (the best of three runs of ~40 µs).
 
-    This machine runs at two speeds, for seconds at a time: the same loop took 0.65 ms and
-    1.2 ms, alternating, over 20 s of one process (docs/benchmarks.md).  Timing this before
+    This machine runs at two speeds, for seconds at a time: a loop like this one took
+    0.65 ms and 1.2 ms, alternating, over 20 s of one process (``--machine-speed 20``;
+    docs/benchmarks.md).  Timing this before
     every round tells which rounds ran at full speed, so that a check's cost can be told
     apart from the machine's.
     """
@@ -1328,6 +1347,13 @@ def parse_args(argv: Sequence[str] | None) -> argparse.Namespace:
         default="scrapy_gbot_robots",
         help="module providing parse() (default: scrapy_gbot_robots)",
     )
+    ap.add_argument(
+        "--machine-speed",
+        type=float,
+        metavar="SECONDS",
+        help="only time the reference work of the hostile table's rounds, every half second "
+        "for SECONDS, to see the machine's speeds (nothing else runs)",
+    )
     ap.add_argument("--_memory-child", dest="memory_child", help=argparse.SUPPRESS)
     ap.add_argument("--_hostile-child", dest="hostile_child", help=argparse.SUPPRESS)
     args = ap.parse_args(argv)
@@ -1366,6 +1392,9 @@ def _finite(value: Any) -> Any:
 
 def main(argv: Sequence[str] | None = None) -> int:
     args = parse_args(argv)
+    if args.machine_speed:
+        print_machine_speed(args.machine_speed)
+        return 0
     if args.hostile_child:
         case, lib_name = args.hostile_child.split(":")
         hostile_child(make_libs(args.engine)[lib_name], case)
