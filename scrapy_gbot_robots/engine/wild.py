@@ -15,7 +15,8 @@ without changing a verdict:
   :mod:`.grams`), or by their first eight characters when they are crowded on few grams.
   The rules that pass are then checked in full, in priority order, until the first that
   matches; past the first ``_CULL`` of them, those whose shared walk (below) fails on the
-  path are dropped in C before the loop reaches them (:class:`_Culled`).
+  path, or whose last piece is not found from where it ends, are dropped in C before the
+  loop reaches them (:class:`_Culled`).
 * :class:`Chain` runs the greedy search with a length floor; runs of one piece
   (``*a*a*a…``) are counted in C rather than found one by one, and a stretch of
   one-character pieces is walked in one pass of an iterator, in C; the walk up to the last
