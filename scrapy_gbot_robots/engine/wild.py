@@ -364,13 +364,16 @@ class _Culled:
         if len(numbers) * _PER_WALK > len(rest):
             return iter(rest)
         walks, path = self.walks, self.path
-        # Where each walk ends; past the path's end when it fails, where nothing is found
-        # ("" included); 0 for a rule without a walk, where "" is.
-        beyond = len(path) + 1
-        ends = {n: walks[n - 1].end(path) if n else 0 for n in numbers}
-        starts = {n: beyond if end < 0 else end for n, end in ends.items()}
-        lasts: tuple[str, ...] = itemgetter(*rest)(self.lasts)
-        places = map(path.find, lasts, map(starts.__getitem__, kinds))
+        ends = {n: walks[n - 1].end(path) if n else 0 for n in numbers}  # 0: no walk
+        if not all(end >= 0 for end in ends.values()):  # a rule whose walk fails is dropped
+            keep = list(map(le, repeat(0), map(ends.__getitem__, kinds)))
+            rest = list(compress(rest, keep))
+            kinds = tuple(compress(kinds, keep))
+        lasts = tuple(map(self.lasts.__getitem__, rest))
+        if not any(lasts):
+            return iter(rest)
+        # Then one whose last piece is not found from where its walk ends ("" is found).
+        places = map(path.find, lasts, map(ends.__getitem__, kinds))
         return compress(rest, map(le, repeat(0), places))
 
 
