@@ -366,6 +366,8 @@ class _Culled:
         walks, path = self.walks, self.path
         ends = {n: walks[n - 1].end(path) if n else 0 for n in numbers}  # 0: no walk
         if not all(end >= 0 for end in ends.values()):  # a rule whose walk fails is dropped
+            if all(end < 0 for end in ends.values()):
+                return iter(())
             keep = list(map(le, repeat(0), map(ends.__getitem__, kinds)))
             rest = list(compress(rest, keep))
             kinds = tuple(compress(kinds, keep))
