@@ -290,15 +290,20 @@ def test_the_issue_file_is_indexed_and_right() -> None:
     _check_starred_tails(1000, 15, 5, 3, "tail{:04d}", paths)
 
 
-def test_rules_whose_shared_walk_fails_are_culled_before_the_loop() -> None:
-    # 400 rules alike but for their tail, on 10 walks (three letters in order): a path with
-    # every tail passes 400 screens; only the rules whose walk succeeds are left to try.
+def _ten_walks() -> tuple[RobotsTxt, str]:
+    """400 rules alike but for their tail ("end0000" …), on 10 walks of three letters in
+    order ("a*d*g", …; every seventh an Allow), and the 400 tails in one string."""
     lines = []
     for i in range(400):
         letters = "".join("*" + "abcdefghij"[(i + 3 * j) % 10] for j in range(3))
         lines.append((i % 7 == 0, f"/{letters}*end{i:04d}"))
-    robots = parse(body_of(lines))
-    tails = "".join(f"end{i:04d}" for i in range(400))
+    return parse(body_of(lines)), "".join(f"end{i:04d}" for i in range(400))
+
+
+def test_rules_whose_shared_walk_fails_are_culled_before_the_loop() -> None:
+    # 400 rules alike but for their tail, on 10 walks (three letters in order): a path with
+    # every tail passes 400 screens; only the rules whose walk succeeds are left to try.
+    robots, tails = _ten_walks()
     none, one, every = "/" + tails, "/adg" + tails, "/" + "abcdefghij" * 3 + tails
     for path in (none, one, every, "/" + tails[::-1], "/gda" + tails):
         check(robots, path)
@@ -325,12 +330,7 @@ def test_rules_whose_last_piece_is_not_after_their_walk_are_culled() -> None:
     # holds every tail before the letters.  Every walk succeeds and every tail is there, yet
     # no rule matches: the loop is left the first _CULL candidates, not 400.  A tail right
     # where its walk ends is kept: "ibe" + "end0398" is rule 398's match, and only its.
-    lines = []
-    for i in range(400):
-        letters = "".join("*" + "abcdefghij"[(i + 3 * j) % 10] for j in range(3))
-        lines.append((i % 7 == 0, f"/{letters}*end{i:04d}"))
-    robots = parse(body_of(lines))
-    tails = "".join(f"end{i:04d}" for i in range(400))
+    robots, tails = _ten_walks()
     before, edge = "/" + tails + "abcdefghij" * 3, "/" + tails + "ibeend0398"
     for path in (before, edge, "/" + tails + "ibeend039", "/" + tails + "ibe"):
         check(robots, path)
