@@ -86,11 +86,14 @@ def test_the_home_page_without_a_slash_is_decided_as_slash() -> None:
     assert rt.allowed("https://e.com/a", "a") is True
 
 
-def test_open_matchers_are_exactly_those_that_refuse_nothing() -> None:
+def test_matchers_that_refuse_nothing_answer_at_the_first_test() -> None:
+    """No entry can start a path and nothing is screened: allowed() returns at its first test."""
+
     def is_open(body: bytes) -> bool:
         rt = parse(body)
         rt.allowed("https://e.com/", "Googlebot")
-        return rt._matcher_for("Googlebot")._open
+        matcher = rt._matcher_for("Googlebot")
+        return matcher._firsts == "" and matcher._screen is None
 
     assert is_open(b"")
     assert is_open(b"User-agent: *\nAllow: /\n")
