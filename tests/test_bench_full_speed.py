@@ -16,6 +16,7 @@ import pytest
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "benchmarks"))
 
 import bench_engine
+from _common import Site
 
 
 def _result(refs: dict[int, int], checks: dict[int, list[int]]) -> bench_engine.HostileResult:
@@ -55,3 +56,89 @@ def test_a_case_with_too_few_rounds_at_full_speed_gets_no_figure(
     bench_engine.finish_full_speed(res)
     assert math.isnan(res.full_ns)
     assert bench_engine.verdict(res.full_ns, 1_000_000) != "PASS"
+
+
+# The corpus table's full-speed figures: each site's repetitions between two timings of the
+# reference work, the slowed ones left out, and the sites timed all slowed timed again.
+
+
+class _Fake:
+    """A parser whose every answer is True: the windows' times do not matter here."""
+
+    def allowed(self, url: str, user_agent: str) -> bool:
+        return True
+
+
+def _libs() -> dict[str, bench_engine.Lib]:
+    return {
+        name: bench_engine.Lib(name, lambda body: _Fake(), "allowed")
+        for name in (bench_engine.OURS, bench_engine.PROTEGO)
+    }
+
+
+def _site(domain: str) -> Site:
+    return Site(domain, b"User-agent: *\nDisallow: /x\n", ("https://e.com/a",))
+
+
+def test_corpus_figures_at_full_speed_keep_only_the_repetitions_at_full_speed(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    monkeypatch.setattr(bench_engine, "FASTEST", [100.0])
+    result = bench_engine.TimingResult()
+    # Site a: repetitions 0, 1, 3 at full speed (refs <= 125), 2 and 4 slowed.
+    result.refs["a"] = [100, 120, 190, 125, 200]
+    result.samples["a"] = {
+        bench_engine.OURS: [
+            (1, 2, 30, 4),
+            (1, 2, 32, 4),
+            (9, 9, 90, 9),
+            (1, 2, 31, 5),
+            (9, 9, 99, 9),
+        ],
+        bench_engine.PROTEGO: [(5, 6, 100, 8)] * 5,
+    }
+    # Site b: only two repetitions at full speed, fewer than FULL_REPS: no figure of its own.
+    result.refs["b"] = [100, 100, 200, 200, 200]
+    result.samples["b"] = {
+        name: [(1, 1, 1, 1)] * 5 for name in (bench_engine.OURS, bench_engine.PROTEGO)
+    }
+    bench_engine.finish_corpus_full_speed(result, {"a": 2, "b": 1})
+    assert set(result.full_per_site) == {"a"}
+    ours = result.full_per_site["a"][bench_engine.OURS]
+    assert ours.site == 31  # the median of 30, 32, 31: the slowed 90 and 99 are left out
+    assert ours.check == 4 / 2  # per check: the median of 4, 4, 5 over its 2 URLs
+    summary = bench_engine.summarize(result.full_per_site)
+    assert summary["site"]["ratio_of_medians"] == 31 / 100
+
+
+def test_sites_timed_all_slowed_are_timed_again_until_they_have_enough_at_full_speed(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    # The reference work: slowed (200) for the whole first pass (8 timings: one before each
+    # repetition, one after the last) and the next timing, then at full speed (100).
+    speeds = iter([200] * 9 + [100] * 1000)
+    monkeypatch.setattr(bench_engine, "machine_speed_ns", lambda: next(speeds))
+    monkeypatch.setattr(bench_engine, "FASTEST", [100.0])
+    sites = [_site("a")]
+    result = bench_engine.run_timing(_libs(), sites, 7)
+    first_pass = result.per_site["a"]
+    assert len(result.refs["a"]) == 7 and not any(bench_engine._full_reps(result, "a"))
+    bench_engine.top_up(_libs(), sites, result, 5.0)
+    # Each pass times it once more, between two timings of the reference work: the first
+    # extra repetition is straddled by a slowed timing, the next three are at full speed.
+    assert result.refs["a"][7:] == [200, 100, 100, 100]
+    assert sum(bench_engine._full_reps(result, "a")) == bench_engine.FULL_REPS
+    assert result.retimed == 1
+    assert result.per_site["a"] is first_pass  # the every-repetition figures stay as measured
+    assert all(len(got) == 11 for got in result.samples["a"].values())
+
+
+def test_no_time_for_timing_again_leaves_slowed_sites_out(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(bench_engine, "machine_speed_ns", lambda: 200)
+    monkeypatch.setattr(bench_engine, "FASTEST", [100.0])
+    sites = [_site("a")]
+    result = bench_engine.run_timing(_libs(), sites, 3)
+    bench_engine.top_up(_libs(), sites, result, 0.0)
+    bench_engine.finish_corpus_full_speed(result, {"a": 1})
+    assert result.retimed == 0 and len(result.refs["a"]) == 3
+    assert result.full_per_site == {}
