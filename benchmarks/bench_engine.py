@@ -1281,7 +1281,7 @@ def print_corpus_full_speed(
         f"At full speed (repetitions whose reference work ran within {FULL_SPEED}x of the "
         f"run's fastest;\n{info['reps_at_full_speed']} of {info['reps']} repetitions; "
         f"{info['sites']} of {meta['sites']} sites had {FULL_REPS} or more, "
-        f"{info['retimed_sites']} of them timed again for {info['retime_s']:.0f} s):"
+        f"{info['retimed_sites']} of them timed again for {info['retime_s']:.1f} s):"
     )
     out: dict[str, Any] = {"sites": info["sites"]}
     if not full:
