@@ -15,7 +15,8 @@ that a parser that never finishes is reported as such instead of hanging the ben
 steady checks run in rounds, each started by a fixed piece of reference work: the machine this
 was built on runs at two speeds, 1.8x apart, for seconds at a time, so a case's checks are also
 given over the rounds that ran at full speed, beside its figure over all of them (slowed rounds
-are left out, never scaled).
+are left out, never scaled). The corpus's repetitions run between two timings of the same work,
+and its rows are given again over the repetitions at full speed.
 
 Protego is fed what Scrapy feeds it: the body decoded as UTF-8 with errors="ignore" (the decode is
 part of its parse time, as it is in Scrapy); this engine takes the bytes.
@@ -67,7 +68,8 @@ TARGET_MEMORY = 0.33
 TARGET_HOSTILE_NS = 1_000_000  # the slowest URL's steady allowed() on any hostile file
 STEADY_ROUNDS = 75  # rounds of steady checks at most (each times every URL once) ...
 STEADY_S = 6.0  # ... within this many seconds (25 rounds at least, unless they take 3 s)
-FULL_SPEED = 1.25  # a round whose reference work took up to this times the case's fastest
+FULL_SPEED = 1.25  # a round (or repetition) whose reference work took up to this times the
+# run's fastest ran at full speed
 TARGET_FIRST_NS = 5_000_000  # the first allowed() (it builds the agent's rules), shown apart
 
 METRICS = ("parse", "first", "check", "site")
@@ -1255,7 +1257,10 @@ def print_report(
         "               inside the traced window and dropped, so only what the objects (or\n"
         "               module-level caches) retain counts. Median file = median of the\n"
         "               per-site retained sizes.\n"
-        "  ratio        ours / Protego, of the medians; PASS when <= target."
+        "  ratio        ours / Protego, of the medians; PASS when <= target.\n"
+        "  full speed   the same medians over the repetitions whose reference work, timed\n"
+        "               before and after the pair, ran within FULL_SPEED of the run's fastest;\n"
+        "               a site with fewer than FULL_REPS is timed again (--top-up seconds)."
     )
 
     if hostile:
