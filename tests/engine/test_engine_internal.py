@@ -19,6 +19,7 @@ from scrapy_gbot_robots.engine.lines import (
     MAX_LINE_BYTES,
     directives,
     fast_matcher_lines,
+    has_long_line,
     matcher_directives,
     report,
 )
@@ -97,6 +98,24 @@ def test_fast_path_sees_a_rule_after_an_over_long_line_as_the_general_path_does(
     cut = "/" + "a" * (MAX_LINE_BYTES - len(b"Disallow: /"))
     assert robots.allowed("https://x.com" + cut, "bot") is False
     assert robots.allowed("https://x.com" + cut[:-1], "bot") is True
+
+
+# Line lengths around the cap and around the half-cap blocks has_long_line() searches by.
+_AROUND = [0, 1, 7, 8330, 8331, 8332, 8333, MAX_LINE_BYTES - 1, MAX_LINE_BYTES]
+_AROUND += [MAX_LINE_BYTES + 1, MAX_LINE_BYTES + 2, 2 * MAX_LINE_BYTES + 3]
+
+
+@settings(max_examples=300, deadline=None)
+@given(
+    st.lists(st.one_of(st.sampled_from(_AROUND), st.integers(0, 40_000)), max_size=6),
+    st.integers(0, 9_000),
+)
+def test_has_long_line_finds_exactly_the_lines_over_the_cap(lengths: list[int], shift: int) -> None:
+    text = b"y" * shift + b"\n".join(b"x" * length for length in lengths)
+    expected = max(map(len, text.split(b"\n"))) > MAX_LINE_BYTES
+    assert has_long_line(text) is expected
+    assert has_long_line(text + b"\n") is expected
+    assert has_long_line(b"\n" + text) is expected
 
 
 def test_line_report_and_directives_agree_on_every_line() -> None:
