@@ -300,6 +300,7 @@ class _AgentMatcher:
         "_groups",
         "_head",
         "_heads",
+        "_home",
         "_index",
         "_lengths",
         "_needles",
@@ -321,6 +322,7 @@ class _AgentMatcher:
     def __init__(self, allows: list[str], disallows: list[str], specific: bool) -> None:
         self.specific = specific
         self._detail: _Detail | None = None  # built by the first decide()
+        self._home: bool | None = None  # the verdict for "/", on the first home page
         # Built with C-level dict operations: a tie between allow and disallow goes to allow.
         plain = dict.fromkeys(disallows, False)
         if allows:
@@ -485,6 +487,14 @@ class _AgentMatcher:
             return path.startswith(self._prefilter)
         at = bisect_right(free, path)
         return at > 0 and path.startswith(free[at - 1])
+
+    def home(self) -> bool:
+        """The verdict for "/": a site's home page, which its own links ask about again and
+        again, and whose URL (``https://host``) has no path to find by the prefix."""
+        home = self._home
+        if home is None:
+            home = self._home = self.allowed_path("/")
+        return home
 
     def allowed_path(self, path: str) -> bool:
         """The verdict for a path (which always starts with ``/``)."""
@@ -971,9 +981,11 @@ class RobotsTxt:
         # cost less than str.startswith's argument parsing: ~3 % of a median check).
         site, cut = self._site  # cut: just past the path's "/"
         if url[:cut] != site:
+            if url == site[:-1] and cut > 2:  # "https://host" alone: the home page, path "/"
+                return matcher.home()
             cut = self._path_start(url) + 1
             if cut <= 0:  # -1: "https://host" alone (a site's home page), whose path is "/"
-                return matcher.allowed_path("/" if cut == -1 else path_params_query(url))
+                return matcher.home() if cut == -1 else matcher.allowed_path(path_params_query(url))
         # The path is url[cut - 1:] up to "#" (or a NUL): a prefilter entry that starts the
         # path starts url[cut - 1:] (no pattern holds "#" or NUL), and has the path's second
         # character in _firsts.  Most checks end at that one index and one "in".
@@ -1032,8 +1044,9 @@ class RobotsTxt:
 
         -1 when the general extraction is needed: another scheme, or a "?", ";" or "#" before
         the first "/" (the path then starts there, or is "/"); -2 when the URL has no "/",
-        "?" or ";" after its scheme, so that its path is "/" (``https://host``, a home page
-        every crawl asks about once; ``path_params_query`` gives "/" for it too).
+        "?" or ";" after its scheme, so that its path is "/" (``https://host``, a home page,
+        usually a site's first URL; ``path_params_query`` gives "/" for it too).  A home page
+        without "#" gives the prefix too: its URL and a "/", as the site's next URL would.
         """
         if url.startswith("https://"):
             start = 8
@@ -1043,7 +1056,11 @@ class RobotsTxt:
             return -1
         slash = url.find("/", start)
         if slash < 0:
-            return -2 if url.find("?", start) < 0 and url.find(";", start) < 0 else -1
+            if url.find("?", start) >= 0 or url.find(";", start) >= 0:
+                return -1
+            if url.find("#", start) < 0:  # the site's prefix is this URL and its "/"
+                self._site = (url + "/", len(url) + 1)
+            return -2
         if (
             url.find("?", start, slash) >= 0
             or url.find(";", start, slash) >= 0

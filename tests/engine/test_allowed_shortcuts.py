@@ -49,6 +49,14 @@ _SETTINGS = settings(
 @example(
     body=b"User-agent: *\nDisallow: /\n", urls=["https://e.com#f", "https://e.com?"], agent="b"
 )
+@example(
+    body=b"User-agent: *\nDisallow: /$\nDisallow: /a\n",
+    urls=["https://e.com", "https://e.com/a", "https://e.com", "https://e.co", "https://e.com/"],
+    agent="a",
+)
+@example(
+    body=b"User-agent: *\nDisallow: /a\n", urls=["https://e.com#f", "https://e.com#f/a"], agent="a"
+)
 def test_allowed_equals_the_general_path_and_the_reference(
     body: bytes, urls: list[str], agent: str
 ) -> None:
@@ -84,6 +92,26 @@ def test_the_home_page_without_a_slash_is_decided_as_slash() -> None:
     assert rt.allowed("https://e.com?q", "a") is False  # "/?q"
     assert rt.allowed("https://e.com;p", "a") is True  # "/;p"
     assert rt.allowed("https://e.com/a", "a") is True
+
+
+def test_a_home_page_gives_its_site_prefix_and_its_verdict_is_kept() -> None:
+    """A site's first URL is its home page: it remembers the prefix its next URL would, and
+    the verdict for "/", which the home page, asked again, then reads without a search."""
+    rt = parse(b"User-agent: *\nDisallow: /$\nDisallow: /private\n")
+    assert rt.allowed("https://e.com", "a") is False  # "/$" refuses "/"
+    assert rt._site == ("https://e.com/", len("https://e.com/"))
+    matcher = rt._matcher_for("a")
+    assert matcher._home is False
+    assert rt.allowed("https://e.com/private/x", "a") is False
+    assert rt.allowed("https://e.com/public", "a") is True
+    assert rt.allowed("https://e.com", "a") is False  # found beside the prefix
+    assert rt.allowed("https://e.co", "a") is False  # another site: a prefix of its own
+    assert rt._site == ("https://e.co/", len("https://e.co/"))
+    # After "#" the rest is a fragment: such a URL gives no prefix ("#f/private" is not a path).
+    rt = parse(b"User-agent: *\nDisallow: /private\n")
+    assert rt.allowed("https://e.com#f", "a") is True
+    assert rt._site == ("\0/", 2)
+    assert rt.allowed("https://e.com#f/private", "a") is True
 
 
 def test_matchers_that_refuse_nothing_answer_at_the_first_test() -> None:
