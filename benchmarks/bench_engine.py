@@ -1400,7 +1400,12 @@ def print_hostile(hostile: dict[str, dict[str, HostileResult]]) -> dict[str, Any
     worst_full = max(measured or hostile, key=lambda c: hostile[c][OURS].full_ns)
     worst_steady = max(hostile, key=lambda c: hostile[c][OURS].steady_ns)
     worst_first = max(hostile, key=lambda c: hostile[c][OURS].first_ns)
-    ok_full = all(v["result_full"] == "PASS" for v in out.values())
+    # A case with too few rounds at full speed has no figure there ("n/a"): it is judged on
+    # STEADY alone, and named, rather than failing this line.
+    unmeasured = [case for case, v in out.items() if v["result_full"] == "n/a"]
+    ok_full = len(unmeasured) < len(out) and all(
+        v["result_full"] in ("PASS", "n/a") for v in out.values()
+    )
     ok_steady = all(v["result_steady"] == "PASS" for v in out.values())
     ok_first = all(v["result_first"] == "PASS" for v in out.values())
     print(
@@ -1410,6 +1415,7 @@ def print_hostile(hostile: dict[str, dict[str, HostileResult]]) -> dict[str, Any
     print(
         f"  ours, worst steady check at full speed: {fmt_ns(hostile[worst_full][OURS].full_ns)} "
         f"({worst_full}) -> {'PASS' if ok_full else 'FAIL'}"
+        + (f"; n/a on {len(unmeasured)} of {len(out)} cases" if unmeasured else "")
     )
     print(
         f"  ours, worst first check:                {fmt_ns(hostile[worst_first][OURS].first_ns)} "
@@ -1431,6 +1437,7 @@ def print_hostile(hostile: dict[str, dict[str, HostileResult]]) -> dict[str, Any
         "compared_to_target": "steady",
         "result": "PASS" if ok_steady else "FAIL",
         "result_full": "PASS" if ok_full else "FAIL",
+        "full_unmeasured": unmeasured,
         "result_first": "PASS" if ok_first else "FAIL",
     }
 

@@ -58,6 +58,37 @@ def test_a_case_with_too_few_rounds_at_full_speed_gets_no_figure(
     assert bench_engine.verdict(res.full_ns, 1_000_000) != "PASS"
 
 
+def _case(steady_ns: float, full_ns: float) -> dict[str, bench_engine.HostileResult]:
+    ours = bench_engine.HostileResult(status="ok", steady_ns=steady_ns, full_ns=full_ns)
+    ours.first_ns = 1_000.0
+    theirs = bench_engine.HostileResult(status="ok", steady_ns=1.0, full_ns=1.0, first_ns=1.0)
+    return {bench_engine.OURS: ours, bench_engine.PROTEGO: theirs}
+
+
+@pytest.mark.parametrize(
+    ("full", "expected"),
+    [
+        pytest.param((400_000.0, math.nan), "PASS", id="one case not measured at full speed"),
+        pytest.param((1_200_000.0, math.nan), "FAIL", id="a measured case over the target"),
+        pytest.param((math.nan, math.nan), "FAIL", id="no case measured at full speed"),
+    ],
+)
+def test_the_full_speed_line_judges_the_measured_cases_and_names_the_rest(
+    capsys: pytest.CaptureFixture[str], full: tuple[float, float], expected: str
+) -> None:
+    names = list(bench_engine.HOSTILE)[:2]
+    cases = list(zip(names, full, strict=True))
+    hostile = {name: _case(500_000.0, got) for name, got in cases}
+    summary = bench_engine.print_hostile(hostile)
+    assert summary["result_full"] == expected
+    assert summary["full_unmeasured"] == [name for name, got in cases if math.isnan(got)]
+    line = next(x for x in capsys.readouterr().out.splitlines() if "check at full speed:" in x)
+    assert f"-> {expected}" in line
+    if not math.isnan(full[0]):
+        assert f"n/a on 1 of {len(names)} cases" in line
+    assert summary["result"] == "PASS"  # STEADY, the target's figure, is under 1 ms in each
+
+
 # The corpus table's full-speed figures: each site's repetitions between two timings of the
 # reference work, the slowed ones left out, and the sites timed all slowed timed again.
 
