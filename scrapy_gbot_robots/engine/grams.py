@@ -8,10 +8,11 @@ Pure: imports nothing from Scrapy or Twisted.
 
 from __future__ import annotations
 
+from collections import Counter
 from collections.abc import Iterable
 from itertools import chain as _chained
 from itertools import compress, repeat
-from operator import getitem
+from operator import getitem, itemgetter
 from struct import calcsize
 from sys import byteorder
 from typing import Any, Literal, TypeVar
@@ -72,16 +73,16 @@ class _Signed:
         self.entries = entries
         self.others = others
         by_number: dict[int, list[int]] = {}
-        for number, entry in enumerate(entries):
-            by_number.setdefault(entry[4], []).append(number)
+        for number, gram in enumerate(map(_GRAM_OF, entries)):
+            by_number.setdefault(gram, []).append(number)
         self.by_number = {gram: tuple(group) for gram, group in by_number.items()}
         self.grams = frozenset(by_number).union(*set(others))
-        self.ids = tuple(entry[1] for entry in entries)
+        self.ids = tuple(map(_IDS_OF, entries))
         self.rule = _single(self.ids)
         # Which pieces need confirming: the others' rules each start their check with one
         # search for the piece, which confirms it as cheaply, and only while it could
         # still decide.
-        self.unsure = tuple(entry[0] in searched for entry in entries)
+        self.unsure = tuple(map(searched.__contains__, map(_PIECE_OF, entries)))
         self.sure = not any(self.unsure)
 
     def hits(self, data: bytes) -> list[int]:
@@ -120,43 +121,78 @@ class _Heads:
 
     def __init__(self, entries: tuple[_Filed, ...], searched: set[str]) -> None:
         self.entries = entries
-        self.ids = tuple(entry[1] for entry in entries)
-        self.unsure = tuple(entry[0] in searched and not _whole(entry[0]) for entry in entries)
+        self.ids = tuple(map(_IDS_OF, entries))
+        pieces = list(map(_PIECE_OF, entries))
+        self.unsure = (
+            tuple(piece in searched and not _whole(piece) for piece in pieces)
+            if searched
+            else (False,) * len(pieces)
+        )
         self.sure = not any(self.unsure)
-        heads = [entry[0][:8].encode("ascii") for entry in entries]
+        # Each piece's head, numbered, by length (one pass), then each length's heads read
+        # as integers by one cast of them joined.
+        numbered: dict[int, list[int]] = {}
+        heads: dict[int, list[str]] = {}
+        for number, head in enumerate(map(_HEAD_OF, pieces)):
+            size = len(head)
+            if size in heads:
+                heads[size].append(head)
+                numbered[size].append(number)
+            else:
+                heads[size] = [head]
+                numbered[size] = [number]
         # Windows as wide as the widest length not read at its own size: 4 bytes cost half
         # the casts of 8, and smaller integers.
-        masked = {len(head) for head in heads} - _FORMATS.keys()
+        masked = heads.keys() - _FORMATS.keys()
         self.width = width = 4 if max(masked, default=0) <= 4 else 8
-        by_length: dict[int, dict[int, list[int]]] = {}
-        for number, head in enumerate(heads):
-            # As the path's grams (size in _FORMATS) or windows (cut by mask) read it.
-            pad = 0 if len(head) in _FORMATS else width - len(head)
-            key = from_bytes(head + b"\0" * pad, byteorder)
-            by_length.setdefault(len(head), {}).setdefault(key, []).append(number)
+        keyed: list[tuple[int, list[int], list[int]]] = []  # (length, keys, numbers)
+        unique = True  # no two pieces share a key
+        for size, group in sorted(heads.items()):
+            # As the path's grams (size in _FORMATS) or windows (cut by mask) read it: the
+            # bytes of each head, zero-padded to the window, as one native integer.
+            pad = "" if size in _FORMATS else "\0" * (width - size)
+            data = (pad.join(group) + pad).encode("ascii")
+            keys = memoryview(data).cast(_FORMATS[size + len(pad)]).tolist()
+            keyed.append((size, keys, numbered[size]))
+            unique = unique and len(set(keys)) == len(keys)
         # When every hit is an occurrence, a key leads straight to its rules: no step per hit;
         # to the rule itself when each key has one (a chain over a tuple per hit cost twice
         # the lookups).  The keys again as a frozenset, for the path's windows to be met with
         # as they are read (see hits).
-        tables: list[tuple[int, dict[int, tuple[int, ...]]]] = [
-            (
-                size,
-                {
-                    key: tuple(_chained.from_iterable(map(self.ids.__getitem__, group)))
-                    if self.sure
-                    else tuple(group)
-                    for key, group in table.items()
-                },
+        ids = self.ids
+        self.single = self.sure and unique and all(len(rules) == 1 for rules in ids)
+        if self.single:  # one piece of one rule per key: each table built in C
+            rules = list(map(_FIRST, ids))
+            self.by_length: tuple[tuple[int, frozenset[int], dict[int, Any]], ...] = tuple(
+                (
+                    size,
+                    frozenset(keys),
+                    dict(zip(keys, map(rules.__getitem__, numbers), strict=True)),
+                )
+                for size, keys, numbers in keyed
             )
-            for size, table in sorted(by_length.items())
-        ]
-        self.single = self.sure and all(
-            len(rules) == 1 for _, table in tables for rules in table.values()
-        )
-        self.by_length: tuple[tuple[int, frozenset[int], dict[int, Any]], ...] = tuple(
-            (size, frozenset(table), _flat(table) if self.single else table)
-            for size, table in tables
-        )
+            return
+        tables: list[tuple[int, frozenset[int], dict[int, Any]]] = []
+        for size, keys, numbers in keyed:
+            table: dict[int, list[int]] = {}
+            for key, number in zip(keys, numbers, strict=True):
+                if key in table:
+                    table[key].append(number)
+                else:
+                    table[key] = [number]
+            tables.append(
+                (
+                    size,
+                    frozenset(table),
+                    {
+                        key: tuple(_chained.from_iterable(map(ids.__getitem__, group)))
+                        if self.sure
+                        else tuple(group)
+                        for key, group in table.items()
+                    },
+                )
+            )
+        self.by_length = tuple(tables)
 
     def hits(self, data: bytes) -> list[int]:
         """What is filed under every head that occurs in ``data`` (an ASCII path).
@@ -203,6 +239,10 @@ def _cut(data: bytes, size: int, width: int) -> list[memoryview]:
 
 # memoryview formats reading 2, 4 and 8 bytes as one native unsigned integer.
 from_bytes = int.from_bytes
+_FIRST = _PIECE_OF = itemgetter(0)  # (a _Filed entry's piece)
+_IDS_OF = itemgetter(1)
+_GRAM_OF = itemgetter(4)
+_HEAD_OF = itemgetter(slice(0, _HEAD))  # what _Heads files a piece under
 _CAST_FROM = 32  # bytes of path from which the grams are read by memoryview.cast
 _SAMPLE = 16  # grams of a path's first cast that tell whether it is periodic (_periodic)
 _LOOKUP = 20  # a path costs this many times its length to read whole (see _Pieces.present)
@@ -215,11 +255,6 @@ def _single(ids: tuple[tuple[int, ...], ...]) -> tuple[int, ...] | None:
     if all(len(rules) == 1 for rules in ids):
         return tuple(rules[0] for rules in ids)
     return None
-
-
-def _flat(table: dict[int, tuple[int, ...]]) -> dict[int, Any]:
-    """``table`` with each one-rule tuple replaced by its rule (see :class:`_Heads`)."""
-    return {key: rules[0] for key, rules in table.items()}
 
 
 def _whole(piece: str) -> bool:
@@ -267,13 +302,26 @@ def _casts(data: bytes, size: int) -> list[memoryview]:
     ]
 
 
-def _signature(piece: str, size: int) -> list[str]:
-    """Up to ``_SIGNATURE`` grams of ``size`` characters spread over ``piece``, ends included."""
-    last = len(piece) - size
-    if last < _SIGNATURE:
-        return [piece[at : at + size] for at in range(last + 1)]
-    step = last / (_SIGNATURE - 1)
-    return [piece[at : at + size] for at in [round(k * step) for k in range(_SIGNATURE)]]
+def _signatures(pieces: list[tuple[str, list[int]]], size: int) -> list[list[str]]:
+    """Each piece's signature: up to ``_SIGNATURE`` grams spread over it, ends included.
+
+    The places depend only on a piece's length, so each length's slices are made once and
+    cut in C (``map``): a hostile file's many pieces share a few lengths.
+    """
+    plans: dict[int, list[slice]] = {}
+    out: list[list[str]] = []
+    for piece, _ in pieces:
+        last = len(piece) - size
+        plan = plans.get(last)
+        if plan is None:
+            if last < _SIGNATURE:
+                starts: Iterable[int] = range(last + 1)
+            else:
+                step = last / (_SIGNATURE - 1)
+                starts = [round(k * step) for k in range(_SIGNATURE)]
+            plan = plans[last] = [slice(at, at + size) for at in starts]
+        out.append(list(map(piece.__getitem__, plan)))
+    return out
 
 
 class _Pieces:
@@ -315,7 +363,8 @@ class _Pieces:
             if len(group) <= _DIRECT_KEYS:
                 direct.extend((key, tuple(ids), risky(key)) for key, ids in group)
             elif group is short and len(group) > _WINDOWS:
-                entries = tuple((key, tuple(ids), False, 0, 0) for key, ids in group)
+                keys, rules = zip(*group, strict=True)
+                entries = tuple(zip(keys, map(tuple, rules), repeat(False), repeat(0), repeat(0)))
                 filed.append((_HEAD, _Heads(entries, searched), {}))
             else:
                 size = 2 if group is short else _GRAM
@@ -358,9 +407,7 @@ class _Pieces:
                     if signed.rule is not None:
                         found.extend(map(signed.rule.__getitem__, hits))
                     else:
-                        found.extend(
-                            _chained.from_iterable(map(getitem, repeat(signed.ids), hits))
-                        )
+                        found.extend(_chained.from_iterable(map(getitem, repeat(signed.ids), hits)))
                     continue
                 # Confirmed by a search (in C), not at the places of the grams: a dict of
                 # every gram's place costs more than the few searches its hits need.
@@ -371,9 +418,7 @@ class _Pieces:
                     if (
                         not unsure[number]
                         or (len(piece) == size and piece.isascii() and "?" not in piece)
-                    ) or (
-                        (find(path, piece, 0, True) if danger else path.find(piece)) >= 0
-                    ):
+                    ) or ((find(path, piece, 0, True) if danger else path.find(piece)) >= 0):
                         found.extend(ids)
 
 
@@ -413,33 +458,35 @@ def _file(
     crowded on few grams (more than ``_CROWDED`` per gram), or dense among the grams their
     characters can make, are filed by head instead (:class:`_Heads`).
     """
-    signatures = [_signature(piece, size) for piece, _ in pieces]
-    holders: dict[str, int] = {}
-    for signature in signatures:
-        for gram in set(signature):
-            holders[gram] = holders.get(gram, 0) + 1
+    signatures = _signatures(pieces, size)
+    grams = list(map(set, signatures))
+    holders = Counter(_chained.from_iterable(grams))
     filed: dict[str, list[_Filed]] = {}
     entries: list[_Filed] = []
     others: list[frozenset[int]] = []
     # A set, not a tuple: set.issuperset copies any other argument into a new set first.
     shared: dict[frozenset[int], frozenset[int]] = {}
     # Pieces with the fewest grams choose first, each the gram the fewest pieces chose
-    # before it (then the fewest have), so that most get a gram of their own.
-    taken: dict[str, int] = {}
+    # before it (then the fewest have), so that most get a gram of their own.  The two
+    # counts are one number, (chosen, held) in order, so that min() ranks in C.
+    rank: dict[str, int] = dict(holders)
+    chosen = len(pieces) + 1  # more than any gram's holders
     # One int per gram, shared by every piece that has it: the check of a hit's other
     # grams then reads what looking the path's grams up has just read.
     numbers = {gram: _gram(gram) for gram in holders}
-    order = sorted(range(len(pieces)), key=lambda at: len(set(signatures[at])))
-    for at in order:
+    number_of = numbers.__getitem__
+    for at in sorted(range(len(pieces)), key=list(map(len, grams)).__getitem__):
         (piece, ids), signature = pieces[at], signatures[at]
-        name = min(signature, key=lambda gram: (taken.get(gram, 0), holders[gram]))
-        taken[name] = taken.get(name, 0) + 1
-        danger = len(piece) >= 32 and risky(piece)
-        entry = (piece, tuple(ids), danger, piece.find(name), numbers[name])
+        name = min(signature, key=rank.__getitem__)
+        rank[name] += chosen
+        number = numbers[name]
+        entry = (piece, tuple(ids), len(piece) >= 32 and risky(piece), piece.find(name), number)
         filed.setdefault(name, []).append(entry)
         entries.append(entry)
-        other = frozenset(numbers[g] for g in signature if g != name)
-        others.append(shared.setdefault(other, other))
+        other = set(map(number_of, grams[at]))
+        other.discard(number)  # (grams are ASCII: distinct grams, distinct numbers)
+        kept = frozenset(other)
+        others.append(shared.setdefault(kept, kept))
     by_text = {name: tuple(group) for name, group in filed.items()}
     if len(pieces) <= _SIGNED:
         return None, by_text

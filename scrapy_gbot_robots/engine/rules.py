@@ -81,6 +81,7 @@ _Rule = tuple[int, bool, str, bytes, bytes]
 # chain); plain tuple order puts higher priority first and allow first on ties.  Only the
 # many-piece shapes have a chain (the pieces after the first, see wild.Chain).
 _Wild = tuple[int, bool, int, str, str, Chain | None]
+_SCREENED = itemgetter(slice(2, None))  # what a wild.WildIndex files of a _Wild
 # An unknown line: (its group names the agent, its group names "*", line, key, value).
 _Unknown = tuple[bool, bool, int, bytes, bytes]
 _INDEXED = 768  # wildcard rules (plus their pieces) past which a wild.WildIndex screens them
@@ -424,7 +425,7 @@ class _AgentMatcher:
         firsts.pop("/", None)
         ordered.extend(firsts)
         if weight > _INDEXED:
-            self._index = _wild_index([entry[2:] for entry in wild])
+            self._index = _wild_index(list(map(_SCREENED, wild)))
             if trivial:  # the index screens "/*..." rules
                 self._tails, self._needles = (), ("",)
         return trivial

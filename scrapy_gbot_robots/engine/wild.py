@@ -27,6 +27,7 @@ without changing a verdict:
 
 from __future__ import annotations
 
+from collections import Counter
 from collections.abc import Iterable, Iterator, Sequence
 from itertools import chain as _joined
 from itertools import compress, repeat
@@ -39,6 +40,7 @@ from .needles import find, risky
 # Shapes of wildcard and anchored rules, each checked inline by the matcher.
 PREFIX, EXACT, ONE, ONE_END, MANY, MANY_END = range(6)
 ANCHORED = (EXACT, ONE_END, MANY_END)
+_FIRST_PIECE = itemgetter(1)  # of a Screened rule
 
 __all__ = ["Chain", "WildIndex", "find", "risky", "share_walks"]
 
@@ -418,14 +420,13 @@ class WildIndex:
         index does not file again by what selected it.
         """
         places = range(len(rules)) if ids is None else ids
-        tails = [_tail_of(rule) if tailed else "" for rule in rules]
-        prefix_count: dict[str, int] = {}
-        tail_count: dict[str, int] = {}
-        for (_, first, _, _), tail in zip(rules, tails, strict=True):
-            if prefixed and len(first) > 1:  # "" and "/" start every path
-                prefix_count[first] = prefix_count.get(first, 0) + 1
-            if tail:
-                tail_count[tail] = tail_count.get(tail, 0) + 1
+        tails = list(map(_tail_of, rules)) if tailed else [""] * len(rules)
+        # Counted in C; "" and "/" (a first piece of one character) start every path.
+        prefix_count = Counter(map(_FIRST_PIECE, rules)) if prefixed else Counter()
+        for first in [first for first in prefix_count if len(first) <= 1]:
+            del prefix_count[first]
+        tail_count = Counter(tails)
+        del tail_count[""]  # (a Counter's del of a missing key is no error)
         always: list[int] = []
         exact: dict[str, list[int]] = {}
         prefixes: dict[str, list[int]] = {}
