@@ -2,13 +2,17 @@
 
 The first check of a site goes through ``fast_matcher_lines`` (one regular expression) and
 ``_fast_select`` (the group walk specialised to it) when the body allows; ``decide`` and
-bodies with NUL, non-ASCII, ``%`` or over-long lines go through ``directives`` and
-``_walk_groups``.  These properties pin the two to each other on robots-like bodies built to
-hit every special case (typos, colon-less lines, comments, NUL, CR, BOM, ``%``, non-ASCII).
+bodies with a NUL or an over-long line go through ``directives`` and ``_walk_groups``.
+These properties pin the two to each other on robots-like bodies built to hit every special
+case (typos, colon-less lines, comments, NUL, CR, BOM, ``%``, non-ASCII).
 """
 
 from __future__ import annotations
 
+import re
+import sys
+
+import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
@@ -17,6 +21,7 @@ from scrapy_gbot_robots.engine.lines import (
     _MATCHER_LINE,
     _PLAIN_LINE,
     MAX_LINE_BYTES,
+    colonless_line,
     directives,
     fast_matcher_lines,
     has_long_line,
@@ -83,11 +88,41 @@ def test_fast_select_equals_walk_groups_on_random_bytes(data: bytes, agent: str)
         assert both[0] == both[1]
 
 
-def test_fast_path_is_taken_for_plain_ascii_and_not_for_what_it_cannot_see() -> None:
+def test_fast_path_is_taken_unless_a_nul_or_an_over_long_line_cuts_a_line() -> None:
     assert fast_matcher_lines(b"User-agent: *\nDisallow /x\n") is not None
     too_long = b"x" * (MAX_LINE_BYTES + 1)
-    for data in (b"Disallow: /caf\xc3\xa9", b"Disallow: /%7e", b"a\0b", too_long):
+    for data in (b"a\0b", too_long, b"Disallow: /a\nUser-agent: \0x\n"):
         assert fast_matcher_lines(data) is None
+
+
+def test_fast_path_normalises_the_values_of_a_body_with_escapes_or_other_bytes() -> None:
+    # Bytes >= 0x80 escaped, escapes upper-cased, as the general path writes patterns; a
+    # user-agent value as written; a colonless rule too.
+    data = (
+        b"User-agent: Googl\xc3\xb6t\nDisallow: /caf\xc3\xa9 # x\nAllow: /p%7e%2F\n"
+        b"Disallow /caf\xc3\xa9%aa\nDisallow: /plain\n"
+    )
+    found = fast_matcher_lines(data)
+    assert found == [
+        ("User-agent", "", "", "", ":", " Googl\xc3\xb6t"),
+        ("", "", "Disallow", "", ":", " /caf%C3%A9 "),
+        ("", "Allow", "", "", ":", " /p%7E%2F"),
+        ("", "", "Disallow", " /caf\xc3\xa9%aa", "", ""),
+        ("", "", "Disallow", "", ":", " /plain"),
+    ]
+    assert colonless_line(found[3]) == ("", "", "d", "", ":", "/caf%C3%A9%AA")
+    robots = parse(data)  # the group is "Googl"'s: the token stops at the first other byte
+    assert robots.allowed("https://x.com/caf%C3%A9", "Googl") is False
+    assert robots.allowed("https://x.com/caf%c3%a9", "Googl") is True  # URLs match as written
+    assert robots.allowed("https://x.com/caf", "Googl") is True
+    assert robots.allowed("https://x.com/plainx", "Googl") is False
+    assert robots.allowed("https://x.com/caf%C3%A9", "bot") is True
+    specific, agent_rules, _, _ = _walk_groups(matcher_directives(data), "googl")
+    allows = [rule[2] for rule in agent_rules if rule[1]]
+    disallows = [rule[2] for rule in agent_rules if not rule[1]]
+    assert specific is True
+    assert _fast_select(found, "googl") == (True, allows, disallows)
+    assert disallows == ["/caf%C3%A9", "/caf%C3%A9%AA", "/plain"]
 
 
 def test_fast_path_sees_a_rule_after_an_over_long_line_as_the_general_path_does() -> None:
@@ -150,3 +185,23 @@ def test_fast_matcher_lines_takes_the_comment_free_regex_only_without_hash() -> 
     assert fast_matcher_lines(plain) == _MATCHER_LINE.findall("\n" + plain.decode("ascii"))
     found = fast_matcher_lines(commented)
     assert found is not None and found[-1] == ("", "", "Disallow", "", ":", " /c ")
+
+
+# The line regexes as they were before their leading whitespace was made possessive: the
+# possessive run must find exactly what backtracking over it found.
+_BACKTRACKING = [
+    re.compile(pattern.pattern.replace("\\n[ \\t\\v\\f]*+", "\\n[ \\t\\v\\f]*", 1), re.ASCII)
+    for pattern in (_MATCHER_LINE, _PLAIN_LINE)
+]
+_INDENTED = st.lists(
+    st.tuples(st.sampled_from(["", " ", "\t", "  \x0b ", "\x0c", " " * 40]), line), max_size=25
+).map(lambda lines: b"\n".join(indent.encode() + text for indent, text in lines))
+
+
+@pytest.mark.skipif(sys.version_info < (3, 11), reason="possessive runs need Python 3.11")
+@settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(_INDENTED)
+def test_the_possessive_leading_whitespace_finds_what_backtracking_found(data: bytes) -> None:
+    text = "\n" + data.decode("latin-1")
+    for fast, slow in zip((_MATCHER_LINE, _PLAIN_LINE), _BACKTRACKING, strict=True):
+        assert fast.findall(text) == slow.findall(text)
