@@ -1,6 +1,6 @@
 """A hostile file's first check (parse and build) against Protego's, as a crawl meets it.
 
-    python benchmarks/bench_build.py                          # every hostile shape (~2 min)
+    python benchmarks/bench_build.py                          # every hostile shape (~40 s)
     python benchmarks/bench_build.py --cases shared-prefix,short-pieces --reps 7
 
 Why this exists: ``bench_engine.py`` times the first check with Python's garbage collector

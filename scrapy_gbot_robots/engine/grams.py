@@ -237,15 +237,15 @@ def _cut(data: bytes, size: int, width: int) -> list[memoryview]:
     return views
 
 
-# memoryview formats reading 2, 4 and 8 bytes as one native unsigned integer.
-from_bytes = int.from_bytes
-_FIRST = _PIECE_OF = itemgetter(0)  # (a _Filed entry's piece)
+# Fields read by map() in C: a _Filed entry's piece, rules and gram; a rule tuple's first.
+_PIECE_OF = _FIRST = itemgetter(0)
 _IDS_OF = itemgetter(1)
 _GRAM_OF = itemgetter(4)
 _HEAD_OF = itemgetter(slice(0, _HEAD))  # what _Heads files a piece under
 _CAST_FROM = 32  # bytes of path from which the grams are read by memoryview.cast
 _SAMPLE = 16  # grams of a path's first cast that tell whether it is periodic (_periodic)
 _LOOKUP = 20  # a path costs this many times its length to read whole (see _Pieces.present)
+# memoryview formats reading 2, 4 and 8 bytes as one native unsigned integer.
 _Format = Literal["Q", "L", "I", "H"]
 _FORMATS: dict[int, _Format] = {calcsize(code): code for code in ("Q", "L", "I", "H")}
 

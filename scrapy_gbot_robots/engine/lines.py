@@ -185,10 +185,11 @@ def _cut(line: bytes) -> bytes:
 # literal newline, so the engine skips from line to line in C; greedy classes keep it
 # linear.  It is exact when the body has no NUL, no line over the length cap, and every such
 # line has its colon; otherwise (whitespace standing in for a colon, say) the general path
-# answers.  After a line's leading whitespace only a key can match, never more whitespace, so giving
-# some back cannot help: a possessive run (Python 3.11 and later) never tries.  Backtracking
-# over it tried the keys again at every space: 1.2 ms for 104 KB of indented HTML served as
-# robots.txt (www.tjx.com in the corpus), 0.22 ms without, and 2 % off a median file.
+# answers.  After a line's leading whitespace only a key can match, never more whitespace,
+# so giving some back cannot help: a possessive run (Python 3.11 and later) never tries.
+# Backtracking over it tried the keys again at every space: 1.2 ms for 104 KB of indented
+# HTML served as robots.txt (www.tjx.com in the corpus), 0.22 ms without, and 2 % off a
+# median file.
 _LEAD = r"[ \t\v\f]*+" if sys.version_info >= (3, 11) else r"[ \t\v\f]*"
 _MATCHER_LINE = re.compile(
     r"\n" + _LEAD + r"(?:((?i:user-agent|useragent|user agent))|((?i:allow))|"
