@@ -183,30 +183,50 @@ def _cut(line: bytes) -> bytes:
 # expression finds every line that starts (after whitespace) with one of their spellings and
 # splits it at the first colon, unless a "#" comes first.  The search is anchored on a
 # literal newline, so the engine skips from line to line in C; greedy classes keep it
-# linear.  It is exact when the body has no NUL, no line over the length cap, and every such
-# line has its colon; otherwise (whitespace standing in for a colon, say) the general path
-# answers.  After a line's leading whitespace only a key can match, never more whitespace,
-# so giving some back cannot help: a possessive run (Python 3.11 and later) never tries.
-# Backtracking over it tried the keys again at every space: 1.2 ms for 104 KB of indented
-# HTML served as robots.txt (www.tjx.com in the corpus), 0.22 ms without, and 2 % off a
-# median file.
+# linear.  It is exact when the body has no NUL and no line over the length cap; a line
+# without its colon (whitespace may stand in for it) comes whole, for colonless_line().
+# After a line's leading whitespace only a key can match, never more whitespace, so giving
+# some back cannot help: a possessive run (Python 3.11 and later) never tries.  Backtracking
+# over it tried the keys again at every space: 1.2 ms for 104 KB of indented HTML served as
+# robots.txt (www.tjx.com in the corpus), 0.22 ms without, and 2 % off a median file.
+# Each group costs the search (a third of it, all six before), so a line with its colon
+# gives its kind by the key's first letter alone (a one-character string, which CPython
+# never allocates) and its value; the keys are spelled out once more only for a line
+# without a colon, which must say more than its key to be read.
 _LEAD = r"[ \t\v\f]*+" if sys.version_info >= (3, 11) else r"[ \t\v\f]*"
+_USER_AGENT = ("user-agent", "useragent", "user agent")
+_ALLOW = ("allow",)
+_DISALLOW = ("disallow", "dissallow", "dissalow", "disalow", "diasllow", "disallaw")
+
+
+def _key(spellings: tuple[str, ...]) -> str:
+    """Group 1 of the spellings' first letter (they share it), then the rest of them."""
+    rests = "|".join(spelling[1:] for spelling in spellings)
+    return f"((?i:{spellings[0][0]}))(?i:{rests})"
+
+
 _MATCHER_LINE = re.compile(
-    r"\n" + _LEAD + r"(?:((?i:user-agent|useragent|user agent))|((?i:allow))|"
-    r"((?i:disallow|dissallow|dissalow|disalow|diasllow|disallaw)))([^:#\n]*)(:?)([^#\n]*)",
+    r"\n"
+    + _LEAD
+    + r"(?=[UuAaDd])"  # (most other lines end here, not in the keys twice)
+    + f"(?:(?:{_key(_USER_AGENT)}|{_key(_ALLOW)}|{_key(_DISALLOW)})"
+    + r"[^:#\n]*:([^#\n]*)"
+    + f"|((?i:{'|'.join(_USER_AGENT + _ALLOW + _DISALLOW)})"
+    + r"[^:#\n]+))",
     re.ASCII,  # case folded for ASCII letters only, as Google's parser folds it (and cheaper)
 )
 # The same for a body without "#" (most files): a class of one excluded character is
 # counted in a tight loop, a class of two one character at a time (a fifth of the search).
 _PLAIN_LINE = re.compile(
-    _MATCHER_LINE.pattern.replace("#", "").replace("(:?)([^\\n]*)", "(:?)(.*)"), re.ASCII
+    _MATCHER_LINE.pattern.replace("#", "").replace(":([^\\n]*)", ":(.*)"), re.ASCII
 )
 _MATCHER_KINDS = (LineKind.USER_AGENT, LineKind.ALLOW, LineKind.DISALLOW)
 WS = " \t\n\v\f\r"  # what C's isspace() accepts; str.strip() alone would strip more
 
-# One user-agent, allow or disallow line as the fast path finds it: (user-agent spelling,
-# allow spelling, disallow spelling (two of the three empty), rest of the key, ":", value).
-FastLine = tuple[str, str, str, str, str, str]
+# One user-agent, allow or disallow line as the fast path finds it: (user-agent, allow,
+# disallow: the key's first letter in one of the three, the others empty; the value, after
+# the colon; the line from its key on when it has no colon, else empty).
+FastLine = tuple[str, str, str, str, str]
 _AS_FAST = {
     LineKind.USER_AGENT: ("u", "", ""),
     LineKind.ALLOW: ("", "a", ""),
@@ -267,19 +287,20 @@ def fast_matcher_lines(body: bytes) -> list[FastLine] | None:
     # (its classes and its case folding are ASCII); then the values that need it are
     # normalised as the general path normalises them.
     return [
-        (*entry[:5], escape_pattern(entry[5].encode("latin-1")))
-        if entry[4] and not entry[0] and (not entry[5].isascii() or "%" in entry[5])
+        (*entry[:3], escape_pattern(entry[3].encode("latin-1")), "")
+        if not entry[4] and not entry[0] and (not entry[3].isascii() or "%" in entry[3])
         else entry
         for entry in lines.findall("\n" + text.decode("latin-1"))
     ]
 
 
-def colonless_line(entry: FastLine) -> FastLine | None:
-    """A fast-path line without a colon, by the whitespace-separator rule, in colon form.
+def colonless_line(text: str) -> FastLine | None:
+    """A fast-path line without a colon (its last field), by the whitespace-separator rule,
+    as a line with its colon.
 
     None when the line gives no user-agent, allow or disallow directive.
     """
-    parts = split_line("".join(entry[:4]).encode("latin-1"))
+    parts = split_line(text.encode("latin-1"))
     if not isinstance(parts, tuple):
         return None
     kind = classify(parts[0])[0]
@@ -287,7 +308,7 @@ def colonless_line(entry: FastLine) -> FastLine | None:
         return None
     ua, allow, disallow = _AS_FAST[kind]
     value = parts[1].decode("latin-1") if ua else escape_pattern(parts[1])
-    return ua, allow, disallow, "", ":", value
+    return ua, allow, disallow, value, ""
 
 
 def matcher_directives(body: bytes) -> list[tuple[int, LineKind, bytes, bytes]]:

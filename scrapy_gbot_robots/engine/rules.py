@@ -236,13 +236,13 @@ def _fast_select(lines: list[FastLine], agent: str | None) -> tuple[bool, list[s
     global_disallows: list[str] = []
     seen_global = seen_specific = seen_separator = ever_specific = False
     token_of = TOKEN_PREFIX_RE.match
-    for entry in lines:
-        if not entry[4]:
-            fixed = colonless_line(entry)
+    size = len(agent) if agent is not None else 0
+    for user_agent, allow, _, value, colonless in lines:
+        if colonless:
+            fixed = colonless_line(colonless)
             if fixed is None:
                 continue
-            entry = fixed
-        user_agent, allow, _, _, _, value = entry
+            user_agent, allow, _, value, _ = fixed
         if user_agent:
             if seen_separator:
                 seen_global = seen_specific = seen_separator = False
@@ -250,7 +250,9 @@ def _fast_select(lines: list[FastLine], agent: str | None) -> tuple[bool, list[s
             # names_everyone(), inlined: this loop runs once per line of a first check.
             if value[:1] == "*" and (len(value) == 1 or value[1] in WS):
                 seen_global = True
-            elif agent is not None:
+            elif agent is not None and value[:size].lower() == agent:
+                # (A token that is the agent starts the value: one slice and compare turn
+                # most lines away before the token regex.)
                 match = token_of(value)
                 if match is not None and match.group().lower() == agent:
                     seen_specific = ever_specific = True
@@ -493,8 +495,8 @@ class _AgentMatcher:
         """The verdict for "/": a site's home page, which its own links ask about again and
         again, and whose URL (``https://host``) has no path to find by the prefix."""
         home = self._home
-        if home is None:
-            home = self._home = self.allowed_path("/")
+        if home is None:  # no prefilter entry starts "/": each is "/" and more
+            home = self._home = self.verdict("/", False)
         return home
 
     def allowed_path(self, path: str) -> bool:
@@ -1049,26 +1051,26 @@ class RobotsTxt:
         usually a site's first URL; ``path_params_query`` gives "/" for it too).  A home page
         without "#" gives the prefix too: its URL and a "/", as the site's next URL would.
         """
-        if url.startswith("https://"):
+        # Slices and "in", not startswith() and find(start, end): their argument parsing
+        # was most of this function's cost, which every site pays on its first URL.  The
+        # scheme holds no "?", ";" or "#", so a test of what includes it tests past it.
+        if url[:8] == "https://":
             start = 8
-        elif url.startswith("http://"):
+        elif url[:7] == "http://":
             start = 7
         else:
             return -1
         slash = url.find("/", start)
         if slash < 0:
-            if url.find("?", start) >= 0 or url.find(";", start) >= 0:
+            if "?" in url or ";" in url:
                 return -1
-            if url.find("#", start) < 0:  # the site's prefix is this URL and its "/"
+            if "#" not in url:  # the site's prefix is this URL and its "/"
                 self._site = (url + "/", len(url) + 1)
             return -2
-        if (
-            url.find("?", start, slash) >= 0
-            or url.find(";", start, slash) >= 0
-            or url.find("#", start, slash) >= 0
-        ):
+        site = url[: slash + 1]
+        if "?" in site or ";" in site or "#" in site:
             return -1
-        self._site = (url[: slash + 1], slash + 1)
+        self._site = (site, slash + 1)
         return slash
 
     def _path_of(self, url: str) -> str:
@@ -1242,9 +1244,14 @@ class RobotsTxt:
         entries = matcher_directives(self.body) if lines is None else None
         lowered: bytes | None = None
         fallback: tuple[bool, list[str], list[str]] | None = None
-        for token in (user_agent,) if isinstance(user_agent, str) else user_agent:
+        tokens = (user_agent,) if isinstance(user_agent, str) else user_agent
+        single = len(tokens) == 1
+        for token in tokens:
             agent, spelled = _agent_bytes(token)
-            if agent:
+            # One token on the fast path (a crawl's question): _fast_select's own test of
+            # each user-agent line costs less than lowering the body to search it.  For a
+            # token list, the search spares a walk per token the file never names.
+            if agent and not (single and lines is not None):
                 if lowered is None:
                     lowered = self.body.lower()
                 if lowered.find(spelled) < 0:  # (see fast_matcher_lines: not "in")

@@ -104,13 +104,13 @@ def test_fast_path_normalises_the_values_of_a_body_with_escapes_or_other_bytes()
     )
     found = fast_matcher_lines(data)
     assert found == [
-        ("User-agent", "", "", "", ":", " Googl\xc3\xb6t"),
-        ("", "", "Disallow", "", ":", " /caf%C3%A9 "),
-        ("", "Allow", "", "", ":", " /p%7E%2F"),
-        ("", "", "Disallow", " /caf\xc3\xa9%aa", "", ""),
-        ("", "", "Disallow", "", ":", " /plain"),
+        ("U", "", "", " Googl\xc3\xb6t", ""),
+        ("", "", "D", " /caf%C3%A9 ", ""),
+        ("", "A", "", " /p%7E%2F", ""),
+        ("", "", "", "", "Disallow /caf\xc3\xa9%aa"),
+        ("", "", "D", " /plain", ""),
     ]
-    assert colonless_line(found[3]) == ("", "", "d", "", ":", "/caf%C3%A9%AA")
+    assert colonless_line(found[3][4]) == ("", "", "d", "/caf%C3%A9%AA", "")
     robots = parse(data)  # the group is "Googl"'s: the token stops at the first other byte
     assert robots.allowed("https://x.com/caf%C3%A9", "Googl") is False
     assert robots.allowed("https://x.com/caf%c3%a9", "Googl") is True  # URLs match as written
@@ -123,6 +123,18 @@ def test_fast_path_normalises_the_values_of_a_body_with_escapes_or_other_bytes()
     assert specific is True
     assert _fast_select(found, "googl") == (True, allows, disallows)
     assert disallows == ["/caf%C3%A9", "/caf%C3%A9%AA", "/plain"]
+
+
+@pytest.mark.parametrize("comment", [b"", b" # c"])  # each of the two line regexes
+def test_a_key_alone_is_no_line_but_a_key_and_its_colon_is_a_rule(comment: bytes) -> None:
+    # Google ignores "Disallow" alone (no colon, nothing for whitespace to separate), so
+    # groups a and b merge; "Disallow:" is a rule (an empty one) that ends group a.
+    merged = b"User-agent: a\nDisallow" + comment + b"\nUser-agent: b\nDisallow: /x\n"
+    ended = b"User-agent: a\nDisallow:" + comment + b"\nUser-agent: b\nDisallow: /x\n"
+    for data, allowed in ((merged, False), (ended, True)):
+        both = _both(data, "a")
+        assert both is not None and both[0] == both[1]
+        assert parse(data).allowed("https://x.com/x", "a") is allowed
 
 
 def test_fast_path_sees_a_rule_after_an_over_long_line_as_the_general_path_does() -> None:
@@ -184,7 +196,7 @@ def test_fast_matcher_lines_takes_the_comment_free_regex_only_without_hash() -> 
     commented = plain + b"Disallow: /c # why\n"
     assert fast_matcher_lines(plain) == _MATCHER_LINE.findall("\n" + plain.decode("ascii"))
     found = fast_matcher_lines(commented)
-    assert found is not None and found[-1] == ("", "", "Disallow", "", ":", " /c ")
+    assert found is not None and found[-1] == ("", "", "D", " /c ", "")
 
 
 # The line regexes as they were before their leading whitespace was made possessive: the
