@@ -184,35 +184,24 @@ def _cut(line: bytes) -> bytes:
 # splits it at the first colon, unless a "#" comes first.  The search is anchored on a
 # literal newline, so the engine skips from line to line in C; greedy classes keep it
 # linear.  It is exact when the body has no NUL and no line over the length cap; a line
-# without its colon (whitespace may stand in for it) comes whole, for colonless_line().
-# After a line's leading whitespace only a key can match, never more whitespace, so giving
-# some back cannot help: a possessive run (Python 3.11 and later) never tries.  Backtracking
+# without its colon (whitespace may stand in for it) is left to colonless_line().  After a
+# line's leading whitespace only a key can match, never more whitespace, so giving some
+# back cannot help: a possessive run (Python 3.11 and later) never tries.  Backtracking
 # over it tried the keys again at every space: 1.2 ms for 104 KB of indented HTML served as
 # robots.txt (www.tjx.com in the corpus), 0.22 ms without, and 2 % off a median file.
-# Each group costs the search (a third of it, all six before), so a line with its colon
-# gives its kind by the key's first letter alone (a one-character string, which CPython
-# never allocates) and its value; the keys are spelled out once more only for a line
-# without a colon, which must say more than its key to be read.
+# Each group costs the search (a third of it, all six before), so a line gives its kind by
+# the key's first letter alone (a one-character string, which CPython never allocates), its
+# value when it has a colon, and what follows its key when it has none, which must say more
+# than the key to be read.  The key "user agent" is only read with a colon: without one
+# its space splits it (Google then reads the key "user"), so that spelling is the only one
+# from which colonless_line() could not rebuild the line.
 _LEAD = r"[ \t\v\f]*+" if sys.version_info >= (3, 11) else r"[ \t\v\f]*"
-_USER_AGENT = ("user-agent", "useragent", "user agent")
-_ALLOW = ("allow",)
-_DISALLOW = ("disallow", "dissallow", "dissalow", "disalow", "diasllow", "disallaw")
-
-
-def _key(spellings: tuple[str, ...]) -> str:
-    """Group 1 of the spellings' first letter (they share it), then the rest of them."""
-    rests = "|".join(spelling[1:] for spelling in spellings)
-    return f"((?i:{spellings[0][0]}))(?i:{rests})"
-
-
 _MATCHER_LINE = re.compile(
     r"\n"
     + _LEAD
-    + r"(?=[UuAaDd])"  # (most other lines end here, not in the keys twice)
-    + f"(?:(?:{_key(_USER_AGENT)}|{_key(_ALLOW)}|{_key(_DISALLOW)})"
-    + r"[^:#\n]*:([^#\n]*)"
-    + f"|((?i:{'|'.join(_USER_AGENT + _ALLOW + _DISALLOW)})"
-    + r"[^:#\n]+))",
+    + r"(?:((?i:u))(?i:ser(?:-agent|agent| agent(?=[^:#\n]*:)))|((?i:a))(?i:llow)|"
+    + r"((?i:d))(?i:isallow|issallow|issalow|isalow|iasllow|isallaw))"
+    + r"(?:[^:#\n]*:([^#\n]*)|([^:#\n]+))",
     re.ASCII,  # case folded for ASCII letters only, as Google's parser folds it (and cheaper)
 )
 # The same for a body without "#" (most files): a class of one excluded character is
@@ -225,8 +214,9 @@ WS = " \t\n\v\f\r"  # what C's isspace() accepts; str.strip() alone would strip 
 
 # One user-agent, allow or disallow line as the fast path finds it: (user-agent, allow,
 # disallow: the key's first letter in one of the three, the others empty; the value, after
-# the colon; the line from its key on when it has no colon, else empty).
+# the colon; what follows the key when the line has no colon, else empty).
 FastLine = tuple[str, str, str, str, str]
+_SPELLED = {True: "user-agent", False: "disallow"}  # a key a colonless line is rebuilt with
 _AS_FAST = {
     LineKind.USER_AGENT: ("u", "", ""),
     LineKind.ALLOW: ("", "a", ""),
@@ -294,13 +284,16 @@ def fast_matcher_lines(body: bytes) -> list[FastLine] | None:
     ]
 
 
-def colonless_line(text: str) -> FastLine | None:
-    """A fast-path line without a colon (its last field), by the whitespace-separator rule,
-    as a line with its colon.
+def colonless_line(entry: FastLine) -> FastLine | None:
+    """A fast-path line without a colon, by the whitespace-separator rule, as one with it.
 
-    None when the line gives no user-agent, allow or disallow directive.
+    None when the line gives no user-agent, allow or disallow directive.  The line is
+    rebuilt with its kind's plain spelling: every other spelling the regex reads without a
+    colon is as free of whitespace, and any key that starts with one is of its kind, so
+    Google splits both lines at the same place into keys of one kind and the same value.
     """
-    parts = split_line(text.encode("latin-1"))
+    key = "allow" if entry[1] else _SPELLED[bool(entry[0])]
+    parts = split_line((key + entry[4]).encode("latin-1"))
     if not isinstance(parts, tuple):
         return None
     kind = classify(parts[0])[0]

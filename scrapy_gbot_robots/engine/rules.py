@@ -237,9 +237,10 @@ def _fast_select(lines: list[FastLine], agent: str | None) -> tuple[bool, list[s
     seen_global = seen_specific = seen_separator = ever_specific = False
     token_of = TOKEN_PREFIX_RE.match
     size = len(agent) if agent is not None else 0
-    for user_agent, allow, _, value, colonless in lines:
+    for entry in lines:
+        user_agent, allow, _, value, colonless = entry
         if colonless:
-            fixed = colonless_line(colonless)
+            fixed = colonless_line(entry)
             if fixed is None:
                 continue
             user_agent, allow, _, value, _ = fixed

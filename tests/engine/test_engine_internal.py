@@ -107,10 +107,10 @@ def test_fast_path_normalises_the_values_of_a_body_with_escapes_or_other_bytes()
         ("U", "", "", " Googl\xc3\xb6t", ""),
         ("", "", "D", " /caf%C3%A9 ", ""),
         ("", "A", "", " /p%7E%2F", ""),
-        ("", "", "", "", "Disallow /caf\xc3\xa9%aa"),
+        ("", "", "D", "", " /caf\xc3\xa9%aa"),
         ("", "", "D", " /plain", ""),
     ]
-    assert colonless_line(found[3][4]) == ("", "", "d", "/caf%C3%A9%AA", "")
+    assert colonless_line(found[3]) == ("", "", "d", "/caf%C3%A9%AA", "")
     robots = parse(data)  # the group is "Googl"'s: the token stops at the first other byte
     assert robots.allowed("https://x.com/caf%C3%A9", "Googl") is False
     assert robots.allowed("https://x.com/caf%c3%a9", "Googl") is True  # URLs match as written
@@ -135,6 +135,21 @@ def test_a_key_alone_is_no_line_but_a_key_and_its_colon_is_a_rule(comment: bytes
         both = _both(data, "a")
         assert both is not None and both[0] == both[1]
         assert parse(data).allowed("https://x.com/x", "a") is allowed
+
+
+@pytest.mark.parametrize("comment", [b"", b" # c"])
+def test_user_agent_spelt_with_a_space_needs_its_colon(comment: bytes) -> None:
+    # Without a colon, the space splits "user agent": Google reads the key "user" and
+    # ignores the line, so the Googlebot group it seems to open does not exist.
+    data = b"User-agent: *\nDisallow: /x\n\nuser agent Googlebot" + comment + b"\nDisallow /y\n"
+    both = _both(data, "Googlebot")
+    assert both is not None and both[0] == both[1]
+    robots = parse(data)
+    assert robots.allowed("https://x.com/x", "Googlebot") is False  # the * group's
+    assert robots.allowed("https://x.com/y", "Googlebot") is False
+    spelt = parse(data.replace(b"user agent Googlebot", b"user agent: Googlebot"))
+    assert spelt.allowed("https://x.com/x", "Googlebot") is True  # its own group now
+    assert spelt.allowed("https://x.com/y", "Googlebot") is False
 
 
 def test_fast_path_sees_a_rule_after_an_over_long_line_as_the_general_path_does() -> None:
