@@ -216,7 +216,6 @@ WS = " \t\n\v\f\r"  # what C's isspace() accepts; str.strip() alone would strip 
 # disallow: the key's first letter in one of the three, the others empty; the value, after
 # the colon; what follows the key when the line has no colon, else empty).
 FastLine = tuple[str, str, str, str, str]
-_SPELLED = {True: "user-agent", False: "disallow"}  # a key a colonless line is rebuilt with
 _AS_FAST = {
     LineKind.USER_AGENT: ("u", "", ""),
     LineKind.ALLOW: ("", "a", ""),
@@ -292,7 +291,7 @@ def colonless_line(entry: FastLine) -> FastLine | None:
     colon is as free of whitespace, and any key that starts with one is of its kind, so
     Google splits both lines at the same place into keys of one kind and the same value.
     """
-    key = "allow" if entry[1] else _SPELLED[bool(entry[0])]
+    key = "user-agent" if entry[0] else "allow" if entry[1] else "disallow"
     parts = split_line((key + entry[4]).encode("latin-1"))
     if not isinstance(parts, tuple):
         return None
