@@ -196,11 +196,22 @@ def _cut(line: bytes) -> bytes:
 # its space splits it (Google then reads the key "user"), so that spelling is the only one
 # from which colonless_line() could not rebuild the line.
 _LEAD = r"[ \t\v\f]*+" if sys.version_info >= (3, 11) else r"[ \t\v\f]*"
+
+
+def _key_group(keys: tuple[bytes, ...]) -> str:
+    """One kind's spellings (classify()'s): a group of their shared first letter, then the
+    rest of each; a spelling with a space only where a colon follows."""
+    rests = (
+        re.escape(key[1:].decode()) + (r"(?=[^:#\n]*:)" if b" " in key else "") for key in keys
+    )
+    return f"((?i:{keys[0][:1].decode()}))(?i:{'|'.join(rests)})"
+
+
 _MATCHER_LINE = re.compile(
     r"\n"
     + _LEAD
-    + r"(?:((?i:u))(?i:ser(?:-agent|agent| agent(?=[^:#\n]*:)))|((?i:a))(?i:llow)|"
-    + r"((?i:d))(?i:isallow|issallow|issalow|isalow|iasllow|isallaw))"
+    + f"(?:{_key_group(_USER_AGENT_KEYS)}|{_key_group(_ALLOW_KEYS)}"
+    + f"|{_key_group(_DISALLOW_KEYS)})"
     + r"(?:[^:#\n]*:([^#\n]*)|([^:#\n]+))",
     re.ASCII,  # case folded for ASCII letters only, as Google's parser folds it (and cheaper)
 )
