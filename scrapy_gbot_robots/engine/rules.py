@@ -443,17 +443,26 @@ class _AgentMatcher:
         """Where the longest plain pattern that starts ``path`` is in ``_prefilter``; -1 if none.
 
         Every key that sorts between a prefix of the path and the path starts with that
-        prefix; so the longest key that starts the path also starts the part the path
-        shares with the key before it, and a search for that part, shorter each time, finds
-        it.  A file of a thousand prefixes of distinct lengths costs a step or two, not a
-        search per length.  With few lengths (``_FEW_LENGTHS``), each is looked up, longest
-        first; past ``_DESCENT`` steps (keys built to shed one character a step), the
-        lengths left are tried by ``startswith`` where few keys share one (``_groups``).
+        prefix; so the key just before the path is the longest that starts it, when it does
+        (most hits: one search), and otherwise the longest key that starts the path also
+        starts the part the path shares with that key, before it.  A search for that part,
+        shorter each time, finds it: a file of a thousand prefixes of distinct lengths costs
+        a step or two, not a search per length.  With few lengths (``_FEW_LENGTHS``), those
+        shorter than that key are looked up after the first step, longest first; past
+        ``_DESCENT`` steps (keys built to shed one character a step), the lengths left are
+        tried by ``startswith`` where few keys share one (``_groups``).
         """
-        keys, high = self._prefilter, self._plain_count
+        keys = self._prefilter
+        at = bisect_right(keys, path, 0, self._plain_count)
+        if not at:
+            return -1
+        key = keys[at - 1]
+        if path.startswith(key):
+            return at - 1
+        high = at - 1
         lengths = self._lengths or self._plain_lengths()
         if len(lengths) <= _FEW_LENGTHS:
-            size = len(path)
+            size = min(len(path), len(key) - 1)  # a key that starts the path starts that one
             for length in lengths:
                 if length <= size:
                     key = path[:length]
@@ -461,8 +470,8 @@ class _AgentMatcher:
                     if at < high and keys[at] == key:
                         return at
             return -1
-        target = path
-        for _ in range(_DESCENT):
+        target = path[: _shared(key, path)]
+        for _ in range(_DESCENT - 1):
             at = bisect_right(keys, target, 0, high)
             if not at:
                 return -1

@@ -560,19 +560,24 @@ _SHEDDING = ["/" + "a" * k + "Xb" for k in range(1, 40)]  # each step of the des
     path=plain_key,
     descent=st.sampled_from([0, 1, 2, 16]),
     shared=st.sampled_from([0, 1, 4]),
+    few=st.sampled_from([0, 100]),
 )
-@example(keys=["/a", *_SHEDDING], path="/" + "a" * 50, descent=4, shared=4)  # then by length
-@example(keys=["/a", *_SHEDDING], path="/" + "a" * 50, descent=40, shared=4)  # a part a step
-@example(keys=["/ab", "/abX", "/a"], path="/abXa", descent=1, shared=1)
+@example(keys=["/a", *_SHEDDING], path="/" + "a" * 50, descent=4, shared=4, few=0)  # by length
+@example(keys=["/a", *_SHEDDING], path="/" + "a" * 50, descent=40, shared=4, few=0)  # a step
+@example(keys=["/ab", "/abX", "/a"], path="/abXa", descent=1, shared=1, few=0)
+# The key before the path ("/a/b") does not start it; a shorter one before that does.
+@example(keys=["/a", "/a/b", "/a/"], path="/a/c", descent=1, shared=0, few=100)
+@example(keys=["/a", "/a/b"], path="/a/c", descent=1, shared=0, few=100)
 def test_the_longest_plain_prefix_is_found_by_descent_as_by_length(
-    keys: list[str], path: str, descent: int, shared: int
+    keys: list[str], path: str, descent: int, shared: int, few: int
 ) -> None:
-    # Descent forced whatever the lengths; after it, lengths of up to ``shared`` keys by
-    # startswith and the others by bisection.
+    # Descent forced whatever the lengths (few=0), or each length looked up after the first
+    # step (few=100); after the descent, lengths of up to ``shared`` keys by startswith and
+    # the others by bisection.
     expected = max((k for k in keys if k != "/" and path.startswith(k)), key=len, default=None)
     with pytest.MonkeyPatch.context() as patcher:
         patcher.setattr(rules, "_DESCENT", descent)
-        patcher.setattr(rules, "_FEW_LENGTHS", 0)
+        patcher.setattr(rules, "_FEW_LENGTHS", few)
         patcher.setattr(rules, "_SHARED_LENGTH", shared)
         matcher = rules._AgentMatcher([], keys, False)  # "/" is its root rule, not a key
         at = matcher._longest(path)
