@@ -88,7 +88,7 @@ _INDEXED = 768  # wildcard rules (plus their pieces) past which a wild.WildIndex
 _FREE = 64  # a prefilter longer than this is searched by bisection (see _prefix_free())
 _HEADLESS = 12  # a prefilter this short is cheaper to try whole than by its heads
 _SECOND = itemgetter(1)
-_FEW_LENGTHS = 8  # plain patterns of this few lengths are looked up by length (see _longest)
+_FEW_LENGTHS = 8  # this few plain lengths: looked up by length after one search (_longest)
 _SHARED_LENGTH = 4  # a length with more plain patterns than this is searched by bisection
 _DESCENT = 4  # steps of the longest-prefix search before it tries each length (see _longest)
 
@@ -280,11 +280,11 @@ class _AgentMatcher:
       any ``startswith``.
     * plain rules (no ``*`` or ``$``) are the first ``_plain_count`` entries of
       ``_prefilter``, sorted; ``_allow_at`` holds the positions of the allows among them
-      (most files have few).  The longest that prefixes the path is found by a search for
-      the path, then for what it shares with the key before it (:meth:`_longest`; by
-      distinct length, ``_lengths``, only past a few such steps).  One shared tuple and a
-      few positions cost far less memory than a dict, and the search only runs on a prefix
-      hit.
+      (most files have few).  The longest that prefixes the path is the key before it, when
+      that key starts it (one search); otherwise it is found by each shorter distinct
+      length (``_lengths``, when few), or by searches for what the path shares with that
+      key (:meth:`_longest`).  One shared tuple and a few positions cost far less memory
+      than a dict, and the search only runs on a prefix hit.
       ``Allow: /`` or ``Disallow: /`` is kept aside in ``_root``.
     * ``_wild``: the other rules, by priority, allow first on ties, each in one of a few
       shapes checked inline, only while they could still beat the best plain match.  Past
