@@ -75,11 +75,19 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
 
 
 def absolute_url(url: str) -> str:
-    """``url`` when it has a scheme and a host; a usage error otherwise (nothing to fetch)."""
+    """``url`` when it has a scheme and a host and Scrapy can request it; a usage error
+    otherwise (nothing to fetch; w3lib 2.6 and later refuse some hosts, e.g. with control
+    characters, which would otherwise end the crawl in a traceback)."""
     if not _lint.is_absolute_url(url):
         raise UsageError(
             f"not an absolute URL: {quoted(url)} (give scheme and host, e.g. https://example.com/page)"
         )
+    from scrapy import Request
+
+    try:
+        Request(url)
+    except ValueError as exc:
+        raise UsageError(f"Scrapy cannot request {quoted(url)}: {exc}") from None
     return url
 
 
