@@ -13,6 +13,7 @@ from pathlib import Path
 import pytest
 from _conformance import CARRIED, corpus_rows, robots_file
 
+import scrapy_gbot_robots
 from scrapy_gbot_robots import parse
 
 pytestmark = pytest.mark.crawl
@@ -125,7 +126,7 @@ def test_top_level_help() -> None:
 def test_version() -> None:
     proc = run("--version")
     assert proc.returncode == 0
-    assert proc.stdout.startswith("gbot-robots ")
+    assert proc.stdout == f"gbot-robots {scrapy_gbot_robots.__version__}\n"
 
 
 # ----------------------------------------------------------------------------- check
