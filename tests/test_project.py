@@ -51,9 +51,16 @@ def test_one_version_source() -> None:
 
 
 def test_changelog_starts_with_this_version_and_goes_back_to_0_1_0() -> None:
+    """A development version (``0.3.0.dev0``) is the ``## 0.3.0 (unreleased)`` heading, a
+    release (``0.3.0``) is ``## 0.3.0``; only the first heading may be unreleased."""
     text = (ROOT / "CHANGES.md").read_text(encoding="utf-8")
-    versions = re.findall(r"^## (\d+\.\d+\.\d+)", text, re.MULTILINE)
-    assert versions[0] == scrapy_gbot_robots.__version__
+    headings = re.findall(r"^## (\d+\.\d+\.\d+)( \(unreleased\))?", text, re.MULTILINE)
+    version = re.fullmatch(r"(\d+\.\d+\.\d+)(\.dev\d+)?", scrapy_gbot_robots.__version__)
+    assert version is not None, scrapy_gbot_robots.__version__
+    release, dev = version.groups()
+    assert headings[0] == (release, " (unreleased)" if dev else "")
+    assert all(not unreleased for _, unreleased in headings[1:])
+    versions = [number for number, _ in headings]
     assert versions[-1] == "0.1.0"
     assert len(versions) == len(set(versions))
 
