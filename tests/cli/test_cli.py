@@ -301,7 +301,7 @@ def test_check_missing_urls_file(google: Path, tmp_path: Path) -> None:
 def test_check_value_without_a_token_says_what_a_token_is(google: Path, token: str) -> None:
     proc = run("check", str(google), "-u", token, "https://example.com/")
     assert proc.returncode == 2
-    assert "invalid user-agent token" in proc.stderr
+    assert "invalid product token" in proc.stderr
     assert "letters, '-' and '_' only" in proc.stderr
     assert proc.stdout == ""
     no_traceback(proc)
@@ -828,10 +828,10 @@ def test_check_as_a_documented_crawler(
     ("args", "message"),
     [
         (["--as", "nobot"], "unknown crawler 'nobot' for --as; known: googlebot, googlebot-image"),
-        (["--as", "googlebot", "-u", "Googlebot"], "either with --user-agent or with --as"),
+        (["--as", "googlebot", "-u", "Googlebot"], "either with --token or with --as"),
         (["-u", "Googlebot-Image,,Googlebot"], "empty token in"),
-        (["-u", "Googlebot,*"], "invalid user-agent token '*'"),
-        ([], "-u/--user-agent TOKEN"),
+        (["-u", "Googlebot,*"], "invalid product token '*'"),
+        ([], "-u/--token TOKEN"),
     ],
 )
 def test_check_agent_option_errors(only_googlebot: Path, args: list[str], message: str) -> None:

@@ -223,8 +223,8 @@ def test_fail_on_lint_findings(site: Site) -> None:
     [
         (["ftp://example.com/"], "only http and https URLs"),
         (["example.com"], "not an absolute URL"),
-        (["http://127.0.0.1:1/", "-u", "2.1"], "invalid user-agent token"),
-        (["http://127.0.0.1:1/", "-u", ""], "invalid user-agent token"),
+        (["http://127.0.0.1:1/", "-u", "2.1"], "invalid product token"),
+        (["http://127.0.0.1:1/", "-u", ""], "invalid product token"),
         (["http://127.0.0.1:1/", "--timeout", "0"], "--timeout must be a positive number"),
     ],
 )

@@ -297,7 +297,7 @@ def test_robots_txt_server_error_exits_1_without_fetching_the_page(site: Site) -
     [
         (["ftp://example.com/"], "only http and https URLs"),
         (["example.com"], "not an absolute URL"),
-        (["http://127.0.0.1:1/", "-u", "2.1"], "invalid user-agent token"),
+        (["http://127.0.0.1:1/", "-u", "2.1"], "invalid product token"),
         (["http://127.0.0.1:1/", "--as", "nobot"], "unknown crawler"),
         (["http://127.0.0.1:1/", "--timeout", "-1"], "--timeout must be a positive number"),
     ],
