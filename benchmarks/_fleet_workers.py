@@ -313,7 +313,7 @@ def fleet_crawl(
             result["outages"] = [
                 line.split("] WARNING: ", 1)[-1][:200]
                 for line in err.splitlines()
-                if "unreachable (" in line or ("parking lot" in line and "failed" in line)
+                if "unreachable (" in line or ("Redis lot" in line and "failed" in line)
             ]
             results.append(result)
         after, busy1 = counters(client), cpu_times()
@@ -371,7 +371,7 @@ def _describe(run: dict[str, Any], sites: int) -> list[str]:
         f"{served.get('disallowed', 0)}, forbidden {sum(x.get('forbidden', 0) for x in res)}, "
         f"failed {sum(x.get('failed', 0) for x in res)}, dropped "
         f"{sum(x['stats'].get('robotstxt/dropped', 0) for x in res)}; left in Redis "
-        f"{len(run["left_in_redis"])} lock/lot keys",
+        f"{len(run['left_in_redis'])} lock/lot keys",
         "      add-on stats (all workers): "
         + ", ".join(
             f"{name} {sum(x['stats'].get('robotstxt/' + name, 0) for x in res):,}"

@@ -402,7 +402,7 @@ RUN_DEFAULTS: dict[str, dict[str, Any]] = {
 
 def _parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
-        description="Redis as a fleet's robots.txt store and parking lot: "
+        description="Redis as a fleet's robots.txt store and lot: "
         + "; ".join(f"{run}: {RUN_HELP[run]}" for run in RUN_DEFAULTS),
         epilog="Defaults per run: "
         + "; ".join(

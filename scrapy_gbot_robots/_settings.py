@@ -110,14 +110,15 @@ def unknown_settings(names: Iterable[str]) -> list[tuple[str, str | None]]:
     another version: silently running on the default would hide it.
     """
     known = known_settings() | RENAMED.keys()
-    suffixes = sorted(name[len(PREFIX) :] for name in known_settings())
+    suffixes = sorted(name[len(PREFIX) :] for name in known)
     found: list[tuple[str, str | None]] = []
     for name in sorted(set(names)):
         if name.startswith(PREFIX) and name not in known:
             import difflib  # only for a misspelt name: no cost to every crawl
 
             close = difflib.get_close_matches(name[len(PREFIX) :], suffixes, n=1, cutoff=0.6)
-            found.append((name, PREFIX + close[0] if close else None))
+            guess = PREFIX + close[0] if close else None
+            found.append((name, RENAMED.get(guess, guess) if guess else None))
     return found
 
 

@@ -470,9 +470,9 @@ def upgraded(data: Any) -> Any:
     crawl = out.get("crawl")
     if isinstance(crawl, dict):
         crawl = dict(crawl)
-        agent = crawl.pop("user_agent", None)
-        if isinstance(agent, str) and "tokens" not in crawl:
-            crawl["tokens"] = [token for token in agent.split(", ") if token]
+        joined = crawl.pop("user_agent", None)  # the tokens, joined by ", "
+        if isinstance(joined, str) and "tokens" not in crawl:
+            crawl["tokens"] = [token for token in joined.split(", ") if token]
         settings = crawl.get("settings")
         if isinstance(settings, dict) and "cache" in settings:
             crawl["settings"] = {("store" if k == "cache" else k): v for k, v in settings.items()}

@@ -113,7 +113,7 @@ def test_rules_with_max_age(site: Site) -> None:
     out = proc.stdout
     assert f"GET  {site.base}/robots.txt  200" in out
     assert "policy    rules: obey the file (HTTP 200)" in out
-    assert "cache     10 min (from Cache-Control max-age=600)" in out
+    assert "fresh for  10 min (from Cache-Control max-age=600)" in out
     assert "disallowed (line 5: Disallow: /nogooglebot/)" in out
     assert "GR207" in out  # the lint report follows, with the crawl-delay finding
     # Only robots.txt went on the network: the URL itself was never downloaded.

@@ -3,7 +3,7 @@ them, and the others crawl them exactly once when robots.txt answers.
 
 Three ``scrapy runspider`` workers of a ``RedisSpider`` share one real ``redis-server``:
 scrapy-redis's scheduler, dupefilter and start URLs, and the add-on's robots.txt store
-(``GBOT_ROBOTS_STORE``) and parking lot (``RedisLot``, chosen because the scheduler is
+(``GBOT_ROBOTS_STORE``) and lot (``RedisLot``, chosen because the scheduler is
 scrapy-redis's). One origin's robots.txt hangs; the worker that holds its fetch lock is
 killed with SIGKILL while every request of that origin waits in Redis; then robots.txt
 answers. A second crawl checks the case where only the dead worker knew the origin.

@@ -245,7 +245,7 @@ async def test_spider_closing_drops_parked_requests_with_signal(server: Server) 
 async def test_queued_requests_of_a_newly_stopped_origin_wait_outside_the_downloader(
     server: Server,
 ) -> None:
-    """Requests already in the scheduler when a refresh fails go back to the parking lot."""
+    """Requests already in the scheduler when a refresh fails go back to the lot."""
     current = {"route": Route(body=b"User-agent: *\nDisallow: /x\n")}
     server.handle("/robots.txt", lambda request: current["route"])
     server.route("*", delay=0.05)

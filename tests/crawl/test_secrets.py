@@ -5,7 +5,7 @@ Real ``scrapy runspider`` processes, a real password-protected ``redis-server`` 
 in each form redis-py reads: the userinfo (with and without a user name), the ``password``
 query key on a TCP URL and on a ``unix://`` socket, and an IPv6 host. Each form runs:
 
-- a crawl that uses the store and, through scrapy-redis, the fleet's parking lot, with the log
+- a crawl that uses the store and, through scrapy-redis, the fleet's lot, with the log
   in ``LOG_FILE`` and the audit report in JSON and HTML;
 - a crawl whose Redis cannot be reached, logging on stderr (the outage and close WARNINGs,
   which printed a ``?password=`` before);

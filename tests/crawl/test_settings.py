@@ -194,6 +194,54 @@ def test_clock_and_store_by_import_path() -> None:
     assert config.custom_store is not None and len(config.custom_store(3)) == 0
 
 
+@pytest.mark.parametrize(
+    ("value", "where"),
+    [
+        ("memory", ("memory", "")),
+        (" Memory ", ("memory", "")),
+        ("sqlite://robots.db", ("sqlite", "robots.db")),
+        ("SQLITE:///var/lib/robots.db", ("sqlite", "/var/lib/robots.db")),
+        ("redis://localhost:6379/0", ("redis", "redis://localhost:6379/0")),
+        ("rediss://h/1", ("redis", "rediss://h/1")),
+    ],
+)
+def test_the_store_setting_takes_a_location(value: str, where: tuple[str, str]) -> None:
+    config = _load(GBOT_ROBOTS_STORE=value)
+    assert config.custom_store is None and config.store_at == where
+    assert config.store_setting == "GBOT_ROBOTS_STORE"
+
+
+def test_the_store_setting_takes_a_factory_or_its_import_path() -> None:
+    from scrapy_gbot_robots.stores.memory import MemoryStore
+
+    for value in (MemoryStore, "scrapy_gbot_robots.stores.memory.MemoryStore"):
+        config = _load(GBOT_ROBOTS_STORE=value)
+        assert config.custom_store is MemoryStore and config.store_at == ("memory", "")
+    unset = _load()
+    assert (unset.custom_store, unset.store_at, unset.store_setting) == (
+        None,
+        ("memory", ""),
+        "GBOT_ROBOTS_STORE",
+    )
+    jobdir = _load(JOBDIR="/tmp/job")
+    assert jobdir.store_at[0] == "sqlite" and jobdir.store_setting == "JOBDIR"
+
+
+@pytest.mark.parametrize(
+    ("value", "says"),
+    [
+        ("robots.db", "or a store factory (a callable or its import path); cannot import"),
+        ("ftp://robots", "expected 'memory', 'sqlite://PATH', 'redis://HOST:PORT/DB' or a store"),
+        (42, "or its import path), got 42"),
+        ("sqlite://", "sqlite:// needs a file path"),
+    ],
+)
+def test_a_store_setting_that_is_neither_names_both(value: Any, says: str) -> None:
+    with pytest.raises(ConfigError, match="^GBOT_ROBOTS_STORE: ") as caught:
+        _load(GBOT_ROBOTS_STORE=value)
+    assert says in str(caught.value)
+
+
 def test_token_from_robotstxt_user_agent_or_user_agent() -> None:
     ua = "Mozilla/5.0 (compatible; Googlebot/2.1; +http://www.google.com/bot.html)"
     assert configured_token(_load(USER_AGENT=ua)) == ("Googlebot", "USER_AGENT", None)
