@@ -282,7 +282,7 @@ def _crawl(cfg: dict[str, Any]) -> None:
     settings = {
         **CRAWL_SETTINGS,
         **resolver_setting(),
-        "GBOT_ROBOTS_STORE": cfg["cache"],
+        "GBOT_ROBOTS_STORE": cfg["store"],
     }
     process = CrawlerProcess(settings)
     spider_cls = url_list_spider("fleet_bench", lambda: _urls(cfg), page, failed)
@@ -331,7 +331,7 @@ def _run(mode: str, args: argparse.Namespace, rp: RedisProc) -> dict[str, Any]:
         port = int(json.loads(server.stdout.readline())["port"])
         if mode == "redis":
             rp.client().flushall()
-        cache = rp.url if mode == "redis" else "memory"
+        store = rp.url if mode == "redis" else "memory"
         for index in range(args.crawlers):
             cfg = {
                 "index": index,
@@ -339,7 +339,7 @@ def _run(mode: str, args: argparse.Namespace, rp: RedisProc) -> dict[str, Any]:
                 "origins": args.origins,
                 "pages": args.pages,
                 "port": port,
-                "cache": cache,
+                "store": store,
             }
             crawlers.append(
                 subprocess.Popen(

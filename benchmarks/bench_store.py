@@ -8,7 +8,7 @@ Why this shape:
 - **Per origin**, over the corpus's real robots.txt files (``robots/*.txt``): each state is
   built the way the middleware builds it (``evaluate`` of a 200 answer, then the crawl
   token's rules with ``names_agent("Googlebot")``) and put in the LRU, inside a tracemalloc
-  window in a fresh subprocess, so the figure is what one more cached origin keeps alive
+  window in a fresh subprocess, so the figure is what one more stored origin keeps alive
   (body, parsed rules, state, LRU entry and key), not what parsing allocated and dropped. On disk:
   the ``stores/entry.py`` ``encode()`` size of that state, and the SQLite file's size divided by its
   entries once all of them are in (page and index overhead included).
@@ -344,7 +344,7 @@ def _row(label: str, values: Sequence[float]) -> str:
 def print_per_origin(per: dict[str, Any], disk: dict[str, Any]) -> dict[str, Any]:
     n = per["entries"]
     memory, encoded, body = per["memory"], per["encoded"], per["body"]
-    print(f"\n== Per cached origin: {n} corpus robots.txt files ==")
+    print(f"\n== Per stored origin: {n} corpus robots.txt files ==")
     print(_row("robots.txt body (capped)", body))
     print(_row("in memory: state in the LRU", memory))
     print(_row("on disk: _entry.encode", encoded))

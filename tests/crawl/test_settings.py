@@ -237,7 +237,7 @@ def test_the_store_setting_takes_a_factory_or_its_import_path() -> None:
     ],
 )
 def test_a_store_setting_that_is_neither_names_both(value: Any, says: str) -> None:
-    with pytest.raises(ConfigError, match="^GBOT_ROBOTS_STORE: ") as caught:
+    with pytest.raises(ConfigError, match=r"^GBOT_ROBOTS_STORE: ") as caught:
         _load(GBOT_ROBOTS_STORE=value)
     assert says in str(caught.value)
 
