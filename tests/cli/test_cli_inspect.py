@@ -211,7 +211,7 @@ def test_a_crawler_with_several_tokens_reads_each(site: Site) -> None:
     )
     status, data = inspect_json(site.url("/img"), "--as", "googlebot-image")
     assert status == 1
-    assert data["user_agents"] == ["Googlebot-Image", "Googlebot"]
+    assert data["tokens"] == ["Googlebot-Image", "Googlebot"]
     assert data["rules"]["sources"] == {
         "noindex": ["meta:googlebot"],
         "nofollow": ["meta:googlebot-image"],
