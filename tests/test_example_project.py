@@ -20,6 +20,8 @@ from pathlib import Path
 
 import pytest
 
+from scrapy_gbot_robots import _stats
+
 pytestmark = pytest.mark.crawl
 
 REPO = Path(__file__).resolve().parents[1]
@@ -182,7 +184,11 @@ def test_the_audit_report_numbers_are_those_the_demo_printed(report: str) -> Non
     assert totals["parked"] == len(sections["PARKED"]) == printed_stats["robotstxt/parked"]
     assert totals["dropped"] == 0 and "DROPPED" not in sections
     assert totals["origins"] == 2 and data["origins_by_state"]["rules"] == 2
-    assert data["crawl"]["stats"] == printed_stats
+    # The 0.2 names of renamed stats are written beside the new ones until 0.4; the report,
+    # whose schema changed since, shows the new names only.
+    old = set(_stats.OLD_NAMES.values())
+    assert old & set(printed_stats)  # the demo prints every stat, old names included
+    assert data["crawl"]["stats"] == {k: v for k, v in printed_stats.items() if k not in old}
     # Each forbidden URL's deciding line is one of the report's ranked rules.
     origins = dict(
         (url, name) for name, url in re.findall(r"^(main|flaky) site\s+(http://\S+)", report, re.M)
