@@ -16,8 +16,14 @@ DONT_OBEY = "dont_obey_robotstxt"
 #: it can while the engine is full, so a decided one waits its turn (docs/broad-crawls.md).
 START = "is_start_request"
 
-#: The product token to obey for this request only.
-USER_AGENT_META = "robotstxt_user_agent"
+#: The product token (or tokens, most specific first) to obey for this request only.
+TOKEN_META = "gbot_robots_token"
+
+#: ``TOKEN_META``'s 0.2 name, still read until 0.4 (the new key wins when both are set), with
+#: a deprecation warning naming the new one.
+OLD_TOKEN_META = "robotstxt_user_agent"
+#: The public keys 0.2 named otherwise: old -> new.
+RENAMED = {OLD_TOKEN_META: TOKEN_META}
 
 #: Observe mode: what Googlebot would have done with the request (docs/meta.md).
 VERDICT_META = "gbot_robots_verdict"

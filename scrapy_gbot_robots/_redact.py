@@ -1,4 +1,4 @@
-"""Secrets out of every text that names a store or a parking lot: one function, :func:`redacted`.
+"""Secrets out of every text that names a store or a lot: one function, :func:`redacted`.
 
 A Redis URL may carry a password in two places, both read by redis-py: the userinfo
 (``redis://user:PASSWORD@host:6379/0``) and the query (``?password=PASSWORD``, redis-py's

@@ -46,11 +46,11 @@ def test_redacted(url: str, shown: str) -> None:
 
 def test_a_message_quoting_urls_loses_every_secret_and_nothing_else() -> None:
     text = (
-        "GBOT_ROBOTS_CACHE: redis://:pw1@h:1/0 needs Scrapy's asyncio reactor; "
+        "GBOT_ROBOTS_STORE: redis://:pw1@h:1/0 needs Scrapy's asyncio reactor; "
         "also unix:///s.sock?db=0&password=pw2 (got 3 = 3)"
     )
     assert redacted(text) == (
-        "GBOT_ROBOTS_CACHE: redis://:***@h:1/0 needs Scrapy's asyncio reactor; "
+        "GBOT_ROBOTS_STORE: redis://:***@h:1/0 needs Scrapy's asyncio reactor; "
         "also unix:///s.sock?db=0&password=*** (got 3 = 3)"
     )
     # A quote may be part of a password (a query allows it unencoded): hidden with it.

@@ -1,10 +1,11 @@
 """``gbot-robots report``: the summary of a crawl's robots.txt audit report, in the terminal.
 
-Reads the JSON report a crawl wrote (``GBOT_ROBOTS_REPORT``, schema ``gbot-robots-report/1``)
-and prints the totals, origins by state, the rules that blocked the most requests and the
-origins with the most held-back requests (with their crawl-delay and content-usage signals
-when the report has them). A report of an observe-mode crawl says so first, and counts what
-robots.txt *would* have forbidden. Nothing is recomputed: the numbers are the report's.
+Reads the JSON report a crawl wrote (``GBOT_ROBOTS_REPORT``, schema ``gbot-robots-report/2``,
+or ``/1`` read in its words) and prints the totals, origins by state, the rules that forbade
+the most requests and the origins with the most held-back requests (with their crawl-delay
+and content-usage signals when the report has them). A report of an observe-mode crawl says
+so first, and counts what robots.txt *would* have forbidden. Nothing is recomputed: the
+numbers are the report's.
 """
 
 from __future__ import annotations
@@ -15,15 +16,17 @@ from collections.abc import Callable
 from typing import IO, Any
 
 from .._safetext import printable, quoted
-from ..report.labels import (  # SCHEMA: the one schema version this command reads
+from ..report.labels import (  # SCHEMA: the schema version this command reads (and older ones)
+    OLDER_SCHEMAS,
     SCHEMA,
     STATE_LABELS,
     delay_text,
     is_usage_directive,
     observed,
+    tokens_text,
     usage_statements,
 )
-from ..report.schema import problem
+from ..report.schema import problem, upgraded
 from ._args import EXIT_OK, Command, IOStreams, UsageError, read_input
 from ._render import Cell, Painter, colour_wanted, plural, render_table, short
 
@@ -77,11 +80,13 @@ def load_report(path: str, stdin: IO[bytes]) -> dict[str, Any]:
     schema = data.get("schema") if isinstance(data, dict) else None
     if not isinstance(schema, str) or not schema.startswith("gbot-robots-report/"):
         raise UsageError(f"{quoted(path)} is not a gbot-robots report (no 'schema' field)")
-    if schema != SCHEMA:
+    if schema != SCHEMA and schema not in OLDER_SCHEMAS:
+        readable = ", ".join(repr(name) for name in (SCHEMA, *OLDER_SCHEMAS))
         raise UsageError(
             f"{quoted(path)} has schema {quoted(schema)}; "
-            f"this version of gbot-robots reads {SCHEMA!r}"
+            f"this version of gbot-robots reads {readable}"
         )
+    data = upgraded(data)
     for key, kind in (("totals", dict), ("origins_by_state", dict), ("rules", list)):
         if not isinstance(data.get(key), kind):
             raise UsageError(f"{quoted(path)} is not a complete report: {key!r} is missing")
@@ -126,8 +131,8 @@ def write_summary(out: IO[str], paint: Painter, name: str, data: dict[str, Any],
     totals = data["totals"]
     by_state = data["origins_by_state"]
     head = (
-        f"robots.txt report of spider {_text(crawl.get('spider'))}, user agent "
-        f"{_text(crawl.get('user_agent'))}, finished ({_text(crawl.get('finish_reason'))})"
+        f"robots.txt report of spider {_text(crawl.get('spider'))}, token "
+        f"{_text(tokens_text(crawl))}, finished ({_text(crawl.get('finish_reason'))})"
     )
     w(paint(head, "bold") + "\n")
     observe = observed(data)
@@ -155,7 +160,7 @@ def write_summary(out: IO[str], paint: Painter, name: str, data: dict[str, Any],
             paint(f"{_int(totals.get('would_stop')):,} would be stopped (server error)", "warning")
         )
     held = [paint(f"{_int(totals.get('dropped')):,} dropped", "warning")]
-    held.append(f"{_int(totals.get('deferred')):,} deferred (parked first)")
+    held.append(f"{_int(totals.get('parked')):,} parked first")
     w(f"requests  {checked:,} checked: {', '.join(parts)}; {', '.join(held)}\n")
     states = [
         f"{_int(by_state.get(key)):,} {label}"
@@ -300,7 +305,7 @@ def _origins(w: _Write, paint: Painter, data: dict[str, Any], top: int, observe:
     ]
     if stops:
         header.append(("WOULD STOP", "bold"))
-    header += [("DEFERRED", "bold"), ("DROPPED", "bold")]
+    header += [("PARKED", "bold"), ("DROPPED", "bold")]
     if delays:
         header.append(("CRAWL-DELAY", "bold"))
     header.append(("LINT", "bold"))
@@ -318,7 +323,7 @@ def _origins(w: _Write, paint: Painter, data: dict[str, Any], top: int, observe:
                 (f"{_int(req.get('would_stop')):,}", "warning" if req.get("would_stop") else None)
             )
         row += [
-            (f"{_int(req.get('deferred')):,}", None),
+            (f"{_int(req.get('parked')):,}", None),
             (f"{_int(req.get('dropped')):,}", "warning" if req.get("dropped") else None),
         ]
         if delays:

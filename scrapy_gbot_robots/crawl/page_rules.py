@@ -5,7 +5,7 @@
 
 * **read** (``"read"``, ``"obey"``, or observe mode): ``process_spider_input`` reads each
   response a callback gets with :func:`~..page.rules.read_page_rules` (its ``X-Robots-Tag``
-  headers; the head of an HTML page), for the request's token(s) (``robotstxt_user_agent``,
+  headers; the head of an HTML page), for the request's token(s) (``gbot_robots_token``,
   else the crawler's, as for robots.txt), and puts the :class:`~..page.rules.PageRules` in
   ``response.meta["gbot_robots_page_rules"]``. Responses Scrapy filters before a callback
   (an HTTP error without ``handle_httpstatus_*``) are not read: no page reached the spider.

@@ -14,12 +14,13 @@ of telemetry events it tells), in an order where every arrow points one way
 from __future__ import annotations
 
 import logging
+import warnings
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 from weakref import WeakKeyDictionary
 
 from scrapy import signals as scrapy_signals
-from scrapy.exceptions import NotConfigured
+from scrapy.exceptions import NotConfigured, ScrapyDeprecationWarning
 
 from .._compat import (
     asyncio_available,
@@ -30,7 +31,14 @@ from .._compat import (
 )
 from .._components import BODY, spellings
 from .._redact import redacted
-from .._settings import Config, ConfigError, configured_token, load, unknown_settings
+from .._settings import (
+    Config,
+    ConfigError,
+    configured_token,
+    load,
+    renamed_settings,
+    unknown_settings,
+)
 from ..engine.rules import Tokens
 from ..parking.codec import RequestCodec
 from ..stores.base import OriginStore, PersistentStore
@@ -75,6 +83,13 @@ def configure(crawler: Crawler) -> Config:
         logger.warning(
             "Unknown setting %(name)s is ignored (not a scrapy-gbot-robots setting)%(hint)s",
             {"name": name, "hint": hint},
+        )
+    for old, new in renamed_settings(crawler.settings.attributes):
+        also = f" ({new} is set too, and wins)" if crawler.settings.get(new) is not None else ""
+        warnings.warn(
+            f"{old} is deprecated: use {new}, its name since 0.3{also}",
+            ScrapyDeprecationWarning,
+            stacklevel=2,
         )
     config = load(crawler.settings.get)
     if not config.obey:
@@ -206,10 +221,10 @@ def build(crawler: Crawler, downloader: Downloader | None = None) -> Coordinator
             report,
             crawler.stats,
             config.report,
-            user_agent=token,
+            tokens=token,
             settings={
                 "concurrent_fetches": max_fetches,
-                "cache": config.store_at[0],
+                "store": config.store_at[0],
                 "park_timeout": config.park_timeout,
                 "mode": config.mode,
             },
@@ -263,12 +278,12 @@ def open_store(
     prepare: Callable[[OriginState], None] | None = None,
     on_read: Callable[[str, OriginState], None] | None = None,
 ) -> TieredStore:
-    """The store named by ``GBOT_ROBOTS_STORE`` or ``GBOT_ROBOTS_CACHE``."""
+    """The store named by ``GBOT_ROBOTS_STORE`` (a location, or a factory of the project's)."""
     if config.custom_store:
         custom = config.custom_store(config.memory_size)
         if not isinstance(custom, OriginStore):
             raise ConfigError(
-                "GBOT_ROBOTS_STORE", f"{redacted(repr(custom))} does not implement OriginStore"
+                config.store_setting, f"{redacted(repr(custom))} does not implement OriginStore"
             )
         return TieredStore(custom, prepare=prepare)
     compact = (
@@ -286,9 +301,9 @@ def open_store(
 
 
 def open_persistent(config: Config, crawler: Crawler) -> PersistentStore | None:
-    """The persistent or shared store named by ``GBOT_ROBOTS_CACHE`` (None: memory only)."""
+    """The persistent or shared store named by ``GBOT_ROBOTS_STORE`` (None: memory only)."""
     kind, where = config.store_at
-    setting = "GBOT_ROBOTS_CACHE" if crawler.settings.get("GBOT_ROBOTS_CACHE") else "JOBDIR"
+    setting = config.store_setting  # the setting the user wrote, or JOBDIR for its default
     if kind == "sqlite":
         from ..stores.sqlite import SqliteError, SqliteStore  # see crawl/lots.py
 
@@ -302,13 +317,13 @@ def open_persistent(config: Config, crawler: Crawler) -> PersistentStore | None:
         from ..stores.redis import RedisStore
     except ImportError as exc:
         raise ConfigError(
-            "GBOT_ROBOTS_CACHE",
+            setting,
             f'{redacted(where)} needs the redis client: pip install "scrapy-gbot-robots[redis]" '
             f"({exc})",
         ) from exc
     if not asyncio_available():
         raise ConfigError(
-            "GBOT_ROBOTS_CACHE",
+            setting,
             f"{redacted(where)} needs Scrapy's asyncio reactor: TWISTED_REACTOR = "
             "'twisted.internet.asyncioreactor.AsyncioSelectorReactor' (the default since "
             "Scrapy 2.13)",

@@ -11,7 +11,7 @@ specifications"):
   applies to all text results and ``googlebot-news`` to news results, so a news crawler
   obeys both; robots.txt's "first token with a group" has no counterpart here, since the
   page's conflict rule below already decides between sources. A request's own token
-  (``meta["robotstxt_user_agent"]``) replaces the crawler's, as for robots.txt.
+  (``meta["gbot_robots_token"]``) replaces the crawler's, as for robots.txt.
 * **Conflicts**: rules from every source that applies combine, and the most restrictive wins
   ("In the case of conflicting robots rules, the more restrictive rule applies"): any
   ``noindex`` beats ``all``/``index``; the smallest ``max-snippet`` and ``max-video-preview``

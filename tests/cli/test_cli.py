@@ -134,7 +134,7 @@ def test_version() -> None:
 
 def test_check_allowed_by_own_group(google: Path) -> None:
     proc = run(
-        "check", str(google), "--user-agent", "Googlebot", "https://example.com/includes/site.css"
+        "check", str(google), "--token", "Googlebot", "https://example.com/includes/site.css"
     )
     assert proc.returncode == 0, proc.stderr
     lines = proc.stdout.splitlines()
@@ -180,7 +180,8 @@ def test_check_json_lines(google: Path) -> None:
     assert objs[0] == {
         "url": urls[0],
         "checked_url": urls[0],
-        "user_agent": "Bingbot",
+        "tokens": ["Bingbot"],
+        "user_agent": "Bingbot",  # 0.2's names, until 0.4
         "user_agents": ["Bingbot"],
         "global_group": True,
         "allowed": False,
@@ -301,7 +302,7 @@ def test_check_missing_urls_file(google: Path, tmp_path: Path) -> None:
 def test_check_value_without_a_token_says_what_a_token_is(google: Path, token: str) -> None:
     proc = run("check", str(google), "-u", token, "https://example.com/")
     assert proc.returncode == 2
-    assert "invalid user-agent token" in proc.stderr
+    assert "invalid product token" in proc.stderr
     assert "letters, '-' and '_' only" in proc.stderr
     assert proc.stdout == ""
     no_traceback(proc)
@@ -325,17 +326,17 @@ def test_check_user_agent_string_is_reduced_to_its_token(
     google: Path, value: str, token: str
 ) -> None:
     proc = run("check", str(google), "-u", value, "--json", "https://example.com/includes/a")
-    assert json.loads(proc.stdout)["user_agent"] == token
+    assert json.loads(proc.stdout)["tokens"] == [token]
     assert (
         f"warning: {value!r} is not a valid robots.txt product token ([A-Za-z_-]+); "
         f"checking as {token!r} instead"
     ) in proc.stderr
 
 
-def test_check_missing_user_agent_is_a_usage_error(google: Path) -> None:
+def test_check_missing_token_is_a_usage_error(google: Path) -> None:
     proc = run("check", str(google), "https://example.com/")
     assert proc.returncode == 2
-    assert "--user-agent" in proc.stderr
+    assert "-u/--token" in proc.stderr
     no_traceback(proc)
 
 
@@ -782,8 +783,7 @@ def test_check_token_list_falls_to_the_first_named_token(only_googlebot: Path) -
         (True, "Googlebot", "none"),
         (False, "Googlebot", "agent"),
     ]
-    assert objs[0]["user_agents"] == ["Googlebot-Image", "Googlebot"]
-    assert objs[0]["user_agent"] == "Googlebot-Image"
+    assert objs[0]["tokens"] == ["Googlebot-Image", "Googlebot"]
 
 
 def test_check_no_global_ignores_star(only_googlebot: Path) -> None:
@@ -817,10 +817,10 @@ def test_check_as_a_documented_crawler(
     ("args", "message"),
     [
         (["--as", "nobot"], "unknown crawler 'nobot' for --as; known: googlebot, googlebot-image"),
-        (["--as", "googlebot", "-u", "Googlebot"], "either with --user-agent or with --as"),
+        (["--as", "googlebot", "-u", "Googlebot"], "either with --token or with --as"),
         (["-u", "Googlebot-Image,,Googlebot"], "empty token in"),
-        (["-u", "Googlebot,*"], "invalid user-agent token '*'"),
-        ([], "-u/--user-agent TOKEN"),
+        (["-u", "Googlebot,*"], "invalid product token '*'"),
+        ([], "-u/--token TOKEN"),
     ],
 )
 def test_check_agent_option_errors(only_googlebot: Path, args: list[str], message: str) -> None:
@@ -836,11 +836,11 @@ def test_check_each_token_of_a_list_is_reduced_and_headers_keep_their_commas(
     url = "https://e.com/nogoogle/x"
     tokens = "Googlebot-Image/1.0,Googlebot/2.1"
     proc = run("check", str(only_googlebot), "-u", tokens, "--json", url)
-    assert json.loads(proc.stdout)["user_agents"] == ["Googlebot-Image", "Googlebot"]
+    assert json.loads(proc.stdout)["tokens"] == ["Googlebot-Image", "Googlebot"]
     assert "checking as 'Googlebot-Image' instead" in proc.stderr
     header = "Mozilla/5.0 AppleWebKit/537.36 (KHTML, like Gecko; compatible; Googlebot/2.1)"
     proc = run("check", str(only_googlebot), "-u", header, "--json", url)
-    assert json.loads(proc.stdout)["user_agents"] == ["Googlebot"]
+    assert json.loads(proc.stdout)["tokens"] == ["Googlebot"]
 
 
 def test_check_shows_the_usage_in_force_per_url(only_googlebot: Path) -> None:

@@ -211,7 +211,7 @@ def test_a_crawler_with_several_tokens_reads_each(site: Site) -> None:
     )
     status, data = inspect_json(site.url("/img"), "--as", "googlebot-image")
     assert status == 1
-    assert data["user_agents"] == ["Googlebot-Image", "Googlebot"]
+    assert data["tokens"] == ["Googlebot-Image", "Googlebot"]
     assert data["rules"]["sources"] == {
         "noindex": ["meta:googlebot"],
         "nofollow": ["meta:googlebot-image"],
@@ -297,7 +297,7 @@ def test_robots_txt_server_error_exits_1_without_fetching_the_page(site: Site) -
     [
         (["ftp://example.com/"], "only http and https URLs"),
         (["example.com"], "not an absolute URL"),
-        (["http://127.0.0.1:1/", "-u", "2.1"], "invalid user-agent token"),
+        (["http://127.0.0.1:1/", "-u", "2.1"], "invalid product token"),
         (["http://127.0.0.1:1/", "--as", "nobot"], "unknown crawler"),
         (["http://127.0.0.1:1/", "--timeout", "-1"], "--timeout must be a positive number"),
     ],

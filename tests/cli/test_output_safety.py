@@ -135,7 +135,7 @@ def test_fetch_json_carries_the_hostile_text_exactly(hostile: Hostile) -> None:
     first, last = data["chain"][0], data["chain"][-1]
     assert (first["status"], first["location"]) == (301, LOCATION)
     assert (last["status"], last["cache_control"]) == (200, CACHE_CONTROL)
-    assert data["cache_seconds"] == 600
+    assert data["valid_seconds"] == 600
     assert out.isascii()  # JSON escapes every control character itself
 
 
@@ -205,7 +205,7 @@ def _report_with(text: str) -> dict[str, Any]:
     url = f"{origin}/private/{text}"
     c.forbidden(origin, url, parse(body).decide(url, "TestBot"))
     c.dropped("https://b.example", f"reason {text}")
-    return c.to_json({"spider": f"spider{text}", "user_agent": "TestBot"})
+    return c.to_json({"spider": f"spider{text}", "tokens": ["TestBot"]})
 
 
 def test_report_text_escapes_c1_and_bidi(tmp_path: Path) -> None:

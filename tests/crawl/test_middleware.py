@@ -59,14 +59,14 @@ async def test_allowed_and_forbidden_with_deciding_line(
     assert stats["robotstxt/response_count"] == 1
     assert stats["robotstxt/response_status_count/200"] == 1
     assert stats["robotstxt/origin_state/rules"] == 1
-    assert stats["robotstxt/deferred"] >= 1
+    assert stats["robotstxt/parked"] >= 1
     assert [(d.line, d.rule) for d in decisions] == [(4, "Disallow: /private")]
     logs = [r.getMessage() for r in caplog.records if "Forbidden by robots.txt" in r.getMessage()]
     assert len(logs) == 1 and "line 4" in logs[0] and "Disallow: /private" in logs[0]
     assert all(r.levelno == logging.DEBUG for r in caplog.records if "Forbidden" in r.getMessage())
-    deferred = [r for r in caplog.records if r.getMessage().startswith("Parked until")]
-    assert len(deferred) == stats["robotstxt/deferred"]
-    assert all(r.levelno == logging.DEBUG for r in deferred)
+    parked = [r for r in caplog.records if r.getMessage().startswith("Parked until")]
+    assert len(parked) == stats["robotstxt/parked"]
+    assert all(r.levelno == logging.DEBUG for r in parked)
 
 
 @pytest.mark.parametrize("status", [401, 403, 404, 410])
@@ -287,10 +287,10 @@ async def test_request_meta_overrides(server: Server) -> None:
             yield from self._reqs()
 
         def _reqs(self) -> Any:
-            yield self.make_request(server.url("/a"), meta={"robotstxt_user_agent": "betabot"})
-            yield self.make_request(server.url("/b"), meta={"robotstxt_user_agent": "betabot"})
+            yield self.make_request(server.url("/a"), meta={"gbot_robots_token": "betabot"})
+            yield self.make_request(server.url("/b"), meta={"gbot_robots_token": "betabot"})
             yield self.make_request(
-                server.url("/a?x"), meta={"robotstxt_user_agent": "AlphaBot/1.0 (+http://a)"}
+                server.url("/a?x"), meta={"gbot_robots_token": "AlphaBot/1.0 (+http://a)"}
             )
             yield self.make_request(server.url("/c"), meta={"dont_obey_robotstxt": True})
             yield self.make_request(server.url("/d"))

@@ -144,7 +144,7 @@ async def test_a_request_token_replaces_the_crawlers(server: Server) -> None:
     server.route("/robots.txt", body=ROBOTS)
     server.route("/n", body=page(("googlebot-news", "noindex"), ("testbot", "nofollow")))
     url = server.url("/n")
-    s = spider([url], start_meta={"robotstxt_user_agent": "Googlebot-News"})
+    s = spider([url], start_meta={"gbot_robots_token": "Googlebot-News"})
     crawler = await crawl(s, READ)
     rules = crawler.spider.rules[url]
     assert rules.noindex and not rules.nofollow

@@ -5,7 +5,7 @@ Real ``scrapy runspider`` processes, a real password-protected ``redis-server`` 
 in each form redis-py reads: the userinfo (with and without a user name), the ``password``
 query key on a TCP URL and on a ``unix://`` socket, and an IPv6 host. Each form runs:
 
-- a crawl that uses the store and, through scrapy-redis, the fleet's parking lot, with the log
+- a crawl that uses the store and, through scrapy-redis, the fleet's lot, with the log
   in ``LOG_FILE`` and the audit report in JSON and HTML;
 - a crawl whose Redis cannot be reached, logging on stderr (the outage and close WARNINGs,
   which printed a ``?password=`` before);
@@ -84,7 +84,7 @@ def _args(tmp: Path, url: str, *extra: str) -> list[str]:
         "runspider", str(tmp / "secret_spider.py"),
         "-s", "ROBOTSTXT_OBEY=True",
         "-s", 'ADDONS={"scrapy_gbot_robots.Addon": 0}',
-        "-s", f"GBOT_ROBOTS_CACHE={url}",
+        "-s", f"GBOT_ROBOTS_STORE={url}",
         "-s", f"TWISTED_REACTOR={ASYNCIO}",
         "-s", "GBOT_ROBOTS_PARK_TIMEOUT=2",
         "-s", "GBOT_ROBOTS_TICK=0.1",
@@ -236,7 +236,7 @@ async def test_start_up_errors_name_the_store_without_its_password_in_one_line(
             errors = [line for line in text.splitlines() if " ERROR: " in line]
             assert code != 0, text[-3000:]
             assert len(errors) == 1, f"{name}:\n{text[-3000:]}"
-            assert "Invalid setting: GBOT_ROBOTS_CACHE: " in errors[0] and expected in errors[0]
+            assert "Invalid setting: GBOT_ROBOTS_STORE: " in errors[0] and expected in errors[0]
             assert "***" in errors[0]
             assert "Traceback" not in text and "Unhandled error" not in text, text[-3000:]
             _assert_no_secret(name, proc, {})
