@@ -60,7 +60,7 @@ forbids indexing; 2 usage error (nothing is fetched).
 
 def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("url", metavar="URL", help="the absolute URL to inspect")
-    add_token_arguments(p, default="Googlebot")
+    add_token_arguments(p)
     p.add_argument(
         "--timeout", type=float, default=None, metavar="SECONDS", help="download timeout"
     )
