@@ -83,6 +83,7 @@ RETRY = "robotstxt/retry"
 FETCH_RETRY = "robotstxt/fetch_retry"
 ORIGIN_STATE = "robotstxt/origin_state/"  # + Kind value
 SERVER_ERROR = "robotstxt/server_error"
+PROXY_REFUSED = "robotstxt/proxy_refused"
 TRUNCATED = "robotstxt/truncated"
 
 #: The fetch reasons of the gate that count as a cache miss, an expiry or a retry.
