@@ -63,10 +63,11 @@ from ..policy.fetch import note_page_answer
 from ..policy.origin import robots_url
 from ..policy.states import OriginState, rules_in_force
 from .effects import Drop, Fetch, FetchReason, Outbox, SendOn
-from .fetcher import Outcome, route_of
+from .fetcher import Outcome
 from .gate import ParkReason
 from .lots import fleet_lot
 from .own_copy import ROBOTS_PATH, own_copy
+from .route import route_of
 
 if TYPE_CHECKING:
     from collections.abc import Sequence
@@ -383,7 +384,7 @@ class Coordinator:
         gate = self._gate
         outcome: Outcome = await self._fetcher.fetch(
             origin,
-            route=route_of(request.meta) if request is not None else None,
+            route=None if request is None else route_of(request.url, request.meta, request.headers),
             proceed=lambda: self._lifecycle.accepting() or gate.holds(origin),
             deadline=lambda: gate.close_deadline,
         )

@@ -327,6 +327,20 @@ class FetchEvents(_Telling):
     def retried_at_once(self) -> None:
         self.stats.inc_value(S.FETCH_RETRY)
 
+    def proxy_refused(self, origin: str, proxy: str | None, reason: str, *, first: bool) -> None:
+        """The proxy, not the origin, answered the fetch: counted each time, told once a
+        streak (``proxy`` is shown without credentials)."""
+        self.stats.inc_value(S.PROXY_REFUSED)
+        if first:
+            logger.warning(
+                "robots.txt of %(origin)s: the proxy %(proxy)s refused the request (%(reason)s), "
+                "so the origin's rules are unknown and its requests stay parked, as for an "
+                "unreachable robots.txt. Give the proxy's credentials on the requests: "
+                "meta['proxy'] = 'http://USER:PASS@HOST:PORT' or a Proxy-Authorization header.",
+                {"origin": origin, "proxy": proxy, "reason": reason},
+                extra=self._extra(),
+            )
+
     def lock_waited(self) -> None:
         self.stats.inc_value(S.LOCK_WAITED)
 
