@@ -40,6 +40,7 @@ PAGE_RULES_NOFOLLOW = "robotstxt/page_rules/nofollow"
 PAGE_RULES_DISALLOWED_NOINDEX = "robotstxt/page_rules/disallowed_noindex"
 PAGE_RULES_DROPPED_NOFOLLOW = "robotstxt/page_rules/dropped_nofollow"
 PAGE_RULES_KEPT_NOFOLLOW = "robotstxt/page_rules/kept_nofollow"
+PAGE_RULES_CAPPED = "robotstxt/page_rules/capped"
 
 # The gate, set when the spider closes.
 PARKED_PEAK = "robotstxt/parked_peak"
