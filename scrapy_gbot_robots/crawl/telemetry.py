@@ -274,6 +274,15 @@ class RequestEvents(_Telling):
                     stats.inc_value(S.PAGE_RULES_DISALLOWED_NOINDEX)
             if rules.nofollow:
                 stats.inc_value(S.PAGE_RULES_NOFOLLOW)
+        if rules.capped:
+            self.stats.inc_value(S.PAGE_RULES_CAPPED)
+            if self.debug and logger.isEnabledFor(logging.DEBUG):
+                logger.debug(
+                    "Page rules of %(url)s read in part: past a bound (%(capped)s), a rule was "
+                    "not read (docs/crawling.md#bounds)",
+                    {"url": url, "capped": ", ".join(rules.capped)},
+                    extra=self._extra(),
+                )
         if self.report is not None and origin:
             self.report.page_rules_read(origin, url, rules, disallowed=disallowed, now=now)
 

@@ -34,7 +34,7 @@ import functools
 import html
 import re
 
-__all__ = ["HEAD_LIMIT", "MAX_TAGS", "meta_tags"]
+__all__ = ["HEAD_LIMIT", "MAX_TAGS", "meta_tags", "read_metas"]
 
 #: Bytes of the body looked at, at most.
 HEAD_LIMIT = 256 * 1024
@@ -154,6 +154,16 @@ def meta_tags(
     ``names``: only tags whose name (stripped, lower-cased) is in it are returned. A tag
     without a ``name`` or without a ``content`` attribute is not returned. At most ``limit``
     are returned, and at most :data:`MAX_TAGS` steps taken.
+    """
+    return read_metas(body, names, limit)[0]
+
+
+def read_metas(
+    body: bytes, names: frozenset[str] | None = None, limit: int = MAX_TAGS
+) -> tuple[list[tuple[str, str]], bool]:
+    """:func:`meta_tags`, and whether a bound stopped the reading while the head went on
+    (a wanted tag past the first ``limit``, :data:`MAX_TAGS` steps, or :data:`HEAD_LIMIT`
+    bytes): a tag past it was not read.
 
     How it is fast: a page that mentions none of ``names`` (most pages, for a crawler's own
     token) is answered by one ``find`` per name, in C. Otherwise everything before the next
@@ -163,11 +173,12 @@ def meta_tags(
     """
     found: list[tuple[str, str]] = []
     end = min(len(body), HEAD_LIMIT)
+    cut = end < len(body)  # the body goes on past what is looked at
     pos = 3 if body.startswith(b"\xef\xbb\xbf") else 0  # a UTF-8 byte order mark
     words, longest = _mentions(names) if names is not None else ((), 1)
     mention = _next(words, longest, body, pos, end) if words else pos
     if mention >= end:
-        return found  # no wanted name anywhere: no meta tag to read
+        return found, False  # no wanted name anywhere: no meta tag to read
     for _ in range(MAX_TAGS):
         if pos < mention:
             run = _SKIP_METAS.match(body, pos, mention)
@@ -177,9 +188,11 @@ def meta_tags(
         run = _SKIP.match(body, pos, end)
         pos = run.end() if run is not None else pos
         if pos >= end:
-            break
+            return found, cut  # the head reached the bytes' bound, or the body's end
         if _META.match(body, pos, end) is None:
-            break  # what ends a head: text, <body>, </head>, another element
+            # What ends a head (text, <body>, </head>, another element), unless it is a tag
+            # the bytes' bound cut in two.
+            return found, cut and body.find(b">", pos, end) < 0
         attrs, pos = attributes(body, pos + 5, end)
         if words and pos > mention:
             mention = _next(words, longest, body, pos, end)
@@ -188,9 +201,9 @@ def meta_tags(
         if name is not None and content is not None:
             key = _text(name).strip().lower()
             if names is None or key in names:
-                found.append((key, _text(content)))
                 if len(found) >= limit:
-                    break
+                    return found, True  # one more wanted tag than returned
+                found.append((key, _text(content)))
         if mention >= end:
-            break  # no wanted name further on: no meta tag left to read
-    return found
+            return found, False  # no wanted name further on: no meta tag left to read
+    return found, True  # MAX_TAGS steps
