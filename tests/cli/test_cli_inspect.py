@@ -360,6 +360,7 @@ def test_other_crawlers_header_lines_push_out_no_rule_and_a_bound_is_said(site: 
     proc = inspect(site.url("/many"))
     assert "warning: read in part, past a bound (headers)" in proc.stdout
     code, data = inspect_json(site.url("/many"))
+    assert code == 0  # the noindex past the bound was not read, and the warning says so
     assert data["rules"]["capped"] == ["headers"]
 
 
