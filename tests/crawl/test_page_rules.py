@@ -346,3 +346,33 @@ async def test_other_crawlers_lines_and_tags_push_out_no_rule_of_ours(
 def _letters(n: int) -> str:
     """``n`` as letters (aa, ab...): a user agent in a header is a product token, no digit."""
     return chr(97 + n // 26) + chr(97 + n % 26)
+
+
+@pytest_twisted.ensureDeferred
+async def test_without_robots_txt_page_rules_set_are_said_to_be_ignored(
+    server: Server, caplog: pytest.LogCaptureFixture
+) -> None:
+    """Issue 46, item 5: ``ROBOTSTXT_OBEY = False`` with ``GBOT_ROBOTS_PAGE_RULES = "obey"``
+    did nothing and said nothing. The plugin stays off (links followed, nothing read), and
+    start-up says so in one WARNING naming both settings; unset, nothing is said."""
+    html: dict[str, str | list[str]] = {"Content-Type": "text/html; charset=utf-8"}
+    server.route("/hub", body=page(("robots", "nofollow"), links=("/x",)), headers=html)
+    server.route("/x", body=page(), headers=html)
+    off = {"ROBOTSTXT_OBEY": False}
+    for value, said in (("obey", 1), ("read", 1), (None, 0), ("off", 0)):
+        server.hits.clear()
+        caplog.clear()
+        settings = {**off, **({} if value is None else {"GBOT_ROBOTS_PAGE_RULES": value})}
+        with caplog.at_level(logging.INFO):
+            crawler = await crawl(spider([server.url("/hub")]), settings)
+        warnings = [r.getMessage() for r in caplog.records if r.levelno == logging.WARNING]
+        ignored = [m for m in warnings if "GBOT_ROBOTS_PAGE_RULES" in m]
+        assert len(ignored) == said, (value, warnings)
+        if said:
+            assert f"GBOT_ROBOTS_PAGE_RULES = {value!r} is ignored: ROBOTSTXT_OBEY is False" in (
+                ignored[0]
+            )
+        assert server.count("/x") == 1  # nothing obeyed: the plugin is off
+        rules: Any = crawler.spider.rules
+        assert rules[server.url("/hub")] is None
+        assert server.count("/robots.txt") == 0
