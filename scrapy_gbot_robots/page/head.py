@@ -183,7 +183,7 @@ def _text(raw: bytes) -> str:
     return _unescape_attribute(text)[:VALUE_CHARS] if "&" in text else text[:VALUE_CHARS]
 
 
-#: A character reference as ``html.unescape`` finds one (its ``_charref``).
+#: A character reference as ``html.unescape`` finds one (the same pattern as its own).
 _CHARREF = re.compile(r"&(#[0-9]+;?|#[xX][0-9a-fA-F]+;?|[^\t\n\f <&#;]{1,32};?)")
 
 
