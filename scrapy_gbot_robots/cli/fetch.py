@@ -29,6 +29,7 @@ from ._args import (
     IOStreams,
     UsageError,
     add_agent_arguments,
+    check_timeout,
     resolve_agents,
 )
 from ._render import Cell, Painter, SafeLogFormatter, colour_wanted, line_text, render_table
@@ -321,8 +322,7 @@ def run(ns: argparse.Namespace, io: IOStreams) -> int:
     origin = origin_of(url)
     if origin is None:
         raise UsageError(f"{quoted(url)} has no robots.txt to fetch: only http and https URLs do")
-    if ns.timeout is not None and not ns.timeout > 0:
-        raise UsageError(f"--timeout must be a positive number of seconds, got {ns.timeout:g}")
+    check_timeout(ns.timeout)
     for text in later:
         io.note(text)
     checked = sendable_url(url)  # the URL check would check: one answer for both commands

@@ -34,6 +34,7 @@ from ._args import (
     IOStreams,
     UsageError,
     add_agent_arguments,
+    check_timeout,
     resolve_agents,
 )
 from ._render import Cell, Painter, colour_wanted, line_text, render_table, short
@@ -264,8 +265,7 @@ def run(ns: argparse.Namespace, io: IOStreams) -> int:
     origin = origin_of(url)
     if origin is None:
         raise UsageError(f"{quoted(url)} cannot be inspected: only http and https URLs can")
-    if ns.timeout is not None and not ns.timeout > 0:
-        raise UsageError(f"--timeout must be a positive number of seconds, got {ns.timeout:g}")
+    check_timeout(ns.timeout)
     for text in later:
         io.note(text)
     checked = sendable_url(url)

@@ -299,12 +299,16 @@ def test_robots_txt_server_error_exits_1_without_fetching_the_page(site: Site) -
         (["example.com"], "not an absolute URL"),
         (["http://127.0.0.1:1/", "-u", "2.1"], "invalid user-agent token"),
         (["http://127.0.0.1:1/", "--as", "nobot"], "unknown crawler"),
-        (["http://127.0.0.1:1/", "--timeout", "-1"], "--timeout must be a positive number"),
+        (["http://127.0.0.1:1/", "--timeout", "-1"], "--timeout must be between 0.001 and"),
+        # Issue 46, item 10: printed "the middleware did not decide" and exited 1.
+        (["http://127.0.0.1:1/", "--timeout", "inf"], "--timeout must be between 0.001 and"),
+        (["http://127.0.0.1:1/", "--timeout", "1e-9"], "--timeout must be between 0.001 and"),
     ],
 )
 def test_usage_errors_exit_2(args: list[str], message: str) -> None:
     proc = inspect(*args)
     assert proc.returncode == 2 and message in proc.stderr
+    assert "did not decide" not in proc.stdout + proc.stderr
 
 
 # ----------------------------------------------------------------------------- hostile server
