@@ -329,7 +329,7 @@ class Coordinator:
                         self._fetch_events.fetch_wanted(effect.why)
                         call_later(0, self._start_fetch, effect.origin, effect.why)
                     elif isinstance(effect, Drop):
-                        self._drop(effect.origin, effect.items, effect.reason)
+                        self._drop(effect.origin, effect.items, effect.reason, effect.decided)
                     elif isinstance(effect, SendOn):
                         self._send_soon()
                     else:
@@ -435,9 +435,12 @@ class Coordinator:
                 request.dont_filter = dont_filter
             self._request_events.released()
 
-    def _drop(self, origin: str, items: Sequence[Any], reason: str) -> None:
+    def _drop(
+        self, origin: str, items: Sequence[Any], reason: str, decided: bool = False
+    ) -> None:
         """Give these up: each reaches its errback while the crawl runs; at its end (the
-        close's drops), only the signal and the stat, as Scrapy's own queues do."""
+        close's drops), only the signal and the stat, as Scrapy's own queues do. ``decided``:
+        they were waiting their turn, their robots.txt decided (the log line says so)."""
         running = self._lifecycle.accepting()
         for item in items:
             if isinstance(item, Unreadable):
@@ -446,7 +449,7 @@ class Coordinator:
                 self._request_events.dropped(item.request, origin, reason)
                 item.deferred.errback(IgnoreRequest(_undecided_message(reason)))
             else:
-                self._request_events.dropped(item, origin, reason)
+                self._request_events.dropped(item, origin, reason, decided=decided)
                 if running:
                     self._to_errback(item, reason)
 

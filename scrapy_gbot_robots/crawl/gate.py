@@ -401,11 +401,12 @@ class Gate(Generic[T]):
     def close(self, persist: bool, reason: str) -> int:
         """The crawl ends: keep what the lot can persist, drop the rest; return how many kept."""
         self._closed = True
+        decided = frozenset(self.ready)  # waiting their turn, not for robots.txt
         self.ready.clear()
         self._recs.clear()
         self.budget.clear()
         self._clock.clear()
-        return self._items.close(persist, reason)
+        return self._items.close(persist, reason, decided)
 
     # -- internals ----------------------------------------------------------------------------
     def _rec(self, origin: str) -> _Origin:

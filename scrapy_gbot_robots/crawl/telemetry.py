@@ -209,11 +209,21 @@ class RequestEvents(_Telling):
         """A parked request went back to the engine (stat ``undeferred``, its 0.1 name)."""
         self.stats.inc_value(S.UNDEFERRED)
 
-    def dropped(self, request: Request, origin: str, reason: str) -> None:
+    def dropped(
+        self, request: Request, origin: str, reason: str, *, decided: bool = False
+    ) -> None:
+        """A parked request was given up; ``decided``: its robots.txt was decided, and it was
+        waiting its turn when the crawl closed."""
         self.stats.inc_value(S.DROPPED)
         if self.report is not None:
             self.report.dropped(origin, reason)
-        if reason == STOPPED:
+        if decided:
+            message = (
+                "Dropped %(request)s: its robots.txt was decided, but it was still waiting its "
+                "turn to go on when the crawl closed (%(reason)s); with JOBDIR it is kept for "
+                "the next run"
+            )
+        elif reason == STOPPED:
             message = (
                 "Dropped %(request)s: the robots.txt of its origin answers with server errors, "
                 "and a download that waits in place does not wait for a retry (Googlebot "
