@@ -435,12 +435,10 @@ class Coordinator:
                 request.dont_filter = dont_filter
             self._request_events.released()
 
-    def _drop(
-        self, origin: str, items: Sequence[Any], reason: str, decided: bool = False
-    ) -> None:
+    def _drop(self, origin: str, items: Sequence[Any], reason: str, decided: bool = False) -> None:
         """Give these up: each reaches its errback while the crawl runs; at its end (the
-        close's drops), only the signal and the stat, as Scrapy's own queues do. ``decided``:
-        they were waiting their turn, their robots.txt decided (the log line says so)."""
+        close's drops), only the signal and the stat, as Scrapy's own queues do (``decided``:
+        they were waiting their turn)."""
         running = self._lifecycle.accepting()
         for item in items:
             if isinstance(item, Unreadable):

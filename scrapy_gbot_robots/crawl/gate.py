@@ -401,8 +401,7 @@ class Gate(Generic[T]):
     def close(self, persist: bool, reason: str) -> int:
         """The crawl ends: keep what the lot can persist, drop the rest; return how many kept."""
         self._closed = True
-        decided = frozenset(self.ready)  # waiting their turn, not for robots.txt
-        self.ready.clear()
+        decided = self.ready.clear()  # waiting their turn, not for robots.txt
         self._recs.clear()
         self.budget.clear()
         self._clock.clear()
