@@ -207,11 +207,11 @@ class _Combined:
         self.previews: dict[str, list[str]] = {}
         self.dates: dict[datetime, list[str]] = {}
         self.other: list[tuple[str, str]] = []
-        self.capped: list[str] = []
+        self.capped: tuple[str, ...] = ()
 
     def cap(self, bound: str) -> None:
         if bound not in self.capped:
-            self.capped.append(bound)
+            self.capped = (*self.capped, bound)
 
     def add(self, directive: Directive, source: str) -> None:
         name = directive.name
@@ -249,15 +249,22 @@ class _Combined:
             date = min(self.dates)
             sources["unavailable_after"] = tuple(self.dates[date])
         flags = self.flags
+        # Positional, in PageRules' field order (FLAG_FIELDS is that order): once per page,
+        # and keyword arguments built from a dict cost a third of this method.
         return PageRules(
-            **{name: name in flags for name in FLAG_FIELDS},
-            max_snippet=numbers.get("max-snippet"),
-            max_image_preview=preview,
-            max_video_preview=numbers.get("max-video-preview"),
-            unavailable_after=date,
-            sources=tuple((n, sources[n]) for n in RULE_NAMES if n in sources),
-            other=tuple(self.other),
-            capped=tuple(self.capped),
+            "noindex" in flags,
+            "nofollow" in flags,
+            "nosnippet" in flags,
+            "noimageindex" in flags,
+            "notranslate" in flags,
+            "indexifembedded" in flags,
+            numbers.get("max-snippet"),
+            preview,
+            numbers.get("max-video-preview"),
+            date,
+            tuple([(n, sources[n]) for n in RULE_NAMES if n in sources]),
+            tuple(self.other),
+            self.capped,
         )
 
 
@@ -280,18 +287,41 @@ def read_page_rules(
     """
     wanted, names = _tokens(tokens)
     combined: _Combined | None = None
-    capped: list[str] = []
+    capped: tuple[str, ...] = ()
+    if headers:
+        combined, capped = _read_headers(headers, wanted)
+    if body:
+        metas, cut = read_metas(body, names, MAX_METAS)
+        if cut:
+            capped = (*capped, CAP_HEAD)
+        for name, content in metas:
+            source = f"meta:{name}"
+            for _, directive in split_rules(content):
+                combined = combined or _Combined()
+                combined.add(directive, source)
+    if combined is None:
+        return PageRules(capped=capped) if capped else NO_RULES
+    for bound in capped:
+        combined.cap(bound)
+    return combined.rules()
+
+
+def _read_headers(
+    headers: Iterable[bytes | str], wanted: frozenset[str]
+) -> tuple[_Combined | None, tuple[str, ...]]:
+    """The ``X-Robots-Tag`` values' rules for ``wanted``, and ``(CAP_HEADERS,)`` when a bound
+    stopped the reading (see the bounds above)."""
+    combined: _Combined | None = None
+    capped = False
     read = 0
     budget = HEADER_BUDGET
     for n, value in enumerate(headers):
         if n >= MAX_HEADER_LINES or read >= MAX_HEADERS or budget <= 0:
-            if CAP_HEADERS not in capped:
-                capped.append(CAP_HEADERS)
+            capped = True
             break
-        if len(value) > HEADER_CHARS and CAP_HEADERS not in capped:
-            capped.append(CAP_HEADERS)
         text = _header_text(value)
-        if _for_others_only(text, wanted):
+        capped = capped or len(text) < len(value)  # a value past HEADER_CHARS
+        if ":" in text and _for_others_only(text, wanted):
             continue  # not read, not counted: another crawler's line pushes out nothing
         budget -= len(text)
         applied = False
@@ -304,22 +334,10 @@ def read_page_rules(
                 continue  # addressed to another crawler
             combined = combined or _Combined()
             combined.add(directive, source)
-            applied = applied or directive.known
+            if directive.name:
+                applied = True
         read += applied  # a line of unknown rules only is kept in `other`, and pushes nothing
-    if body:
-        metas, cut = read_metas(body, names, MAX_METAS)
-        if cut:
-            capped.append(CAP_HEAD)
-        for name, content in metas:
-            source = f"meta:{name}"
-            for _, directive in split_rules(content):
-                combined = combined or _Combined()
-                combined.add(directive, source)
-    if combined is None:
-        return PageRules(capped=tuple(capped)) if capped else NO_RULES
-    for bound in capped:
-        combined.cap(bound)
-    return combined.rules()
+    return combined, (CAP_HEADERS,) if capped else ()
 
 
 def _for_others_only(text: str, wanted: frozenset[str]) -> bool:

@@ -286,3 +286,24 @@ def test_robots_metas_past_the_bound_are_said_and_other_crawlers_metas_never_cou
     long_head = b"<html><head>" + b'<link rel="robots">' * 20_000
     assert read_page_rules("B", [], long_head).capped == (CAP_HEAD,)
     assert read_page_rules("B", [], b"<head></head><body>" + b"x" * 300_000).capped == ()
+
+
+def test_the_fields_are_in_the_order_the_reader_builds_them() -> None:
+    """``_Combined.rules`` passes PageRules' fields by position (it runs once per page)."""
+    import dataclasses
+
+    from scrapy_gbot_robots.page.rules import FLAG_FIELDS
+
+    names = [f.name for f in dataclasses.fields(PageRules)]
+    assert names == [
+        *FLAG_FIELDS,
+        "max_snippet",
+        "max_image_preview",
+        "max_video_preview",
+        "unavailable_after",
+        "sources",
+        "other",
+        "capped",
+    ]
+    rules = read_page_rules("B", [b"noindex, max-snippet: 5, max-video-preview: 7"])
+    assert (rules.noindex, rules.max_snippet, rules.max_video_preview) == (True, 5, 7)
