@@ -14,6 +14,7 @@ import base64
 import logging
 import socket
 from collections.abc import AsyncIterator
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -160,7 +161,7 @@ async def test_a_retried_request_that_wants_the_fetch_carries_the_credentials(
 
 @pytest_twisted.ensureDeferred
 async def test_a_407_means_the_rules_are_unknown_never_no_restrictions(
-    server: Server, auth_proxy: AuthProxy, caplog: pytest.LogCaptureFixture
+    server: Server, auth_proxy: AuthProxy, caplog: pytest.LogCaptureFixture, tmp_path: Path
 ) -> None:
     """Wrong credentials: the proxy refuses robots.txt (and would refuse the pages). The
     origin is handled as unreachable: its requests are parked and dropped at the deadline,
@@ -171,10 +172,21 @@ async def test_a_407_means_the_rules_are_unknown_never_no_restrictions(
     urls = [f"http://{h}:{port}/{p}" for h in ("one.test", "two.test") for p in ("a", "b")]
     wrong = f"{USER}:not-{PASSWORD}"
     spider = _spider(urls, {"proxy": auth_proxy.url(wrong)})
+    reports = [tmp_path / "report.json", tmp_path / "report.html"]
+    settings = {
+        "GBOT_ROBOTS_PARK_TIMEOUT": 1.0,
+        "RETRY_ENABLED": False,
+        "GBOT_ROBOTS_REPORT": ",".join(map(str, reports)),
+    }
     with caplog.at_level(logging.DEBUG):
-        crawler = await crawl(spider, {"GBOT_ROBOTS_PARK_TIMEOUT": 1.0, "RETRY_ENABLED": False})
+        crawler = await crawl(spider, settings)
     assert crawler.spider.crawled == []
     assert server.count("/robots.txt") == 0 and server.count("/a") == 0
+    for report in reports:  # the report names the proxy's refusal, never its credentials
+        text = report.read_text(encoding="utf-8")
+        assert "proxy refused (407)" in text
+        _no_secret_in(text)
+        assert "not-" + PASSWORD not in text
     assert sorted(u for u, _ in crawler.spider.dropped) == sorted(urls)
     stats = crawler.stats.get_stats()
     assert stats["robotstxt/proxy_refused"] >= 2
