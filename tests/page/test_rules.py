@@ -289,7 +289,7 @@ def test_robots_metas_past_the_bound_are_said_and_other_crawlers_metas_never_cou
 
 
 def test_the_fields_are_in_the_order_the_reader_builds_them() -> None:
-    """``_Combined.rules`` passes PageRules' fields by position (it runs once per page)."""
+    """The reader builds PageRules by position, once per page: the order is its contract."""
     import dataclasses
 
     from scrapy_gbot_robots.page.rules import FLAG_FIELDS
