@@ -35,6 +35,10 @@ USAGE_META = "gbot_robots_usage"
 #: those of the request that made it wanted (docs/meta.md says why these and no others).
 ROUTE_META = ("proxy", "bindaddress")
 
+#: Scrapy's (2.19) per-request HTTP authentication meta keys: a robots.txt request carries
+#: them too, limited to the origin's host when no domain is given (docs/meta.md).
+AUTH_META = ("http_user", "http_pass", "http_auth_domain")
+
 #: ``GBOT_ROBOTS_PAGE_RULES``: the page's robots meta tags and X-Robots-Tag for the crawler's
 #: token(s), a ``scrapy_gbot_robots.PageRules`` in ``response.meta``.
 PAGE_RULES_META = "gbot_robots_page_rules"

@@ -40,6 +40,7 @@ PAGE_RULES_NOFOLLOW = "robotstxt/page_rules/nofollow"
 PAGE_RULES_DISALLOWED_NOINDEX = "robotstxt/page_rules/disallowed_noindex"
 PAGE_RULES_DROPPED_NOFOLLOW = "robotstxt/page_rules/dropped_nofollow"
 PAGE_RULES_KEPT_NOFOLLOW = "robotstxt/page_rules/kept_nofollow"
+PAGE_RULES_CAPPED = "robotstxt/page_rules/capped"
 
 # The gate, set when the spider closes.
 PARKED_PEAK = "robotstxt/parked_peak"
@@ -83,6 +84,7 @@ RETRY = "robotstxt/retry"
 FETCH_RETRY = "robotstxt/fetch_retry"
 ORIGIN_STATE = "robotstxt/origin_state/"  # + Kind value
 SERVER_ERROR = "robotstxt/server_error"
+PROXY_REFUSED = "robotstxt/proxy_refused"
 TRUNCATED = "robotstxt/truncated"
 
 #: The fetch reasons of the gate that count as a store miss, an expiry or a retry.

@@ -30,6 +30,19 @@ class UsageError(Exception):
     """A user mistake: reported in one line on stderr with exit status 2, never a traceback."""
 
 
+#: ``--timeout`` of ``fetch`` and ``inspect``, in seconds: the smallest the download timeout
+#: setting takes (``GBOT_ROBOTS_DOWNLOAD_TIMEOUT``), and a day.
+TIMEOUT_RANGE = (0.001, 86_400.0)
+
+
+def check_timeout(value: float | None) -> None:
+    """``--timeout`` outside :data:`TIMEOUT_RANGE` (``inf``, ``nan``, ``1e-9``) is a usage
+    error: inside the crawl it made the setting fail, read as "not decided", exit 1."""
+    low, high = TIMEOUT_RANGE
+    if value is not None and not low <= value <= high:  # False for nan too
+        raise UsageError(f"--timeout must be between {low:g} and {high:g} seconds, got {value:g}")
+
+
 @dataclass(slots=True)
 class IOStreams:
     """The streams a command writes to and reads from (swapped for buffers in tests)."""

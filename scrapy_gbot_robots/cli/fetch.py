@@ -30,6 +30,7 @@ from ._args import (
     Tokens,
     UsageError,
     add_token_arguments,
+    check_timeout,
     resolve_tokens,
     token_fields,
 )
@@ -116,8 +117,7 @@ def target(ns: argparse.Namespace, io: IOStreams, no_origin: str) -> Target:
     origin = origin_of(url)
     if origin is None:
         raise UsageError(no_origin.format(url=quoted(url)))
-    if ns.timeout is not None and not ns.timeout > 0:
-        raise UsageError(f"--timeout must be a positive number of seconds, got {ns.timeout:g}")
+    check_timeout(ns.timeout)
     for text in later:
         io.note(text)
     checked = sendable_url(url)  # the URL check would check: one answer for every command

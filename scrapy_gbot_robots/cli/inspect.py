@@ -311,6 +311,11 @@ def _rule_lines(rules: PageRules, now: float) -> list[str]:
         lines.append(f"{shown} ({', '.join(sources)})")
     for text, source in rules.other:
         lines.append(f"{text} ({source}): not a rule Google reads, ignored")
+    if rules.capped:
+        lines.append(
+            f"warning: read in part, past a bound ({', '.join(rules.capped)}): a rule past it "
+            "was not read, so this answer may miss one (see docs/crawling.md#bounds)"
+        )
     return lines
 
 

@@ -69,14 +69,24 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--json", action="store_true", help="re-emit the report as JSON")
 
 
+#: Nesting a report may have, at most: a real one is a few levels deep. Deeper input is
+#: refused before anything walks it (Python's json and the schema check recurse).
+MAX_DEPTH = 64
+
+
 def load_report(path: str, stdin: IO[bytes]) -> dict[str, Any]:
     """The report, checked to be one this version reads; any problem is a usage error."""
     raw = read_input(path, stdin, "report file")
+    too_deep = f"{quoted(path)} is not a valid report: nested deeper than {MAX_DEPTH} levels"
     try:
         data = json.loads(raw)
+    except RecursionError:
+        raise UsageError(too_deep) from None
     except ValueError:
         hint = " (an .html report? give the .json one)" if raw.lstrip()[:1] == b"<" else ""
         raise UsageError(f"{quoted(path)} is not JSON{hint}") from None
+    if _deeper_than(data, MAX_DEPTH):
+        raise UsageError(too_deep)
     schema = data.get("schema") if isinstance(data, dict) else None
     if not isinstance(schema, str) or not schema.startswith("gbot-robots-report/"):
         raise UsageError(f"{quoted(path)} is not a gbot-robots report (no 'schema' field)")
@@ -97,6 +107,24 @@ def load_report(path: str, stdin: IO[bytes]) -> dict[str, Any]:
         raise UsageError(f"{quoted(path)} is not a valid report: {printable(wrong)}")
     report: dict[str, Any] = data
     return report
+
+
+def _deeper_than(data: Any, limit: int) -> bool:
+    """Whether lists and objects nest deeper than ``limit``; no recursion, so no input can
+    exhaust the stack here."""
+    stack: list[tuple[Any, int]] = [(data, 1)]
+    while stack:
+        value, depth = stack.pop()
+        if isinstance(value, dict):
+            children: Any = value.values()
+        elif isinstance(value, list):
+            children = value
+        else:
+            continue
+        if depth > limit:
+            return True
+        stack.extend((child, depth + 1) for child in children)
+    return False
 
 
 def run(ns: argparse.Namespace, io: IOStreams) -> int:

@@ -63,10 +63,11 @@ from ..policy.fetch import note_page_answer
 from ..policy.origin import robots_url
 from ..policy.states import OriginState, rules_in_force
 from .effects import Drop, Fetch, FetchReason, Outbox, SendOn
-from .fetcher import Outcome, route_of
+from .fetcher import Outcome
 from .gate import ParkReason
 from .lots import fleet_lot
 from .own_copy import ROBOTS_PATH, own_copy
+from .route import route_of
 
 if TYPE_CHECKING:
     from collections.abc import Sequence
@@ -328,7 +329,7 @@ class Coordinator:
                         self._fetch_events.fetch_wanted(effect.why)
                         call_later(0, self._start_fetch, effect.origin, effect.why)
                     elif isinstance(effect, Drop):
-                        self._drop(effect.origin, effect.items, effect.reason)
+                        self._drop(effect.origin, effect.items, effect.reason, effect.decided)
                     elif isinstance(effect, SendOn):
                         self._send_soon()
                     else:
@@ -383,7 +384,7 @@ class Coordinator:
         gate = self._gate
         outcome: Outcome = await self._fetcher.fetch(
             origin,
-            route=route_of(request.meta) if request is not None else None,
+            route=None if request is None else route_of(request.url, request.meta, request.headers),
             proceed=lambda: self._lifecycle.accepting() or gate.holds(origin),
             deadline=lambda: gate.close_deadline,
         )
@@ -434,9 +435,10 @@ class Coordinator:
                 request.dont_filter = dont_filter
             self._request_events.released()
 
-    def _drop(self, origin: str, items: Sequence[Any], reason: str) -> None:
+    def _drop(self, origin: str, items: Sequence[Any], reason: str, decided: bool = False) -> None:
         """Give these up: each reaches its errback while the crawl runs; at its end (the
-        close's drops), only the signal and the stat, as Scrapy's own queues do."""
+        close's drops), only the signal and the stat, as Scrapy's own queues do (``decided``:
+        they were waiting their turn)."""
         running = self._lifecycle.accepting()
         for item in items:
             if isinstance(item, Unreadable):
@@ -445,7 +447,7 @@ class Coordinator:
                 self._request_events.dropped(item.request, origin, reason)
                 item.deferred.errback(IgnoreRequest(_undecided_message(reason)))
             else:
-                self._request_events.dropped(item, origin, reason)
+                self._request_events.dropped(item, origin, reason, decided=decided)
                 if running:
                     self._to_errback(item, reason)
 

@@ -45,11 +45,16 @@ class Release(Generic[T]):
 
 @dataclass(frozen=True, slots=True)
 class Drop(Generic[T]):
-    """Give these items up (``reason``: "deadline", "stopped" or the close's reason)."""
+    """Give these items up (``reason``: "deadline", "stopped" or the close's reason).
+
+    ``decided``: their origin's robots.txt was decided and they were waiting their turn
+    (dropped by the close), not waiting for robots.txt.
+    """
 
     origin: str
     items: Sequence[T]
     reason: str
+    decided: bool = False
 
 
 @dataclass(frozen=True, slots=True)
@@ -71,7 +76,9 @@ class Actions(Protocol[T_contra]):
 
     def release(self, origin: str, items: Sequence[T_contra]) -> None: ...
 
-    def drop(self, origin: str, items: Sequence[T_contra], reason: str) -> None: ...
+    def drop(
+        self, origin: str, items: Sequence[T_contra], reason: str, decided: bool = False
+    ) -> None: ...
 
     def send_on(self) -> None: ...
 
@@ -90,8 +97,8 @@ class Outbox(Generic[T]):
     def release(self, origin: str, items: Sequence[T]) -> None:
         self._effects.append(Release(origin, items))
 
-    def drop(self, origin: str, items: Sequence[T], reason: str) -> None:
-        self._effects.append(Drop(origin, items, reason))
+    def drop(self, origin: str, items: Sequence[T], reason: str, decided: bool = False) -> None:
+        self._effects.append(Drop(origin, items, reason, decided))
 
     def send_on(self) -> None:
         self._effects.append(SEND_ON)

@@ -401,11 +401,11 @@ class Gate(Generic[T]):
     def close(self, persist: bool, reason: str) -> int:
         """The crawl ends: keep what the lot can persist, drop the rest; return how many kept."""
         self._closed = True
-        self.ready.clear()
+        decided = self.ready.clear()  # waiting their turn, not for robots.txt
         self._recs.clear()
         self.budget.clear()
         self._clock.clear()
-        return self._items.close(persist, reason)
+        return self._items.close(persist, reason, decided)
 
     # -- internals ----------------------------------------------------------------------------
     def _rec(self, origin: str) -> _Origin:

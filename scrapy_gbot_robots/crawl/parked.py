@@ -10,7 +10,7 @@ decides when; this module only moves and counts. Pure: nothing from Scrapy or Tw
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Container, Sequence
 from typing import Generic, Protocol, TypeVar
 
 from ..parking.base import Lot
@@ -129,15 +129,18 @@ class ParkedItems(Generic[T]):
         if self.lot.shared and accepting and counts.parked:
             self.tally.lost_to_others(self._uncount(counts, counts.parked))
 
-    def close(self, persist: bool, reason: str) -> int:
-        """The crawl ends: keep what the lot can persist, drop the rest; return how many kept."""
+    def close(self, persist: bool, reason: str, decided: Container[str] = ()) -> int:
+        """The crawl ends: keep what the lot can persist, drop the rest; return how many kept.
+
+        ``decided``: the origins whose items were waiting their turn (their robots.txt was
+        decided), told apart in the drop."""
         left = self._held.close(persist=False) + self.lot.close(persist)
         kept = self.tally.close(len(left))
         by_origin: dict[str, list[T]] = {}
         for origin, item in left:
             by_origin.setdefault(origin, []).append(item)
         for origin, items in by_origin.items():
-            self._actions.drop(origin, items, reason)
+            self._actions.drop(origin, items, reason, origin in decided)
         return kept
 
     def waiting(self) -> Sequence[tuple[str, int]]:

@@ -234,14 +234,24 @@ class RequestEvents(_Telling):
         """A parked request went back to the engine."""
         self.stats.inc_value(S.RELEASED)
 
-    def dropped(self, request: Request, origin: str, reason: str) -> None:
-        """A request given up before its robots.txt decided it: a parked one (its deadline,
-        the close, the engine refusing it on release), or a download waiting in place whose
-        origin is stopped by server errors (``reason`` ``STOPPED``: never parked)."""
+    def dropped(
+        self, request: Request, origin: str, reason: str, *, decided: bool = False
+    ) -> None:
+        """A parked request given up: before its robots.txt decided it (its deadline, the
+        close, the engine refusing it on release), a download waiting in place whose origin
+        is stopped by server errors (``reason`` ``STOPPED``: never parked), or, ``decided``,
+        one whose robots.txt was decided but that still waited its turn when the crawl
+        closed."""
         self.stats.inc_value(S.DROPPED)
         if self.report is not None:
             self.report.dropped(origin, reason)
-        if reason == STOPPED:
+        if decided:
+            message = (
+                "Dropped %(request)s: its robots.txt was decided, but it was still waiting its "
+                "turn to go on when the crawl closed (%(reason)s); with JOBDIR it is kept for "
+                "the next run"
+            )
+        elif reason == STOPPED:
             message = (
                 "Dropped %(request)s: the robots.txt of its origin answers with server errors, "
                 "and a download that waits in place does not wait for a retry (Googlebot "
@@ -303,6 +313,15 @@ class RequestEvents(_Telling):
                     stats.inc_value(S.PAGE_RULES_DISALLOWED_NOINDEX)
             if rules.nofollow:
                 stats.inc_value(S.PAGE_RULES_NOFOLLOW)
+        if rules.capped:
+            self.stats.inc_value(S.PAGE_RULES_CAPPED)
+            if self.debug and logger.isEnabledFor(logging.DEBUG):
+                logger.debug(
+                    "Page rules of %(url)s read in part: past a bound (%(capped)s), a rule was "
+                    "not read (docs/crawling.md#bounds)",
+                    {"url": url, "capped": ", ".join(rules.capped)},
+                    extra=self._extra(),
+                )
         if self.report is not None and origin:
             self.report.page_rules_read(origin, url, rules, disallowed=disallowed, now=now)
 
@@ -355,6 +374,20 @@ class FetchEvents(_Telling):
 
     def retried_at_once(self) -> None:
         self.stats.inc_value(S.FETCH_RETRY)
+
+    def proxy_refused(self, origin: str, proxy: str | None, reason: str, *, first: bool) -> None:
+        """The proxy, not the origin, answered the fetch: counted each time, told once a
+        streak (``proxy`` is shown without credentials)."""
+        self.stats.inc_value(S.PROXY_REFUSED)
+        if first:
+            logger.warning(
+                "robots.txt of %(origin)s: the proxy %(proxy)s refused the request (%(reason)s), "
+                "so the origin's rules are unknown and its requests stay parked, as for an "
+                "unreachable robots.txt. Give the proxy's credentials on the requests: "
+                "meta['proxy'] = 'http://USER:PASS@HOST:PORT' or a Proxy-Authorization header.",
+                {"origin": origin, "proxy": proxy, "reason": reason},
+                extra=self._extra(),
+            )
 
     def lock_waited(self) -> None:
         self.stats.inc_value(S.LOCK_WAITED)

@@ -54,7 +54,7 @@ from redis.exceptions import NoScriptError, RedisError, ResponseError
 from redis.exceptions import TimeoutError as RedisTimeoutError
 from redis.retry import Retry
 
-from .._redact import redacted
+from .._redact import redacted, secret_pieces
 from .._settings import ConfigError
 from ..engine.lines import MAX_BODY_BYTES
 from ..policy.states import OriginState
@@ -213,7 +213,10 @@ class RedisStore:
             redis.connection.parse_url(url)  # type: ignore[no-untyped-call]  # what from_url() reads
         except ValueError as exc:
             raise ConfigError(
-                "GBOT_ROBOTS_STORE", f"{self.name} is not a usable Redis URL ({redacted(exc)})"
+                "GBOT_ROBOTS_STORE",
+                # The parser's message may quote a piece of a password it split (an unencoded
+                # '#' or '?'): every piece is hidden.
+                f"{self.name} is not a usable Redis URL ({redacted(exc, secret_pieces(url))})",
             ) from None
         self.max_bytes = max_bytes
         self.prefix = prefix

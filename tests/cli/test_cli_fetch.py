@@ -225,7 +225,11 @@ def test_fail_on_lint_findings(site: Site) -> None:
         (["example.com"], "not an absolute URL"),
         (["http://127.0.0.1:1/", "-u", "2.1"], "invalid product token"),
         (["http://127.0.0.1:1/", "-u", ""], "invalid product token"),
-        (["http://127.0.0.1:1/", "--timeout", "0"], "--timeout must be a positive number"),
+        (["http://127.0.0.1:1/", "--timeout", "0"], "--timeout must be between 0.001 and"),
+        # Issue 46, item 10: printed "the middleware did not decide" and exited 1.
+        (["http://127.0.0.1:1/", "--timeout", "inf"], "--timeout must be between 0.001 and"),
+        (["http://127.0.0.1:1/", "--timeout", "1e-9"], "--timeout must be between 0.001 and"),
+        (["http://127.0.0.1:1/", "--timeout", "nan"], "--timeout must be between 0.001 and"),
     ],
 )
 def test_fetch_usage_errors(args: list[str], message: str) -> None:

@@ -9,6 +9,7 @@ had not gone yet. Why the release is paced at all is a benchmark
 
 from __future__ import annotations
 
+import logging
 from pathlib import Path
 from typing import Any
 
@@ -156,11 +157,12 @@ def _closing_spider(urls: list[str], close_after: int | None) -> type:
 
 @pytest_twisted.ensureDeferred
 async def test_a_close_while_requests_wait_their_turn_drops_and_counts_them(
-    server: Server,
+    server: Server, caplog: pytest.LogCaptureFixture
 ) -> None:
     server.route("/robots.txt", delay=0.5, body=RULES)  # every page parked before it answers
     urls = [server.url(f"/p{n}") for n in range(200)]
-    crawler = await crawl(_closing_spider(urls, close_after=5), {"LOG_LEVEL": "INFO"})
+    with caplog.at_level(logging.WARNING, logger="scrapy_gbot_robots"):
+        crawler = await crawl(_closing_spider(urls, close_after=5), {"LOG_LEVEL": "INFO"})
     stats = crawler.stats.get_stats()
     spider = crawler.spider
     assert stats["finish_reason"] == "enough"
@@ -173,6 +175,11 @@ async def test_a_close_while_requests_wait_their_turn_drops_and_counts_them(
     assert len(spider.dropped) == dropped
     assert all(reason.startswith("spider closed") for _, reason in spider.dropped)
     assert sum(server.count(f"/p{n}") for n in range(200)) <= sent
+    # Issue 46, item 11: their site was decided; the log said "stayed undecided".
+    lines = [r.getMessage() for r in caplog.records if r.getMessage().startswith("Dropped ")]
+    assert len(lines) == dropped
+    assert not [line for line in lines if "undecided" in line]
+    assert all("was decided, but it was still waiting its turn" in line for line in lines)
 
 
 @pytest_twisted.ensureDeferred

@@ -641,6 +641,9 @@ def test_report_command_json_re_emits(report_file: Path) -> None:
         (b"[1, 2]", "is not a gbot-robots report"),
         (b'{"schema": "gbot-robots-report/3", "totals": {}}', "this version of gbot-robots reads"),
         (b'{"schema": "gbot-robots-report/1"}', "is not a complete report"),
+        # Issue 46, item 9: 1,000 nested lists (2 KB) ended in a RecursionError, exit 1.
+        (b"[" * 1000 + b"]" * 1000, "nested deeper than 64 levels"),
+        (b'{"schema": "gbot-robots-report/1", "x": ' + b"[" * 200 + b"]" * 200 + b"}", "deeper"),
     ],
 )
 def test_report_command_usage_errors(tmp_path: Path, content: bytes | None, message: str) -> None:
@@ -651,6 +654,8 @@ def test_report_command_usage_errors(tmp_path: Path, content: bytes | None, mess
     assert proc.returncode == 2, proc.stdout
     assert message in proc.stderr and "Traceback" not in proc.stderr
     assert proc.stderr.startswith("usage: gbot-robots report")
+    errors = [line for line in proc.stderr.splitlines() if "error:" in line]
+    assert len(errors) == 1 and message in errors[0]  # one error line, after the usage
 
 
 def test_report_command_rejects_a_bad_top(report_file: Path) -> None:
