@@ -64,7 +64,7 @@ from ..policy.origin import robots_url
 from ..policy.states import OriginState, rules_in_force
 from .effects import Drop, Fetch, FetchReason, Outbox, SendOn
 from .fetcher import Outcome
-from .gate import ParkReason
+from .gate import ParkReason, waiting
 from .lots import fleet_lot
 from .own_copy import ROBOTS_PATH, own_copy
 from .route import route_of
@@ -508,7 +508,9 @@ class Coordinator:
             if gate.dripping:
                 self._send_soon()  # after an error in a turn (a bug): never left waiting
             self._housekeeping.tick(now, gate.lot)
-            self._progress.tick(gate.tally, gate.budget)
+            self._progress.tick(
+                gate.tally, gate.budget, lambda: waiting(gate, now, self._config.park_timeout)
+            )
             if busy and not gate.busy:
                 wake_engine(self._crawler.engine)  # it may be idle now
         except Exception:

@@ -71,8 +71,9 @@ from .effects import Actions, FetchReason
 from .parked import ParkedItems
 from .ready import ReadyOrigins
 from .tally import Tally
+from .waiting import Waiting, first_deadline
 
-__all__ = ["Actions", "FetchReason", "FetchState", "Gate", "ParkReason"]
+__all__ = ["Actions", "FetchReason", "FetchState", "Gate", "ParkReason", "waiting"]
 
 T = TypeVar("T")
 
@@ -575,6 +576,47 @@ class Gate(Generic[T]):
         self._clock.close_began(now, self._recs.items())
         self._start_queued(now)
         return False
+
+
+def waiting(gate: Gate[T], now: float, park_timeout: float) -> Waiting:
+    """Why ``gate``'s parked requests wait now, and when the first is retried or dropped (the
+    progress line's, :mod:`.waiting`): one pass over the origins with requests waiting, a
+    bounded number of calls to the lot. Beside the class, which it only reads."""
+    counts = dict.fromkeys(("fetching", "slot", "retry", "turn", "other"), 0)
+    retries: list[float] = []
+    clocks: list[tuple[float, str]] = []
+    aging = not gate.closing  # closing: only the items held in place age
+    recs = gate._recs
+    for origin, rec in recs.items():
+        count = rec.parked + rec.held
+        if not count:
+            continue
+        if origin in gate.ready:
+            kind = "turn"
+        elif rec.failing:
+            kind = "retry"
+            state = gate._store.get(origin)
+            if state is not None:
+                running = rec.fetch == FetchState.RUNNING
+                retries.append(0.0 if running else max(0.0, state.refresh_at - now))
+        elif rec.fetch == FetchState.RUNNING or rec.why is FetchReason.RECHECK:
+            kind = "fetching"
+        elif rec.fetch == FetchState.QUEUED:
+            kind = "slot"
+        else:
+            kind = "other"
+        counts[kind] += count
+        if rec.active_since is not None and ((rec.parked and aging) or rec.held):
+            clocks.append((rec.active_since, origin))
+    items = gate._items
+    first = first_deadline(
+        clocks, lambda o: items.oldest(o, recs[o], aging=aging), park_timeout
+    )
+    return Waiting(
+        **counts,
+        next_retry=min(retries) if retries else None,
+        first_drop=None if first is None else max(0.0, first - now),
+    )
 
 
 def _stopped(state: OriginState | None, now: float, policy: PolicyConfig) -> bool:

@@ -119,19 +119,28 @@ class Shared:
     telemetry: Telemetry
 
 
-_SHARED: WeakKeyDictionary[Crawler, Shared] = WeakKeyDictionary()
+#: Per crawler, its parts, or None when robots.txt is not obeyed (said once, by the first).
+_SHARED: WeakKeyDictionary[Crawler, Shared | None] = WeakKeyDictionary()
 
 
 def shared(crawler: Crawler) -> Shared:
     """The crawler's :class:`Shared` parts (``NotConfigured`` when robots.txt is not obeyed).
 
     Kept until the engine stops, so that the downloader middleware and the page-rules spider
-    middleware count into one stats home and one report, whatever order Scrapy builds them in.
+    middleware count into one stats home and one report, whatever order Scrapy builds them in;
+    the settings are read, and their start-up lines logged, once per crawler, also when
+    robots.txt is not obeyed ("ROBOTSTXT_OBEY is False" was logged once per component).
     """
-    found = _SHARED.get(crawler)
-    if found is not None:
+    if crawler in _SHARED:
+        found = _SHARED[crawler]
+        if found is None:
+            raise NotConfigured
         return found
-    config = configure(crawler)
+    try:
+        config = configure(crawler)
+    except NotConfigured:
+        _SHARED[crawler] = None
+        raise
     token, source, warning = configured_token(config)
     if warning:
         logger.warning(warning)
@@ -155,7 +164,9 @@ def shared(crawler: Crawler) -> Shared:
         token=token,
         token_source=source,
         keys=RequestKeys(token, fixed=source == "ROBOTSTXT_USER_AGENT"),
-        telemetry=Telemetry(crawler, report, debug=_debug_visible(crawler)),
+        telemetry=Telemetry(
+            crawler, report, debug=_debug_visible(crawler), diagnostic=config.diagnostic_stats
+        ),
     )
 
     def forget() -> None:
@@ -246,7 +257,11 @@ def build(crawler: Crawler, downloader: Downloader | None = None) -> Coordinator
         verdicts=Verdicts(config, keys, store, telemetry.requests),
         admission=Admission(crawler),
         housekeeping=Housekeeping(config, store, telemetry.requests, telemetry.run),
-        progress=Progress(crawler.stats, crawler.settings.getfloat("LOGSTATS_INTERVAL", 60.0)),
+        progress=Progress(
+            crawler.stats,
+            crawler.settings.getfloat("LOGSTATS_INTERVAL", 60.0),
+            config.park_timeout,
+        ),
         pacing=Pacing(config.concurrent_requests),
         codec=codec,
         report_files=report_files,
