@@ -16,7 +16,6 @@ from weakref import WeakKeyDictionary
 
 from scrapy import signals as _scrapy_signals
 from scrapy.core.engine import ExecutionEngine
-from scrapy.crawler import Crawler
 from scrapy.settings import default_settings as _default_settings
 from scrapy.utils.defer import maybe_deferred_to_future
 from twisted.internet.defer import Deferred, DeferredList
@@ -286,20 +285,6 @@ def body_middleware_enabled(settings: Any, paths: Iterable[str]) -> bool:
         if name in wanted:
             return True
     return False
-
-
-#: Scrapy 2.14 added ``crawler.stop_async()``; before it, ``crawler.stop()`` (a Deferred).
-CRAWLER_HAS_STOP_ASYNC: bool = hasattr(Crawler, "stop_async")
-
-
-def stop_crawler(crawler: Any) -> None:
-    """Stop a crawl as Ctrl-C does (a graceful pause with ``JOBDIR``), on any supported Scrapy."""
-    if CRAWLER_HAS_STOP_ASYNC:
-        from scrapy.utils.defer import deferred_from_coro
-
-        deferred_from_coro(crawler.stop_async())
-    else:
-        crawler.stop()
 
 
 def close_spider(engine: Any, spider: Any, reason: str) -> None:

@@ -267,7 +267,6 @@ class RedisLot(Generic[T]):
         self.errors = 0
         self.outages = 0
         self.timeouts = 0  # calls cut at ``timeout``: freezes of the crawl avoided
-        self.recovered = 0  # items of lost takes put back in Redis
         self.min_backoff = min_backoff
         self.max_backoff = max(min_backoff, max_backoff)
         self._down = False
@@ -493,8 +492,8 @@ class RedisLot(Generic[T]):
             self._failed(exc, "recover")
             return
         self._unsure.clear()
+        # Still counted in ``_mine``: their take returned nothing.
         back = sum(n for n in counts if isinstance(n, int))
-        self.recovered += back  # still counted in ``_mine``: their take returned nothing
         if back:
             logger.info(
                 "Redis parking lot %(key)s: %(n)d parked requests whose take got no reply "
