@@ -10,7 +10,7 @@ per-origin state machine in :mod:`.gate`):
    the mechanism Scrapy's own offsite filtering uses. So is a decided origin's start request
    taken while the engine is full (Scrapy pours ``start()`` out then): it waits its turn
    (step 3) instead of in the scheduler.
-2. **Fetch** (:mod:`.fetcher`): at most the fetch budget's limit at once, which the tick
+2. **Fetch** (:mod:`.robots_fetch`): at most the fetch budget's limit at once, which the tick
    paces (:mod:`.pacing`) within ``GBOT_ROBOTS_CONCURRENT_FETCHES_MIN`` and
    ``GBOT_ROBOTS_CONCURRENT_FETCHES``, through the engine's downloader, the way the request
    that made it wanted travels.
@@ -63,10 +63,10 @@ from ..policy.fetch import note_page_answer
 from ..policy.origin import robots_url
 from ..policy.states import OriginState, rules_in_force
 from .effects import Drop, Fetch, FetchReason, Outbox, SendOn
-from .fetcher import Outcome, route_of
 from .gate import ParkReason
 from .lots import fleet_lot
 from .own_copy import ROBOTS_PATH, own_copy
+from .robots_fetch import Outcome, route_of
 
 if TYPE_CHECKING:
     from collections.abc import Sequence
@@ -81,15 +81,15 @@ if TYPE_CHECKING:
     from ..parking.codec import RequestCodec
     from ..stores.tiered import TieredStore
     from .admission import Admission
-    from .fetcher import Fetcher
     from .gate import Gate
-    from .housekeeping import Housekeeping
-    from .keys import RequestKeys
     from .lifecycle import Lifecycle
     from .lots import LotChoice
     from .pacing import Pacing
     from .progress import Progress
     from .reporting import ReportFiles
+    from .request_keys import RequestKeys
+    from .robots_fetch import Fetcher
+    from .store_chores import StoreChores
     from .telemetry import FetchEvents, RequestEvents, RunEvents
     from .verdicts import Verdicts
 
@@ -139,7 +139,7 @@ class Coordinator:
         run_events: RunEvents,
         verdicts: Verdicts,
         admission: Admission,
-        housekeeping: Housekeeping,
+        chores: StoreChores,
         progress: Progress,
         pacing: Pacing,
         codec: RequestCodec,
@@ -162,7 +162,7 @@ class Coordinator:
         self._run_events = run_events
         self._verdicts = verdicts
         self._admission = admission
-        self._housekeeping = housekeeping
+        self._chores = chores
         self._progress = progress
         self._pacing = pacing
         self._codec = codec
@@ -486,7 +486,7 @@ class Coordinator:
             run.fleet_parking(lot.where)
         run.resumed(gate.resume(self._clock()), gate.lot.where)
         self._carry_out()
-        self._housekeeping.opened(self._clock())
+        self._chores.opened(self._clock())
         self._loop = looping_call(self._tick)
         self._loop.start(self._config.tick, now=False)
 
@@ -505,7 +505,7 @@ class Coordinator:
             self._carry_out()
             if gate.dripping:
                 self._send_soon()  # after an error in a turn (a bug): never left waiting
-            self._housekeeping.tick(now, gate.lot)
+            self._chores.tick(now, gate.lot)
             self._progress.tick(gate.tally, gate.budget)
             if busy and not gate.busy:
                 wake_engine(self._crawler.engine)  # it may be idle now

@@ -32,7 +32,7 @@ if TYPE_CHECKING:
     from .._settings import Config
     from ..engine.rules import RobotsTxt
     from ..stores.tiered import TieredStore
-    from .keys import RequestKeys
+    from .request_keys import RequestKeys
     from .telemetry import FetchEvents
 
 logger = logging.getLogger("scrapy_gbot_robots.middleware")

@@ -26,7 +26,7 @@ if TYPE_CHECKING:
     from ..engine.rules import RobotsTxt
     from ..engine.usage import UsagePreference
     from ..stores.tiered import TieredStore
-    from .keys import RequestKeys
+    from .request_keys import RequestKeys
     from .telemetry import RequestEvents
 
 FORBIDDEN = "Forbidden by robots.txt"

@@ -7,7 +7,7 @@ of telemetry events it tells), in an order where every arrow points one way
 (:mod:`.coordinator` owns the conversation between them):
 
     keys, lifecycle, telemetry → read-backs → store → lot choice, outbox → gate
-    → fetcher, verdicts, admission, housekeeping, pacing, crawl-delay, report files
+    → fetcher, verdicts, admission, store chores, pacing, crawl-delay, report files
     → coordinator
 """
 
@@ -41,16 +41,16 @@ from .admission import Admission
 from .coordinator import Coordinator
 from .crawl_delay import CrawlDelay
 from .effects import Outbox
-from .fetcher import Downloader, EngineDownloader, Fetcher
 from .gate import Gate
-from .housekeeping import Housekeeping
-from .keys import RequestKeys
 from .lifecycle import Lifecycle
 from .lots import LotChoice, jobdir_lot
 from .pacing import Pacing
 from .progress import Progress
 from .read_back import ReadBacks
 from .reporting import ReportFiles
+from .request_keys import RequestKeys
+from .robots_fetch import Downloader, EngineDownloader, Fetcher
+from .store_chores import StoreChores
 from .telemetry import Telemetry
 from .verdicts import Verdicts
 
@@ -230,7 +230,7 @@ def build(crawler: Crawler, downloader: Downloader | None = None) -> Coordinator
         run_events=telemetry.run,
         verdicts=Verdicts(config, keys, store, telemetry.requests),
         admission=Admission(crawler),
-        housekeeping=Housekeeping(config, store, telemetry.requests, telemetry.run),
+        chores=StoreChores(config, store, telemetry.requests, telemetry.run),
         progress=Progress(crawler.stats, crawler.settings.getfloat("LOGSTATS_INTERVAL", 60.0)),
         pacing=Pacing(config.concurrent_requests),
         codec=codec,

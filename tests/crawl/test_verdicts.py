@@ -18,7 +18,7 @@ from scrapy.utils.test import get_crawler
 
 from scrapy_gbot_robots import signals
 from scrapy_gbot_robots._settings import load
-from scrapy_gbot_robots.crawl.keys import RequestKeys
+from scrapy_gbot_robots.crawl.request_keys import RequestKeys
 from scrapy_gbot_robots.crawl.telemetry import Telemetry
 from scrapy_gbot_robots.crawl.verdicts import Verdicts
 from scrapy_gbot_robots.policy.fetch import FetchResult, evaluate
