@@ -24,8 +24,8 @@
 
 The events (stats, the DEBUG line, the signal, the report's counters) are the crawl's one
 telemetry's (:mod:`.telemetry`), which this middleware shares with the robots.txt
-middleware, with the settings and the request keys (``wiring.shared``): one stats home and
-one report, whichever of the two Scrapy builds first.
+middleware, with the settings and the request keys (:mod:`.shared_parts`): one stats home
+and one report, whichever of the two Scrapy builds first.
 """
 
 from __future__ import annotations
@@ -40,17 +40,15 @@ from scrapy.http import HtmlResponse, Request, Response
 
 from .._compat import fail_bootstrap
 from .._meta import DONT_OBEY, PAGE_RULES_META, VERDICT_META
-from .._settings import Config, ConfigError
+from .._settings import ConfigError
 from ..engine.rules import Tokens
 from ..page.rules import PageRules, read_page_rules
-from . import wiring
+from .shared_parts import Shared, shared
 
 if TYPE_CHECKING:
     from scrapy.crawler import Crawler
     from typing_extensions import Self
 
-    from .request_keys import RequestKeys
-    from .telemetry import RequestEvents
 
 __all__ = ["PRIORITY", "PageRulesMiddleware", "page_rules"]
 
@@ -88,23 +86,26 @@ class PageRulesMiddleware:
     ("obey"), so that "read" has no ``process_spider_output`` at all.
     """
 
-    def __init__(self, config: Config, keys: RequestKeys, telemetry: RequestEvents) -> None:
-        self.clock = config.clock
-        self.observe = config.observe
-        self.keys = keys
-        self.telemetry = telemetry
+    def __init__(self, parts: Shared) -> None:
+        #: Held here: the robots.txt middleware may find them through this one (see
+        #: :mod:`.shared_parts`).
+        self._parts = parts
+        self.clock = parts.config.clock
+        self.observe = parts.config.observe
+        self.keys = parts.keys
+        self.telemetry = parts.telemetry.requests
 
     @classmethod
     def from_crawler(cls, crawler: Crawler) -> Self:
         try:
-            parts = wiring.page_rules_parts(crawler)
+            parts = shared(crawler)
         except ConfigError:
             fail_bootstrap(crawler)  # as the robots.txt middleware: stop before any request
             raise
-        if parts is None:
+        if not parts.config.reads_page_rules:
             raise NotConfigured
         built = _ObeyingMiddleware if parts.config.obeys_page_rules else cls
-        return built(parts.config, parts.keys, parts.telemetry.requests)  # type: ignore[return-value]
+        return built(parts)  # type: ignore[return-value]
 
     def process_spider_input(self, response: Response, spider: Any = None) -> None:
         request = response.request
@@ -135,8 +136,8 @@ class PageRulesMiddleware:
 class _ObeyingMiddleware(PageRulesMiddleware):
     """``"obey"``: also drops what a callback yields from a ``nofollow`` page."""
 
-    def __init__(self, *args: Any) -> None:
-        super().__init__(*args)
+    def __init__(self, parts: Shared) -> None:
+        super().__init__(parts)
         # The responses this middleware read and found nofollow: what an errback yields for
         # a response it did not read (or for a failed download) is never dropped.
         self._nofollow: weakref.WeakKeyDictionary[Response, PageRules] = (

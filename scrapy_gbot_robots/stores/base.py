@@ -46,12 +46,21 @@ class Bounded(Protocol):
     for it).
     """
 
-    #: Origins forgotten to stay within the bound, in total and while in a server-error streak.
-    evictions: int
-    failing_evictions: int
-    #: Pinned origins forgotten anyway, at the hard bound; the most pinned at once.
-    pinned_evictions: int
-    pinned_peak: int
+    @property
+    def evictions(self) -> int:
+        """Origins forgotten to stay within the bound."""
+
+    @property
+    def failing_evictions(self) -> int:
+        """Of those, origins in a server-error streak."""
+
+    @property
+    def pinned_evictions(self) -> int:
+        """Pinned origins forgotten anyway, at the hard bound."""
+
+    @property
+    def pinned_peak(self) -> int:
+        """The most origins pinned at once."""
 
     @property
     def pinned(self) -> int:

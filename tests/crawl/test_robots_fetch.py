@@ -92,7 +92,7 @@ def fetcher_for(
     store = TieredStore(MemoryStore(10), persistent)
     telemetry = Telemetry(crawler, None, debug=False).fetches
     engine = Engine()
-    lifecycle = Lifecycle(engine.accepts)
+    lifecycle = Lifecycle(engine.accepts, clock=lambda: NOW)
     fetcher = Fetcher(
         config,
         store,
