@@ -331,6 +331,47 @@ def test_no_import_cycle_inside_the_package() -> None:
             visit(start, [start])
 
 
+#: The folders of the package whose every module has a test file named after it: module
+#: ``scrapy_gbot_robots/<folder>/<name>.py``, tests ``tests/<folder>/test_<name>.py`` or
+#: ``tests/<folder>/test_<name>_<more>.py`` (``stores/memory.py``: ``test_memory_store.py``).
+CHECKED_FOLDERS = ("crawl", "parking", "stores")
+#: The modules of those folders tested elsewhere, each with where (a test file, maybe a test).
+COVERED_ELSEWHERE: dict[str, str] = {
+    "crawl/exits.py": "tests/crawl/test_coordinator.py"
+    "::test_released_requests_go_one_per_turn_not_while_the_engine_is_full",
+    "crawl/fetch_runs.py": "tests/crawl/test_coordinator.py"
+    "::test_the_close_is_bounded_and_nothing_is_written_after_it",
+    "crawl/opener.py": "tests/crawl/test_coordinator.py"
+    "::test_a_jobdir_keeps_what_is_parked_and_the_next_run_takes_it_over",
+    "crawl/page_rules.py": "tests/crawl/test_page_rules_middleware.py"
+    "::test_the_0_2_module_path_still_loads_with_a_warning_naming_the_new_one",
+    "crawl/reasons.py": "tests/crawl/test_gate.py",
+    "parking/base.py": "tests/parking/test_lots.py",
+    "stores/base.py": "tests/stores/test_tiered.py",
+}
+
+
+def _modules_without_a_test_file() -> list[str]:
+    missing = []
+    for folder in CHECKED_FOLDERS:
+        tests = {p.stem for p in (ROOT / "tests" / folder).glob("test_*.py")}
+        for path in sorted((ROOT / "scrapy_gbot_robots" / folder).glob("*.py")):
+            name = path.stem
+            if name == "__init__" or f"{folder}/{path.name}" in COVERED_ELSEWHERE:
+                continue
+            if not any(t == f"test_{name}" or t.startswith(f"test_{name}_") for t in tests):
+                missing.append(f"{folder}/{path.name}")
+    return missing
+
+
+def test_each_module_has_a_test_file_named_after_it_or_says_where_it_is_tested() -> None:
+    assert _modules_without_a_test_file() == []
+    for module, where in COVERED_ELSEWHERE.items():
+        assert (ROOT / "scrapy_gbot_robots" / module).is_file(), f"{module}: no such module"
+        file, _, test = where.partition("::")
+        assert not _file_ref_missing(file, test or None, ROOT), f"{module}: {where} is gone"
+
+
 #: The pages whose links must resolve: the README, every page of docs/, the demo's README.
 PAGES = [
     ROOT / "README.md",

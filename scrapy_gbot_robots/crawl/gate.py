@@ -395,8 +395,7 @@ class Gate(Generic[T]):
             if refresh:  # the grace period: obey the fallback, retry meanwhile
                 self._want(origin, origins.record(origin), now, False, FetchReason.REFRESH)
             if reason is None:
-                room = origins.in_turn(origin) or self._budget.spare() > 0
-                if not (turn and not refresh and room and self._paced(now)):
+                if not (turn and not refresh and self._room_to_wait(origin, now)):
                     return None
                 reason = ParkReason.TURN
             failing = state is not None and state.kind is Kind.SERVER_ERROR
@@ -522,9 +521,15 @@ class Gate(Generic[T]):
         if self._origins.leave_turn(origin):
             self.room_made(now)
 
-    def _paced(self, now: float) -> bool:
-        """Whether decided items wait for :meth:`release_turn` now."""
-        return self._paced_release and self._accepting(now)
+    def _room_to_wait(self, origin: str, now: float) -> bool:
+        """Whether a decided request may wait its turn: a paced release of an open crawl,
+        and the store has room to pin its origin (unless it is pinned already)."""
+        origins = self._origins
+        return (
+            self._paced_release
+            and (origins.in_turn(origin) or self._budget.spare() > 0)
+            and self._accepting(now)
+        )
 
     def _accepting(self, now: float) -> bool:
         """Whether the crawl still takes released items (the first False starts the close)."""
