@@ -3,7 +3,7 @@ dupefilter and Scrapy's real offsite middleware, asked at park time."""
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, ClassVar
 
 from scrapy import Spider
 from scrapy.downloadermiddlewares.offsite import OffsiteMiddleware
@@ -17,7 +17,7 @@ from scrapy_gbot_robots.crawl.admission import Admission
 
 class _Site(Spider):
     name = "site"
-    allowed_domains = ["a.test"]
+    allowed_domains: ClassVar[list[str]] = ["a.test"]
 
 
 def admission(*, offsite: bool = True) -> Admission:

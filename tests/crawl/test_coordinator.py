@@ -267,7 +267,9 @@ async def test_pins_left_when_nothing_is_on_its_way_go_at_the_next_tick() -> Non
         await Deferred.fromFuture(started(coord.closed(crawler.spider, "finished")))
 
 
-async def closed(coord: Coordinator, engine: Engine, crawler: Any, reason: str = "finished") -> None:
+async def closed(
+    coord: Coordinator, engine: Engine, crawler: Any, reason: str = "finished"
+) -> None:
     engine.close()
     await Deferred.fromFuture(started(coord.closed(crawler.spider, reason)))
 
@@ -347,7 +349,7 @@ async def test_a_jobdir_keeps_what_is_parked_and_the_next_run_takes_it_over(
     tmp_path: Path, short_close: None
 ) -> None:
     settings = {"JOBDIR": str(tmp_path / "job")}
-    coord, engine, answers, crawler = build(settings)
+    coord, engine, _, crawler = build(settings)
     coord.opened(crawler.spider)
     with pytest.raises(IgnoreRequest, match="parked"):
         coord.scheduled(Request(ORIGIN + "/kept"))
