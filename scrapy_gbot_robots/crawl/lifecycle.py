@@ -27,24 +27,29 @@ from collections.abc import Callable
 class Lifecycle:
     """The crawl's phase; see the module docstring."""
 
-    __slots__ = ("_clock", "_closed", "_engine_open", "closing_at")
+    __slots__ = ("_clock", "_closed", "_closing_at", "_engine_open")
 
     def __init__(self, engine_open: Callable[[], bool], clock: Callable[[], float]) -> None:
         self._engine_open = engine_open
         self._clock = clock
-        #: When the close began (the first "no" from the engine); None while open.
-        self.closing_at: float | None = None
+        self._closing_at: float | None = None
         self._closed = False
 
     def accepting(self, now: float | None = None) -> bool:
         """Whether the engine takes requests now; the first False starts the close, at
         ``now`` (the caller's clock reading) or, without one, the clock's."""
-        if self.closing_at is not None:
+        if self._closing_at is not None:
             return False
         if self._engine_open():
             return True
-        self.closing_at = self._clock() if now is None else now
+        self._closing_at = self._clock() if now is None else now
         return False
+
+    @property
+    def closing_at(self) -> float | None:
+        """When the close began (the first "no" from the engine); None while open. Read
+        only: it asks nobody, so a part may consult it on every item."""
+        return self._closing_at
 
     @property
     def closing(self) -> bool:
@@ -58,6 +63,6 @@ class Lifecycle:
 
     def close(self) -> None:
         """``spider_closed`` finished waiting: from now on every late result is dropped."""
-        if self.closing_at is None:
-            self.closing_at = self._clock()
+        if self._closing_at is None:
+            self._closing_at = self._clock()
         self._closed = True

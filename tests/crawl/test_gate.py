@@ -819,7 +819,7 @@ TestGateMachine.settings = settings(max_examples=150, stateful_step_count=40, de
 def paced_gate(
     *, store_size: int = 1000, max_fetches: int = 4, lot: object | None = None
 ) -> tuple[Gate[str], Recorder, MemoryStore]:
-    """A gate whose decided origins wait for drip(), pinned in its store meanwhile."""
+    """A gate whose decided origins wait for release_turn(), pinned in its store meanwhile."""
     return make_gate(
         store_size=store_size, max_fetches=max_fetches, lot=lot, paced=True
     )
