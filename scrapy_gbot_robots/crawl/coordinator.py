@@ -59,6 +59,8 @@ from .reasons import STOPPED, ParkReason
 from .verdicts import ALLOWED, Forbidden
 
 if TYPE_CHECKING:
+    from collections.abc import Callable
+
     from scrapy import Spider
     from scrapy.crawler import Crawler
     from scrapy.http import Response
@@ -139,6 +141,7 @@ class Coordinator:
         #: Built when the spider opens (:meth:`_open`): the gate, its lot, the admission.
         self._opened: Opened | None = None
         self._gate: Gate[Any] | None = None
+        self._admit: Callable[[object], bool] | None = None  # the opened admission's check
         self._carrying = False
         self._loop: Loop | None = None
         self._ticks = 0
@@ -278,8 +281,7 @@ class Coordinator:
             call_later(0, self._recheck, origin)
         else:
             turn = bool(meta.get(START)) and engine_full(self._crawler.engine)
-            admit = self._opened.admission.admit if self._opened is not None else None
-            reason = gate.schedule(origin, request, now, admit, turn=turn)
+            reason = gate.schedule(origin, request, now, self._admit, turn=turn)
             self._carry_out()
             if reason is None:
                 meta[SCHEDULED] = True
@@ -372,6 +374,7 @@ class Coordinator:
             return self._gate
         run = self._run_events
         opened = self._opened = self._opener.open(spider or self._crawler.spider)
+        self._admit = opened.admission.admit
         gate = self._gate = opened.gate
         lot = opened.lot
         if lot.shared:
