@@ -12,7 +12,7 @@ figures of a capacity model come from the server itself, not from the client: ``
   kinds: a typical robots.txt (the 2-10 KB files of the shared corpus, in turn), the whole
   corpus in turn (its real mix of sizes), an allow-all 404 and a server error (a first 5xx,
   no earlier copy). Each state goes through the policy (``evaluate``) as a fetch would. At
-  the largest N, also the typical kind with a TTL (``GBOT_ROBOTS_CACHE_KEEP``), and every
+  the largest N, also the typical kind with a TTL (``GBOT_ROBOTS_STORE_KEEP``), and every
   kind with the server's ``hash-max-listpack-value`` raised to ``--listpack`` (4096): a
   state's hash holds an entry longer than that setting (64 B by default) as a real hash table.
 * **Per parked request**: a typical ``Request`` (a 90-character URL, a ``Referer``, ``depth``
@@ -44,7 +44,7 @@ from typing import Any
 
 from _common import DEFAULT_CORPUS, fmt_bytes, percentile
 
-#: Now, so that a state written with a TTL (``GBOT_ROBOTS_CACHE_KEEP``) does not expire at once.
+#: Now, so that a state written with a TTL (``GBOT_ROBOTS_STORE_KEEP``) does not expire at once.
 NOW = float(int(time.time()))
 STATE_KINDS = ("typical", "corpus", "404", "5xx")
 

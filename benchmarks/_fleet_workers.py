@@ -2,7 +2,7 @@
 
 Why this shape: what a fleet costs Redis, and what a second worker buys, are only seen in a
 real fleet: scrapy-redis's own scheduler, dupefilter and start URLs, the add-on's Redis store
-(``GBOT_ROBOTS_CACHE``) and its fleet parking (``RedisLot``), all on one real
+(``GBOT_ROBOTS_STORE``) and its fleet parking (``RedisLot``), all on one real
 ``redis-server`` that the benchmark starts, empties (``FLUSHALL``) before every crawl and
 stops. So each crawl is:
 
@@ -149,7 +149,7 @@ def worker_main(cfg: dict[str, Any]) -> None:
         **cfg.get("extra", {}),
     }
     if cfg["mode"] == "addon":
-        settings["GBOT_ROBOTS_CACHE"] = cfg["redis"]
+        settings["GBOT_ROBOTS_STORE"] = cfg["redis"]
     process = CrawlerProcess(settings)
     crawler = process.create_crawler(FleetWorker)
     crawler.signals.connect(opened, signal=signals.spider_opened)
@@ -313,7 +313,7 @@ def fleet_crawl(
             result["outages"] = [
                 line.split("] WARNING: ", 1)[-1][:200]
                 for line in err.splitlines()
-                if "unreachable (" in line or ("parking lot" in line and "failed" in line)
+                if "unreachable (" in line or ("Redis lot" in line and "failed" in line)
             ]
             results.append(result)
         after, busy1 = counters(client), cpu_times()
@@ -371,15 +371,15 @@ def _describe(run: dict[str, Any], sites: int) -> list[str]:
         f"{served.get('disallowed', 0)}, forbidden {sum(x.get('forbidden', 0) for x in res)}, "
         f"failed {sum(x.get('failed', 0) for x in res)}, dropped "
         f"{sum(x['stats'].get('robotstxt/dropped', 0) for x in res)}; left in Redis "
-        f"{len(run['left_in_redis'])} lock/parking keys",
+        f"{len(run['left_in_redis'])} lock/lot keys",
         "      add-on stats (all workers): "
         + ", ".join(
             f"{name} {sum(x['stats'].get('robotstxt/' + name, 0) for x in res):,}"
             for name in (
-                "deferred",
+                "parked",
                 "bounced",
-                "parking/taken_elsewhere",
-                "cache/stored",
+                "lot/taken_elsewhere",
+                "store/stored",
                 "store/lock_waits",
                 "fetch_slow_peak",
             )

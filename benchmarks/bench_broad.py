@@ -518,7 +518,7 @@ def _crawl(cfg: dict[str, Any]) -> None:
             return
         active, concurrency, backlog = crawl_load(engine)
         get = crawler.stats.get_value
-        parked = get("robotstxt/deferred", 0) - get("robotstxt/undeferred", 0)
+        parked = get("robotstxt/parked", 0) - get("robotstxt/released", 0)
         trace.append(
             [
                 round(time.perf_counter() - timing["start"], 1),

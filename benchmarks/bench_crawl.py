@@ -199,7 +199,7 @@ def _crawl(mode: str, origins: list[str]) -> None:
         "ppcs": pages / cpu,
         "robots_requests": stats.get("robotstxt/request_count", 0),
         "forbidden": stats.get("robotstxt/forbidden", 0),
-        "deferred": stats.get("robotstxt/deferred", 0),
+        "parked": stats.get("robotstxt/parked", 0),
     }
     print(json.dumps(result), flush=True)
 
@@ -280,7 +280,7 @@ def main() -> None:
                 f" = {res['pps']:6.1f} pages/s; {res['cpu']:6.2f} CPU s"
                 f" = {res['ppcs']:6.1f} pages/CPU-s  (robots.txt requests:"
                 f" {res['robots_requests']}, forbidden: {res['forbidden']},"
-                f" deferred: {res['deferred']})",
+                f" parked: {res['parked']})",
                 flush=True,
             )
             if res["pages"] != expected:

@@ -15,7 +15,7 @@ run starts its own ``redis-server`` on 127.0.0.1 and stops it, prints the machin
 is missing).
 
 ``share``, the 4-crawler run: why this shape: the reason to put the robots.txt store in Redis
-(``GBOT_ROBOTS_CACHE = "redis://..."``) is a fleet of crawler processes working on the same
+(``GBOT_ROBOTS_STORE = "redis://..."``) is a fleet of crawler processes working on the same
 sites; what it must buy is one robots.txt fetch per origin for the whole fleet instead of one
 per process, and what it must not cost is crawl speed (a Redis round trip on each robots.txt
 decision, lock waits while another process fetches). So one run is a small fleet, not one
@@ -38,7 +38,7 @@ crawler:
 * ``redis-server`` is started by the benchmark on a free 127.0.0.1 port, without persistence,
   emptied (``FLUSHALL``) before every Redis run so that each run starts with no stored states,
   and stopped at the end.
-* Modes: ``redis`` (the shared store) and ``memory`` (``GBOT_ROBOTS_CACHE = "memory"``, each
+* Modes: ``redis`` (the shared store) and ``memory`` (``GBOT_ROBOTS_STORE = "memory"``, each
   process on its own). They alternate across ``--rounds`` (order reversed every other round,
   after one untimed warm-up run) so drift on a shared machine hits both; medians are reported.
   Throughput is the fleet's: all pages crawled / (last page anywhere - first spider opened
@@ -282,7 +282,7 @@ def _crawl(cfg: dict[str, Any]) -> None:
     settings = {
         **CRAWL_SETTINGS,
         **resolver_setting(),
-        "GBOT_ROBOTS_CACHE": cfg["cache"],
+        "GBOT_ROBOTS_STORE": cfg["store"],
     }
     process = CrawlerProcess(settings)
     spider_cls = url_list_spider("fleet_bench", lambda: _urls(cfg), page, failed)
@@ -305,7 +305,7 @@ def _crawl(cfg: dict[str, Any]) -> None:
         "failed": counts["failed"],
         "disallowed_crawled": counts["disallowed_crawled"],
         "robots_requests": stats.get("robotstxt/request_count", 0),
-        "from_store": stats.get("robotstxt/cache/stored", 0),
+        "from_store": stats.get("robotstxt/store/stored", 0),
         "lock_waits": stats.get("robotstxt/lock/waited", 0),
         "dropped": stats.get("robotstxt/dropped", 0),
         "store_errors": stats.get("robotstxt/store/errors", 0),
@@ -331,7 +331,7 @@ def _run(mode: str, args: argparse.Namespace, rp: RedisProc) -> dict[str, Any]:
         port = int(json.loads(server.stdout.readline())["port"])
         if mode == "redis":
             rp.client().flushall()
-        cache = rp.url if mode == "redis" else "memory"
+        store = rp.url if mode == "redis" else "memory"
         for index in range(args.crawlers):
             cfg = {
                 "index": index,
@@ -339,7 +339,7 @@ def _run(mode: str, args: argparse.Namespace, rp: RedisProc) -> dict[str, Any]:
                 "origins": args.origins,
                 "pages": args.pages,
                 "port": port,
-                "cache": cache,
+                "store": store,
             }
             crawlers.append(
                 subprocess.Popen(
@@ -402,7 +402,7 @@ RUN_DEFAULTS: dict[str, dict[str, Any]] = {
 
 def _parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
-        description="Redis as a fleet's robots.txt store and parking lot: "
+        description="Redis as a fleet's robots.txt store and lot: "
         + "; ".join(f"{run}: {RUN_HELP[run]}" for run in RUN_DEFAULTS),
         epilog="Defaults per run: "
         + "; ".join(

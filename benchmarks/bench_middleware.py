@@ -289,7 +289,7 @@ def _report_one_offs(mw: Any, folder: str) -> None:
     for i in range(collector.max_origins):
         origin = f"https://www{i}.example.com"
         url = origin + "/robots.txt"
-        collector.deferred(origin)
+        collector.parked(origin)
         collector.fetched(
             origin, robots_url=url, chain=[(url, 200, None)], state=state, source="fetch"
         )

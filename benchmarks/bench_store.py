@@ -8,12 +8,12 @@ Why this shape:
 - **Per origin**, over the corpus's real robots.txt files (``robots/*.txt``): each state is
   built the way the middleware builds it (``evaluate`` of a 200 answer, then the crawl
   token's rules with ``names_agent("Googlebot")``) and put in the LRU, inside a tracemalloc
-  window in a fresh subprocess, so the figure is what one more cached origin keeps alive
+  window in a fresh subprocess, so the figure is what one more stored origin keeps alive
   (body, parsed rules, state, LRU entry and key), not what parsing allocated and dropped. On disk:
   the ``stores/entry.py`` ``encode()`` size of that state, and the SQLite file's size divided by its
   entries once all of them are in (page and index overhead included).
 - **Scale**: a broad crawl that has seen 100,000 origins keeps the hot 10,000 (the default
-  ``GBOT_ROBOTS_CACHE_SIZE``) in memory and the rest in the file. Each figure comes from a
+  ``GBOT_ROBOTS_STORE_SIZE``) in memory and the rest in the file. Each figure comes from a
   fresh subprocess, so peak RSS (``ru_maxrss``) is that store's alone: 100,000 distinct
   states (the corpus bodies in turn, each made distinct by its own last line, so no two
   origins share a body object) are put through ``TieredStore(MemoryStore(10_000),
@@ -23,7 +23,7 @@ Why this shape:
   cover the store's ``put`` and ``get`` calls only (building a state is the policy's cost).
 - **The compact tier** (the default without a file): the same 100,000 states through the LRU
   of 10,000 with the compact tier behind it (``--compact-bytes``, 64 MiB as
-  ``GBOT_ROBOTS_CACHE_COMPACT_BYTES``): how many are read back from it rather than lost, the
+  ``GBOT_ROBOTS_STORE_COMPACT_BYTES``): how many are read back from it rather than lost, the
   bytes it counts against its bound, and the process's peak RSS, which that bound holds
   however many origins pass.
 """
@@ -195,7 +195,7 @@ def failing_bound(files: Sequence[Path], lru_size: int) -> dict[str, Any]:
 def print_failing(result: dict[str, Any]) -> dict[str, Any]:
     n = result["lru"]
     after = result["after_decided"]
-    print(f"\n== Failing origins under a full LRU of {n:,} (GBOT_ROBOTS_CACHE_SIZE) ==")
+    print(f"\n== Failing origins under a full LRU of {n:,} (GBOT_ROBOTS_STORE_SIZE) ==")
     print(
         f"  {n:,} failing origins, then {10 * n:,} decided ones: {after['failing_kept']:,} "
         f"failing kept, {after['entries']:,} entries"
@@ -203,7 +203,7 @@ def print_failing(result: dict[str, Any]) -> dict[str, Any]:
     print(
         f"  then {2 * n:,} more failing ones: at most {result['entries_max']:,} entries at any "
         f"time; {result['failing_evictions']:,} failing origins forgotten "
-        f"(robotstxt/cache/evicted_failing)"
+        f"(robotstxt/store/evicted_failing)"
     )
     print(f"  peak traced memory: {fmt_bytes(result['peak_traced'])} (the bound: entries <= {n:,})")
     return result
@@ -344,7 +344,7 @@ def _row(label: str, values: Sequence[float]) -> str:
 def print_per_origin(per: dict[str, Any], disk: dict[str, Any]) -> dict[str, Any]:
     n = per["entries"]
     memory, encoded, body = per["memory"], per["encoded"], per["body"]
-    print(f"\n== Per cached origin: {n} corpus robots.txt files ==")
+    print(f"\n== Per stored origin: {n} corpus robots.txt files ==")
     print(_row("robots.txt body (capped)", body))
     print(_row("in memory: state in the LRU", memory))
     print(_row("on disk: _entry.encode", encoded))
@@ -447,7 +447,7 @@ def parse_args(argv: Sequence[str] | None) -> argparse.Namespace:
         "--compact-bytes",
         type=int,
         default=64 * 1024 * 1024,
-        help="the compact tier's bound in the scale pass (GBOT_ROBOTS_CACHE_COMPACT_BYTES)",
+        help="the compact tier's bound in the scale pass (GBOT_ROBOTS_STORE_COMPACT_BYTES)",
     )
     ap.add_argument("--json", type=Path, metavar="FILE", help="also save every figure as JSON")
     ap.add_argument("--_child", dest="child", nargs="+", help=argparse.SUPPRESS)

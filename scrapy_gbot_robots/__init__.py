@@ -22,7 +22,7 @@ from .stores.base import OriginStore
 from .stores.memory import MemoryStore
 
 #: The one version source: pyproject.toml reads it (``[tool.setuptools.dynamic]``).
-__version__ = "0.2.0"
+__version__ = "0.3.0.dev0"
 
 if TYPE_CHECKING:
     from . import signals

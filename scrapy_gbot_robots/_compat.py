@@ -30,6 +30,11 @@ ENGINE_HAS_DOWNLOAD_ASYNC: bool = hasattr(ExecutionEngine, "download_async")
 #: Scrapy 2.18 added the ``robots_parsed`` signal; before it there is nothing to send.
 ROBOTS_PARSED_SIGNAL: object | None = getattr(_scrapy_signals, "robots_parsed", None)
 
+#: Scrapy 2.19's ``HttpAuthMiddleware`` reads per-request ``http_user``, ``http_pass`` and
+#: ``http_auth_domain`` meta (the release that added the ``HTTPAUTH_*`` settings); older Scrapy
+#: reads only the spider's attributes, so the meta a robots.txt request carries does nothing.
+HTTPAUTH_READS_META: bool = hasattr(_default_settings, "HTTPAUTH_USER")
+
 #: Scrapy 2.14 added ``engine.close_spider_async()``; before it, ``close_spider(spider, reason)``.
 ENGINE_HAS_CLOSE_SPIDER_ASYNC: bool = hasattr(ExecutionEngine, "close_spider_async")
 

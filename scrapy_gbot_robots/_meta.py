@@ -16,8 +16,14 @@ DONT_OBEY = "dont_obey_robotstxt"
 #: it can while the engine is full, so a decided one waits its turn (docs/broad-crawls.md).
 START = "is_start_request"
 
-#: The product token to obey for this request only.
-USER_AGENT_META = "robotstxt_user_agent"
+#: The product token (or tokens, most specific first) to obey for this request only.
+TOKEN_META = "gbot_robots_token"
+
+#: ``TOKEN_META``'s 0.2 name, still read until 0.4 (the new key wins when both are set), with
+#: a deprecation warning naming the new one.
+OLD_TOKEN_META = "robotstxt_user_agent"
+#: The public keys 0.2 named otherwise: old -> new.
+RENAMED = {OLD_TOKEN_META: TOKEN_META}
 
 #: Observe mode: what Googlebot would have done with the request (docs/meta.md).
 VERDICT_META = "gbot_robots_verdict"
@@ -28,6 +34,10 @@ USAGE_META = "gbot_robots_usage"
 #: Scrapy's meta keys that choose the network path of a request: a robots.txt request carries
 #: those of the request that made it wanted (docs/meta.md says why these and no others).
 ROUTE_META = ("proxy", "bindaddress")
+
+#: Scrapy's (2.19) per-request HTTP authentication meta keys: a robots.txt request carries
+#: them too, limited to the origin's host when no domain is given (docs/meta.md).
+AUTH_META = ("http_user", "http_pass", "http_auth_domain")
 
 #: ``GBOT_ROBOTS_PAGE_RULES``: the page's robots meta tags and X-Robots-Tag for the crawler's
 #: token(s), a ``scrapy_gbot_robots.PageRules`` in ``response.meta``.

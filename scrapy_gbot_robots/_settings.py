@@ -40,11 +40,11 @@ NUMERIC: dict[str, tuple[float, str, float]] = {
     "RETRY_TIMES": (1, "int", 0),
     "MAX_REDIRECTS": (5, "int", 0),
     "MAX_BYTES": (512_000, "int", 1),
-    "CACHE_TTL": (86_400.0, "float", 0.0),
-    "CACHE_MIN_TTL": (60.0, "float", 0.0),
-    "CACHE_MAX_TTL": (30 * 86_400.0, "float", 0.0),
-    "CACHE_SIZE": (10_000, "int", 1),
-    "CACHE_COMPACT_BYTES": (64 * 1024 * 1024, "int", 0),
+    "TTL": (86_400.0, "float", 0.0),
+    "MIN_TTL": (60.0, "float", 0.0),
+    "MAX_TTL": (30 * 86_400.0, "float", 0.0),
+    "STORE_SIZE": (10_000, "int", 1),
+    "STORE_COMPACT_BYTES": (64 * 1024 * 1024, "int", 0),
     "ERROR_STOP": (12 * 3_600.0, "float", 0.0),
     "ERROR_GRACE": (30 * 86_400.0, "float", 0.0),
     "RETRY_BACKOFF": (60.0, "float", 0.001),
@@ -57,7 +57,7 @@ NUMERIC: dict[str, tuple[float, str, float]] = {
     "SLOW_FETCH_AFTER": (2.0, "float", 0.0),
     "SLOW_FETCHES": (0, "int", 0),
     "LOCK_TTL": (0.0, "float", 0.0),
-    "CACHE_KEEP": (0.0, "float", 0.0),
+    "STORE_KEEP": (0.0, "float", 0.0),
     "REPORT_MAX_ORIGINS": (10_000, "int", 1),
     "REPORT_MAX_RULES": (1_000, "int", 1),
     "REPORT_EXAMPLES": (5, "int", 0),
@@ -68,7 +68,6 @@ NUMERIC: dict[str, tuple[float, str, float]] = {
 OTHER: dict[str, str] = {
     "CLOCK": "time.time",
     "STORE": "None",
-    "CACHE": "None",
     "FLEET_PARKING": "True",
     "REPORT": "None",
     "MODE": '"enforce"',
@@ -78,6 +77,20 @@ OTHER: dict[str, str] = {
     "CRAWL_DELAY": "False",
     "PAGE_RULES": '"off"',
 }
+
+#: The names 0.2 used: old name -> new name. An old name is still read until 0.4 (the new one
+#: wins when both are set), never called unknown, and each one set gets a deprecation warning
+#: at start naming the new one (:func:`renamed_settings`; the crawl warns).
+RENAMED: dict[str, str] = {
+    PREFIX + "CACHE": PREFIX + "STORE",
+    PREFIX + "CACHE_SIZE": PREFIX + "STORE_SIZE",
+    PREFIX + "CACHE_COMPACT_BYTES": PREFIX + "STORE_COMPACT_BYTES",
+    PREFIX + "CACHE_KEEP": PREFIX + "STORE_KEEP",
+    PREFIX + "CACHE_TTL": PREFIX + "TTL",
+    PREFIX + "CACHE_MIN_TTL": PREFIX + "MIN_TTL",
+    PREFIX + "CACHE_MAX_TTL": PREFIX + "MAX_TTL",
+}
+_OLD_NAME = {new: old for old, new in RENAMED.items()}
 
 #: GBOT_ROBOTS_MODE: obey robots.txt, or only record what it would have done.
 MODES = ("enforce", "observe")
@@ -96,7 +109,7 @@ def unknown_settings(names: Iterable[str]) -> list[tuple[str, str | None]]:
     We own the prefix, so a name under it that we do not know is a typo or a setting of
     another version: silently running on the default would hide it.
     """
-    known = known_settings()
+    known = known_settings() | RENAMED.keys()
     suffixes = sorted(name[len(PREFIX) :] for name in known)
     found: list[tuple[str, str | None]] = []
     for name in sorted(set(names)):
@@ -104,8 +117,25 @@ def unknown_settings(names: Iterable[str]) -> list[tuple[str, str | None]]:
             import difflib  # only for a misspelt name: no cost to every crawl
 
             close = difflib.get_close_matches(name[len(PREFIX) :], suffixes, n=1, cutoff=0.6)
-            found.append((name, PREFIX + close[0] if close else None))
+            guess = PREFIX + close[0] if close else None
+            found.append((name, RENAMED.get(guess, guess) if guess else None))
     return found
+
+
+def renamed_settings(names: Iterable[str]) -> list[tuple[str, str]]:
+    """The 0.2 names among ``names``, each with its new name, for the deprecation warnings."""
+    return [(name, RENAMED[name]) for name in sorted(set(names)) if name in RENAMED]
+
+
+def _read(get: Callable[[str], Any], setting: str) -> tuple[str, Any]:
+    """``setting``'s value, or its 0.2 name's when only that is set: (the name read, value)."""
+    value = get(setting)
+    old = _OLD_NAME.get(setting)
+    if value is None and old is not None:
+        found = get(old)
+        if found is not None:
+            return old, found
+    return setting, value
 
 
 class ConfigError(ValueError):
@@ -121,17 +151,17 @@ class Config:
     """The plugin's configuration for one crawler (per-spider ``custom_settings`` included)."""
 
     obey: bool = True
-    #: ROBOTSTXT_USER_AGENT: one value, or several tokens, most specific first.
-    robots_user_agent: str | tuple[str, ...] | None = None
+    #: ROBOTSTXT_USER_AGENT: one token (or a User-Agent value), or several, most specific first.
+    configured_tokens: str | tuple[str, ...] | None = None
     user_agent: str = "Scrapy"  # USER_AGENT
     download_timeout: float = 30.0
     retry_times: int = 1
-    memory_size: int = 10_000  # GBOT_ROBOTS_CACHE_SIZE: origin states kept in memory
-    #: GBOT_ROBOTS_CACHE_COMPACT_BYTES: states the LRU forgot, kept encoded (0: none).
+    memory_size: int = 10_000  # GBOT_ROBOTS_STORE_SIZE: origin states kept in memory
+    #: GBOT_ROBOTS_STORE_COMPACT_BYTES: states the LRU forgot, kept encoded (0: none).
     compact_bytes: int = 64 * 1024 * 1024
     park_timeout: float = 600.0
     tick: float = 1.0
-    #: GBOT_ROBOTS_RELEASE_PER_TURN: decided requests sent on per turn of the event loop
+    #: GBOT_ROBOTS_RELEASE_PER_TURN: parked requests released per turn of the event loop
     #: (0: all of an origin's at once).
     release_per_turn: int = 1
     #: The fetch budget's floor, start and ceiling (GBOT_ROBOTS_CONCURRENT_FETCHES_MIN,
@@ -144,13 +174,17 @@ class Config:
     slow_fetch_after: float = 2.0  # 0: no slow lane
     slow_fetches: int = 0  # 0: SLOW_LANE_FACTOR x where the fetch budget starts
     lock_ttl: float = 0.0  # 0: chosen per store (lock_ttl in crawl/wiring.py)
-    store_keep: float = 0.0  # GBOT_ROBOTS_CACHE_KEEP; 0: the store keeps every origin
+    store_keep: float = 0.0  # GBOT_ROBOTS_STORE_KEEP; 0: the store keeps every origin
     policy: PolicyConfig = field(default_factory=PolicyConfig)
     clock: Callable[[], float] = time.time
-    #: GBOT_ROBOTS_STORE: factory(max_entries) -> OriginStore, a store of the project's own.
+    #: GBOT_ROBOTS_STORE as a factory: factory(max_entries) -> OriginStore, a store of the
+    #: project's own.
     custom_store: Callable[[int], Any] | None = None
-    #: GBOT_ROBOTS_CACHE (the setting's 0.1 name; it names the store): (kind, path or URL).
+    #: GBOT_ROBOTS_STORE as a location: (kind, path or URL).
     store_at: tuple[str, str] = ("memory", "")
+    #: The setting that chose the store (its 0.2 name if that was the one set, or ``JOBDIR``
+    #: for the default file), named by the errors of opening it.
+    store_setting: str = PREFIX + "STORE"
     fleet_parking: bool = True  # GBOT_ROBOTS_FLEET_PARKING: park in Redis under scrapy-redis
     report: tuple[str, ...] = ()  # GBOT_ROBOTS_REPORT: .json / .html paths
     report_max_origins: int = 10_000
@@ -187,8 +221,7 @@ class Config:
         return self.slow_fetches or SLOW_LANE_FACTOR * self.fetch_start
 
 
-def _number(name: str, value: Any, kind: str, minimum: float) -> float:
-    setting = PREFIX + name
+def _number(setting: str, value: Any, kind: str, minimum: float) -> float:
     if isinstance(value, bool) or not isinstance(value, (int, float, str)):
         raise ConfigError(setting, f"expected a number, got {value!r}")
     try:
@@ -234,17 +267,52 @@ def _bool(setting: str, value: Any) -> bool:
     raise ConfigError(setting, f"expected a boolean, got {value!r}")
 
 
-def store_spec(value: Any, jobdir: Any = None) -> tuple[str, str]:
-    """``GBOT_ROBOTS_CACHE`` as (kind, where): memory, ``sqlite://PATH``, ``redis[s]://...``.
+#: What ``GBOT_ROBOTS_STORE`` takes, for its error messages.
+_STORE_EXPECTED = (
+    "expected 'memory', 'sqlite://PATH', 'redis://HOST:PORT/DB' or a store factory (a callable "
+    "or its import path)"
+)
+
+
+def is_store_location(value: Any) -> bool:
+    """Whether a ``GBOT_ROBOTS_STORE`` value names a location (``memory``, or a string with
+    ``://``: ``sqlite://PATH``, ``redis://...``) rather than a factory; anything else is a
+    factory (a callable, or its dotted import path, which never holds ``://``)."""
+    return isinstance(value, str) and ("://" in value or value.strip().lower() == "memory")
+
+
+def store_choice(
+    value: Any, jobdir: Any = None, setting: str = PREFIX + "STORE"
+) -> tuple[Callable[[int], Any] | None, tuple[str, str]]:
+    """``GBOT_ROBOTS_STORE`` as (factory or None, (kind, where)): a location is
+    :func:`store_spec`'s, a factory a store of the project's own (in memory as far as the
+    plugin knows). Unset: :func:`store_spec`'s default."""
+    if value is None or value == "" or is_store_location(value):
+        return None, store_spec(value, jobdir, setting)
+    if isinstance(value, str):
+        module_name, _, attr = value.rpartition(".")
+        try:
+            found = getattr(importlib.import_module(module_name), attr)
+        except (ImportError, AttributeError, ValueError) as exc:
+            raise ConfigError(
+                setting, f"{_STORE_EXPECTED}; cannot import {redacted(value)!r} ({exc})"
+            ) from None
+        value = found
+    if not callable(value):
+        raise ConfigError(setting, f"{_STORE_EXPECTED}, got {redacted(repr(value))}")
+    return value, ("memory", "")
+
+
+def store_spec(value: Any, jobdir: Any = None, setting: str = PREFIX + "STORE") -> tuple[str, str]:
+    """A store location as (kind, where): memory, ``sqlite://PATH``, ``redis[s]://...``.
 
     Unset means memory, or an SQLite file inside ``JOBDIR`` when ``JOBDIR`` is set.
     """
-    setting = PREFIX + "CACHE"
     if value is None or value == "":
         if jobdir:
             return "sqlite", os.path.join(str(jobdir), "gbot_robots", "robots.sqlite3")
         return "memory", ""
-    expected = "expected 'memory', 'sqlite://PATH' or 'redis://HOST:PORT/DB'"
+    expected = _STORE_EXPECTED
     if not isinstance(value, str):
         raise ConfigError(setting, f"{expected}, got {redacted(repr(value))}")
     text = value.strip()
@@ -331,26 +399,25 @@ def load(get: Callable[[str], Any]) -> Config:
     """Read and validate every setting once; ``get(name)`` returns None for unset names."""
     nums: dict[str, float] = {}
     for name, (default, kind, minimum) in NUMERIC.items():
-        raw = get(PREFIX + name)
-        nums[name] = default if raw is None else _number(name, raw, kind, minimum)
-    if nums["CACHE_MAX_TTL"] < nums["CACHE_MIN_TTL"]:
+        setting, raw = _read(get, PREFIX + name)
+        nums[name] = default if raw is None else _number(setting, raw, kind, minimum)
+    if nums["MAX_TTL"] < nums["MIN_TTL"]:
         raise ConfigError(
-            PREFIX + "CACHE_MAX_TTL",
-            f"must be >= {PREFIX}CACHE_MIN_TTL ({nums['CACHE_MIN_TTL']:g}), "
-            f"got {nums['CACHE_MAX_TTL']:g}",
+            PREFIX + "MAX_TTL",
+            f"must be >= {PREFIX}MIN_TTL ({nums['MIN_TTL']:g}), got {nums['MAX_TTL']:g}",
         )
     if nums["ERROR_GRACE"] < nums["ERROR_STOP"]:
         raise ConfigError(
             PREFIX + "ERROR_GRACE",
             f"must be >= {PREFIX}ERROR_STOP ({nums['ERROR_STOP']:g}), got {nums['ERROR_GRACE']:g}",
         )
-    keep_floor = nums["ERROR_GRACE"] + nums["CACHE_MAX_TTL"]
-    if nums["CACHE_KEEP"] and nums["CACHE_KEEP"] < keep_floor:
+    keep_floor = nums["ERROR_GRACE"] + nums["MAX_TTL"]
+    if nums["STORE_KEEP"] and nums["STORE_KEEP"] < keep_floor:
         raise ConfigError(
-            PREFIX + "CACHE_KEEP",
-            f"must be 0 (keep every origin) or >= {PREFIX}ERROR_GRACE + {PREFIX}CACHE_MAX_TTL "
+            PREFIX + "STORE_KEEP",
+            f"must be 0 (keep every origin) or >= {PREFIX}ERROR_GRACE + {PREFIX}MAX_TTL "
             f"({keep_floor:g} s), so that no fresh copy and no 30-day window is forgotten; "
-            f"got {nums['CACHE_KEEP']:g}",
+            f"got {nums['STORE_KEEP']:g}",
         )
     if nums["RETRY_BACKOFF_MAX"] < nums["RETRY_BACKOFF"]:
         raise ConfigError(
@@ -365,25 +432,23 @@ def load(get: Callable[[str], Any]) -> Config:
     fetch_floor, fetch_start, fetch_ceiling = fetch_bounds(
         int(nums["CONCURRENT_FETCHES"]), int(nums["CONCURRENT_FETCHES_MIN"]), concurrent_requests
     )
-    robots_ua = _user_agents(get("ROBOTSTXT_USER_AGENT"))
+    configured_tokens = _tokens_setting(get("ROBOTSTXT_USER_AGENT"))
     user_agent = get("USER_AGENT")
     if user_agent is not None and not isinstance(user_agent, str):
         raise ConfigError("USER_AGENT", f"expected a string, got {user_agent!r}")
     clock = _load_callable(PREFIX + "CLOCK", get(PREFIX + "CLOCK")) or time.time
-    store = _load_callable(PREFIX + "STORE", get(PREFIX + "STORE"))
-    cache = store_spec(get(PREFIX + "CACHE"), get("JOBDIR"))
+    store_setting, store_value = _read(get, PREFIX + "STORE")
+    jobdir = get("JOBDIR")
+    store, store_at = store_choice(store_value, jobdir, store_setting)
+    if store_value is None or store_value == "":
+        store_setting = "JOBDIR" if jobdir else PREFIX + "STORE"
     fleet = get(PREFIX + "FLEET_PARKING")
-    if store is not None and get(PREFIX + "CACHE"):
-        raise ConfigError(
-            PREFIX + "STORE",
-            f"a custom store replaces {PREFIX}CACHE: set one of them, not both",
-        )
     policy = PolicyConfig(
         max_redirects=int(nums["MAX_REDIRECTS"]),
         max_bytes=int(nums["MAX_BYTES"]),
-        cache_ttl=nums["CACHE_TTL"],
-        min_ttl=nums["CACHE_MIN_TTL"],
-        max_ttl=nums["CACHE_MAX_TTL"],
+        cache_ttl=nums["TTL"],
+        min_ttl=nums["MIN_TTL"],
+        max_ttl=nums["MAX_TTL"],
         error_stop=nums["ERROR_STOP"],
         error_grace=nums["ERROR_GRACE"],
         retry_backoff=nums["RETRY_BACKOFF"],
@@ -391,12 +456,12 @@ def load(get: Callable[[str], Any]) -> Config:
     )
     return Config(
         obey=_bool("ROBOTSTXT_OBEY", get("ROBOTSTXT_OBEY")),
-        robots_user_agent=robots_ua or None,
+        configured_tokens=configured_tokens or None,
         user_agent=user_agent or "Scrapy",
         download_timeout=nums["DOWNLOAD_TIMEOUT"],
         retry_times=int(nums["RETRY_TIMES"]),
-        memory_size=int(nums["CACHE_SIZE"]),
-        compact_bytes=int(nums["CACHE_COMPACT_BYTES"]),
+        memory_size=int(nums["STORE_SIZE"]),
+        compact_bytes=int(nums["STORE_COMPACT_BYTES"]),
         park_timeout=nums["PARK_TIMEOUT"],
         tick=nums["TICK"],
         release_per_turn=int(nums["RELEASE_PER_TURN"]),
@@ -407,11 +472,12 @@ def load(get: Callable[[str], Any]) -> Config:
         slow_fetch_after=nums["SLOW_FETCH_AFTER"],
         slow_fetches=int(nums["SLOW_FETCHES"]),
         lock_ttl=nums["LOCK_TTL"],
-        store_keep=nums["CACHE_KEEP"],
+        store_keep=nums["STORE_KEEP"],
         policy=policy,
         clock=clock,
         custom_store=store,
-        store_at=("memory", "") if store is not None else cache,
+        store_at=store_at,
+        store_setting=store_setting,
         fleet_parking=True if fleet is None else _bool(PREFIX + "FLEET_PARKING", fleet),
         report=report_paths(get(PREFIX + "REPORT")),
         report_max_origins=int(nums["REPORT_MAX_ORIGINS"]),
@@ -464,7 +530,7 @@ def _strings(setting: str, value: Any) -> tuple[str, ...]:
     return tuple(item.strip() for item in items if item.strip())
 
 
-def _user_agents(value: Any) -> str | tuple[str, ...] | None:
+def _tokens_setting(value: Any) -> str | tuple[str, ...] | None:
     """ROBOTSTXT_USER_AGENT: a string (one token or a User-Agent header) or a list of tokens.
 
     A comma-separated string without parentheses is a list too (what ``-s`` gives); a
@@ -503,7 +569,7 @@ def configured_token(config: Config) -> tuple[str | tuple[str, ...], str, str | 
     with a warning that names the setting.
     """
     setting = "ROBOTSTXT_USER_AGENT"
-    configured = config.robots_user_agent
+    configured = config.configured_tokens
     if not configured:
         return product_token(config.user_agent), "USER_AGENT", None
     values = (configured,) if isinstance(configured, str) else configured

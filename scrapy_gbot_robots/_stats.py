@@ -22,8 +22,8 @@ WOULD_FORBID = "robotstxt/would_forbid"
 WOULD_STOP = "robotstxt/would_stop"
 
 # Requests.
-DEFERRED = "robotstxt/deferred"
-UNDEFERRED = "robotstxt/undeferred"
+PARKED = "robotstxt/parked"
+RELEASED = "robotstxt/released"
 WAITED_TURN = "robotstxt/waited_turn"
 DROPPED = "robotstxt/dropped"
 BOUNCED = "robotstxt/bounced"
@@ -40,42 +40,43 @@ PAGE_RULES_NOFOLLOW = "robotstxt/page_rules/nofollow"
 PAGE_RULES_DISALLOWED_NOINDEX = "robotstxt/page_rules/disallowed_noindex"
 PAGE_RULES_DROPPED_NOFOLLOW = "robotstxt/page_rules/dropped_nofollow"
 PAGE_RULES_KEPT_NOFOLLOW = "robotstxt/page_rules/kept_nofollow"
+PAGE_RULES_CAPPED = "robotstxt/page_rules/capped"
 
 # The gate, set when the spider closes.
 PARKED_PEAK = "robotstxt/parked_peak"
-READY_PEAK = "robotstxt/ready_peak"
+RELEASING_PEAK = "robotstxt/releasing_peak"
 FETCH_IN_FLIGHT_PEAK = "robotstxt/fetch_in_flight_peak"
 FETCH_SLOW_PEAK = "robotstxt/fetch_slow_peak"
 FETCH_QUEUE_PEAK = "robotstxt/fetch_queue_peak"
 FETCH_BUDGET_PEAK = "robotstxt/fetch_budget_peak"
-CACHE_PINNED_PEAK = "robotstxt/cache/pinned_peak"
+STORE_PINNED_PEAK = "robotstxt/store/pinned_peak"
 
 # The fetch budget's pacing, live (each tick).
 FETCH_BUDGET = "robotstxt/fetch_budget"
 FETCH_BUDGET_GREW = "robotstxt/fetch_budget_grew"
 FETCH_BUDGET_SHRANK = "robotstxt/fetch_budget_shrank"
-TAKEN_ELSEWHERE = "robotstxt/parking/taken_elsewhere"
+LOT_TAKEN_ELSEWHERE = "robotstxt/lot/taken_elsewhere"
 
 # The store.
-CACHE_HIT = "robotstxt/cache/hit"
-CACHE_MISS = "robotstxt/cache/miss"
-CACHE_EXPIRED = "robotstxt/cache/expired"
-CACHE_EVICTED = "robotstxt/cache/evicted"
-CACHE_EVICTED_FAILING = "robotstxt/cache/evicted_failing"
-CACHE_EVICTED_PINNED = "robotstxt/cache/evicted_pinned"
-CACHE_READ_BACK = "robotstxt/cache/read_back"
-CACHE_COMPACT_READ = "robotstxt/cache/compact_read"
-CACHE_FORGOTTEN = "robotstxt/cache/forgotten"
-CACHE_STORED = "robotstxt/cache/stored"
+STORE_HIT = "robotstxt/store/hit"
+STORE_MISS = "robotstxt/store/miss"
+STORE_EXPIRED = "robotstxt/store/expired"
+STORE_EVICTED = "robotstxt/store/evicted"
+STORE_EVICTED_FAILING = "robotstxt/store/evicted_failing"
+STORE_EVICTED_PINNED = "robotstxt/store/evicted_pinned"
+STORE_READ_BACK = "robotstxt/store/read_back"
+STORE_COMPACT_READ = "robotstxt/store/compact_read"
+STORE_FORGOTTEN = "robotstxt/store/forgotten"
+STORE_STORED = "robotstxt/store/stored"
 LOCK_WAITED = "robotstxt/lock/waited"
 STORE_PRUNED = "robotstxt/store/pruned"
 STORE = "robotstxt/store/"  # + a counter of the persistent store (see COMPONENT_COUNTERS)
-PARKING = "robotstxt/parking/"  # + a counter of the parking lot (see LOT_COUNTERS)
+LOT = "robotstxt/lot/"  # + a counter of the lot (see LOT_COUNTERS)
 
 #: The counters a persistent store may report (``counters()``).
 COMPONENT_COUNTERS = ("write_errors", "errors", "outages", "lock_waits")
-#: The counters a parking lot may report (``counters()``); ``timeouts``: calls to a hung
-#: Redis cut at the lot's bound, each a freeze of the crawl avoided.
+#: The counters a lot may report (``counters()``); ``timeouts``: calls to a hung Redis cut at
+#: the lot's bound, each a freeze of the crawl avoided.
 LOT_COUNTERS = ("errors", "outages", "timeouts")
 
 # Fetches.
@@ -83,14 +84,42 @@ RETRY = "robotstxt/retry"
 FETCH_RETRY = "robotstxt/fetch_retry"
 ORIGIN_STATE = "robotstxt/origin_state/"  # + Kind value
 SERVER_ERROR = "robotstxt/server_error"
+PROXY_REFUSED = "robotstxt/proxy_refused"
 TRUNCATED = "robotstxt/truncated"
 
-#: The fetch reasons of the gate that count as a cache miss, an expiry or a retry.
+#: The fetch reasons of the gate that count as a store miss, an expiry or a retry.
 FETCH_WHY = {
-    "miss": CACHE_MISS,
-    "expired": CACHE_EXPIRED,
+    "miss": STORE_MISS,
+    "expired": STORE_EXPIRED,
     "retry": RETRY,
     "refresh": RETRY,
+}
+
+#: The names 0.2 wrote, each under its new name: telemetry writes both until 0.4, so that a
+#: dashboard has a release to move (docs/stats.md lists them). No warning: a stat is read
+#: after the crawl, by whatever reads it.
+OLD_NAMES: dict[str, str] = {
+    PARKED: "robotstxt/deferred",
+    RELEASED: "robotstxt/undeferred",
+    RELEASING_PEAK: "robotstxt/ready_peak",
+    LOT_TAKEN_ELSEWHERE: "robotstxt/parking/taken_elsewhere",
+    **{LOT + counter: "robotstxt/parking/" + counter for counter in LOT_COUNTERS},
+    **{
+        new: "robotstxt/cache/" + new.removeprefix(STORE)
+        for new in (
+            STORE_HIT,
+            STORE_MISS,
+            STORE_EXPIRED,
+            STORE_EVICTED,
+            STORE_EVICTED_FAILING,
+            STORE_EVICTED_PINNED,
+            STORE_READ_BACK,
+            STORE_COMPACT_READ,
+            STORE_FORGOTTEN,
+            STORE_STORED,
+            STORE_PINNED_PEAK,
+        )
+    },
 }
 
 
@@ -105,5 +134,6 @@ def documented_names() -> list[str]:
     out += [RESPONSE_STATUS + "<status>", EXCEPTION + "<exception class>"]
     out += [ORIGIN_STATE + kind.value for kind in Kind]
     out += [STORE + counter for counter in COMPONENT_COUNTERS]
-    out += [PARKING + counter for counter in LOT_COUNTERS]
+    out += [LOT + counter for counter in LOT_COUNTERS]
+    out += OLD_NAMES.values()
     return sorted(set(out))

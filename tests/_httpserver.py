@@ -301,7 +301,7 @@ BASE_SETTINGS: dict[str, Any] = {
 
 def make_spider(name: str = "list", **attrs: Any) -> type:
     """A spider class that requests ``urls`` and records what was crawled, failed or dropped
-    (``request_dropped``: url and reason)."""
+    (``parked_request_dropped``: url and reason)."""
     import scrapy
 
     from scrapy_gbot_robots import signals
@@ -319,7 +319,7 @@ def make_spider(name: str = "list", **attrs: Any) -> type:
         @classmethod
         def from_crawler(cls, crawler: Any, *args: Any, **kwargs: Any) -> Any:
             spider = super().from_crawler(crawler, *args, **kwargs)
-            crawler.signals.connect(spider.on_dropped, signal=signals.request_dropped)
+            crawler.signals.connect(spider.on_dropped, signal=signals.parked_request_dropped)
             return spider
 
         def on_dropped(self, request: Any, spider: Any, reason: str) -> None:

@@ -51,11 +51,16 @@ def test_one_version_source() -> None:
 
 
 def test_changelog_starts_with_this_version_and_goes_back_to_0_1_0() -> None:
-    """The first released version is this one; an unreleased one may sit above it."""
+    """A development version (``0.3.0.dev0``) is the ``## 0.3.0 (unreleased)`` heading, a
+    release (``0.3.0``) is ``## 0.3.0``; only the first heading may be unreleased."""
     text = (ROOT / "CHANGES.md").read_text(encoding="utf-8")
-    versions = re.findall(r"^## (\d+\.\d+\.\d+)", text, re.MULTILINE)
-    released = re.findall(r"^## (\d+\.\d+\.\d+)(?! \(unreleased\))", text, re.MULTILINE)
-    assert released[0] == scrapy_gbot_robots.__version__  # the next one may be on its way
+    headings = re.findall(r"^## (\d+\.\d+\.\d+)( \(unreleased\))?", text, re.MULTILINE)
+    version = re.fullmatch(r"(\d+\.\d+\.\d+)(\.dev\d+)?", scrapy_gbot_robots.__version__)
+    assert version is not None, scrapy_gbot_robots.__version__
+    release, dev = version.groups()
+    assert headings[0] == (release, " (unreleased)" if dev else "")
+    assert all(not unreleased for _, unreleased in headings[1:])
+    versions = [number for number, _ in headings]
     assert versions[-1] == "0.1.0"
     assert len(versions) == len(set(versions))
 
@@ -348,6 +353,7 @@ COVERED_ELSEWHERE: dict[str, str] = {
     "crawl/page_rules.py": "tests/crawl/test_page_rules_middleware.py"
     "::test_the_0_2_module_path_still_loads_with_a_warning_naming_the_new_one",
     "crawl/reasons.py": "tests/crawl/test_gate.py",
+    "crawl/route.py": "tests/crawl/test_proxy_auth.py",  # and test_robots_fetch.py's route tests
     "parking/base.py": "tests/parking/test_lots.py",
     "stores/base.py": "tests/stores/test_tiered.py",
 }
@@ -692,3 +698,359 @@ def test_a_stale_reference_is_found() -> None:
         "_policy.py",
         "tests/test_middleware*.py",
     ]
+
+
+# ----------------------------------------------------------------------------- the glossary
+
+#: The words the glossary of docs/design.md retired (a pattern over words: a name is split into
+#: words first, so ``SendOn``, ``send_on`` and "sent on" all read as "send on"), each with the
+#: word that took its place.
+RETIRED: dict[str, str] = {
+    r"\b(un)?defer(s|red|ring|ral)?\b": "park / release",
+    r"\bsen(d|ds|t|ding) on\b": "release",
+    r"\bdrip": "release",
+    r"\bcach(e|es|ed|ing)\b": "store",
+    r"\bagents?\b": "token",
+    r"\bparking lot\b": "lot",
+}
+#: Retired in names only: ordinary English in a sentence.
+RETIRED_IN_NAMES: dict[str, str] = {
+    r"\bready\b": "release",
+    r"\bgiv(e|en|ing) up\b": "drop",
+}
+#: Retired in public names only: inside the code a URL has a host, the tokenizer blocks, the
+#: budget is blocked by the store's room, none of them the glossary's concepts.
+RETIRED_IN_PUBLIC_NAMES: dict[str, str] = {
+    r"\bblock(s|ed|ing)?\b": "forbid",
+    r"\b(site|host)s?\b": "origin",
+}
+#: Where a retired word is right in a name, and why: (a path of the package, or a folder of
+#: it, "" for all of it; the name, or the retired word for every name with it).
+ALLOWED_NAMES: dict[tuple[str, str], str] = {
+    ("engine/", "agent"): "robots.txt's User-agent: line: the engine's groups and lint checks",
+    ("page/", "agent"): "X-Robots-Tag's user agents (googlebot: noindex)",
+    ("scrapy_parser.py", "agent"): "Scrapy's RobotParser interface: allowed(url, user_agent)",
+    ("_settings.py", "user_agent"): "Scrapy's USER_AGENT header",
+    ("cli/lint.py", "agents"): "a group's User-agent: lines",
+    ("", "cache_control"): "HTTP's Cache-Control header",
+    ("policy/states.py", "cache_ttl"): "PolicyConfig's public field since 0.1 (GBOT_ROBOTS_TTL)",
+    ("_compat.py", "UNHANDLED_IN_DEFERRED"): "Twisted's Deferred",
+    ("crawl/exits.py", "deferred"): "a Twisted Deferred (a download waiting in place)",
+}
+def _words(name: str) -> str:
+    """A name as lower-case words: ``SendOn`` and ``send_on`` are "send on"."""
+    spaced = re.sub(r"([a-z0-9])([A-Z])", r"\1 \2", name)
+    spaced = re.sub(r"([A-Z]+)([A-Z][a-z])", r"\1 \2", spaced)
+    return spaced.replace("_", " ").replace("/", " ").replace("-", " ").lower()
+
+
+def _retired_in(name: str, words: dict[str, str]) -> list[str]:
+    said = _words(name)
+    return [pattern for pattern in words if re.search(pattern, said)]
+
+
+def _defined_names(source: str) -> set[str]:
+    """The names a module defines: classes, functions, arguments, variables, attributes."""
+    found: set[str] = set()
+    for node in ast.walk(ast.parse(source)):
+        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+            found.add(node.name)
+        elif isinstance(node, ast.arg):
+            found.add(node.arg)
+        elif isinstance(node, ast.Name) and isinstance(node.ctx, ast.Store):
+            found.add(node.id)
+        elif isinstance(node, ast.Attribute) and isinstance(node.ctx, ast.Store):
+            found.add(node.attr)
+    return found
+
+
+def _allowed_name(where: str, name: str) -> bool:
+    return any(
+        where.startswith(prefix)
+        and (allowed == name or re.search(rf"\b{allowed}s?\b", _words(name)) is not None)
+        for prefix, allowed in ALLOWED_NAMES
+    )
+
+
+def _retired_names(where: str, source: str) -> list[str]:
+    """The names of a module (``where``, under the package) that use a retired word."""
+    words = {**RETIRED, **RETIRED_IN_NAMES}
+    names = _defined_names(source) | {Path(where).stem}
+    return sorted(
+        name for name in names if _retired_in(name, words) and not _allowed_name(where, name)
+    )
+
+
+def test_no_name_of_the_package_uses_a_retired_word() -> None:
+    package = ROOT / "scrapy_gbot_robots"
+    found = {
+        str(path.relative_to(package)): hits
+        for path in sorted(package.rglob("*.py"))
+        if (hits := _retired_names(str(path.relative_to(package)), path.read_text("utf-8")))
+    }
+    assert not found, f"names in retired words (docs/design.md#the-glossary): {found}"
+
+
+def _public_names() -> dict[str, list[str]]:
+    """Every name a user meets in code: settings, stats, signals, meta keys, Config fields."""
+    import dataclasses
+
+    from scrapy_gbot_robots import _meta, signals
+    from scrapy_gbot_robots._settings import Config
+
+    return {
+        "setting": sorted(known_settings()),
+        "Config field": [f.name for f in dataclasses.fields(Config) if f.name != "user_agent"],
+        "stat": [n for n in _stats.documented_names() if n not in _stats.OLD_NAMES.values()],
+        "signal": [n for n, v in vars(signals).items() if type(v) is object],
+        "meta key": [
+            v
+            for n, v in vars(_meta).items()
+            if n.isupper() and isinstance(v, str) and v not in _meta.RENAMED
+        ],
+    }
+
+
+def test_no_setting_stat_signal_or_meta_key_uses_a_retired_word() -> None:
+    words = {**RETIRED, **RETIRED_IN_NAMES, **RETIRED_IN_PUBLIC_NAMES}
+    found = [
+        f"{kind} {name}"
+        for kind, names in _public_names().items()
+        for name in names
+        if _retired_in(name, words)
+    ]
+    assert not found, found
+    assert len(_public_names()["signal"]) == 5  # the scan saw the signals
+
+
+_LOG_LEVELS = frozenset({"debug", "info", "warning", "error", "exception", "critical"})
+
+
+def _text(node: ast.AST) -> str:
+    if isinstance(node, ast.Constant) and isinstance(node.value, str):
+        return node.value
+    if isinstance(node, ast.JoinedStr):
+        return "".join(_text(part) for part in node.values)
+    if isinstance(node, ast.IfExp):
+        return f"{_text(node.body)} {_text(node.orelse)}"
+    return " "
+
+
+def _log_messages(source: str) -> list[tuple[int, str]]:
+    """The messages of a module's ``logger.<level>(...)`` calls, with their lines."""
+    return [
+        (node.lineno, _text(node.args[0]))
+        for node in ast.walk(ast.parse(source))
+        if isinstance(node, ast.Call)
+        and isinstance(node.func, ast.Attribute)
+        and node.func.attr in _LOG_LEVELS
+        and isinstance(node.func.value, ast.Name)
+        and node.func.value.id == "logger"
+        and node.args
+    ]
+
+
+#: Prose where a retired word is right: robots.txt's User-agent: line and HTTP's User-Agent
+#: header, Twisted's Deferred, Google's page's words, CPU caches and Scrapy's own.
+ALLOWED_PROSE = (
+    re.compile(r"\buser[- ]agents?\b", re.IGNORECASE),
+    re.compile(r"\bDeferreds?\b"),
+    re.compile(
+        r"\bGoogle's (fetching and caching|robots\.txt cache)|\bFetching and caching\b"
+        r"|\bCPU caches?\b|\bScrapy's caches\b",
+        re.IGNORECASE,
+    ),
+)
+
+
+def _retired_prose(text: str) -> list[str]:
+    for allowed in ALLOWED_PROSE:
+        text = allowed.sub(" ", text)
+    return [m[0] for p in RETIRED for m in re.finditer(p, text, re.IGNORECASE)]
+
+
+def test_no_log_line_uses_a_retired_word() -> None:
+    package = ROOT / "scrapy_gbot_robots"
+    found = [
+        f"{path.relative_to(package)}:{line}: {words}"
+        for path in sorted(package.rglob("*.py"))
+        for line, message in _log_messages(path.read_text("utf-8"))
+        if (words := _retired_prose(message))
+    ]
+    assert not found, found
+
+
+#: The prose of these pages is checked; CHANGES.md keeps the words of its time.
+PAGES = [ROOT / "README.md", *sorted((ROOT / "docs").glob("*.md"))]
+#: A block (paragraph, list item, table) about Scrapy's HTTP cache may say "cache".
+_HTTP_CACHE = re.compile(r"HTTP cache|HTTPCACHE|HttpCacheMiddleware")
+
+
+def _prose_blocks(text: str) -> list[tuple[int, str, str]]:
+    """(first line, block, its section's heading) of a page, without code (fenced or in
+    backticks: names are the names checks' business) and without the glossary itself."""
+    blocks: list[tuple[int, str, str]] = []
+    heading, fence, start = "", False, 0
+    lines: list[str] = []
+    for n, line in enumerate([*text.split("\n"), ""], 1):
+        if line.lstrip().startswith("```"):
+            fence = not fence
+            continue
+        if fence:
+            continue
+        if line.startswith("#") or not line.strip():
+            if lines and heading != "## The glossary":
+                blocks.append((start, re.sub(r"`[^`]*`", " ", "\n".join(lines)), heading))
+            lines = []
+            heading = line if line.startswith("#") else heading
+            continue
+        start = start if lines else n
+        lines.append(line)
+    return blocks
+
+
+def _retired_in_page(text: str) -> list[str]:
+    found = []
+    for line, block, heading in _prose_blocks(text):
+        hits = _retired_prose(block)
+        if _HTTP_CACHE.search(block) or _HTTP_CACHE.search(heading):
+            hits = [hit for hit in hits if not re.fullmatch(RETIRED_CACHE, hit, re.IGNORECASE)]
+        found += [f"line {line}+: {hit!r}" for hit in hits]
+    return found
+
+
+RETIRED_CACHE = r"cach(e|es|ed|ing)"
+
+
+@pytest.mark.parametrize("page", PAGES, ids=lambda p: p.name)
+def test_no_page_uses_a_retired_word(page: Path) -> None:
+    found = _retired_in_page(page.read_text("utf-8"))
+    assert not found, f"{page.name} (docs/design.md#the-glossary): {found}"
+
+
+def _old_names() -> list[str]:
+    """The public names of 0.2 that changed: each still works until 0.4."""
+    from scrapy_gbot_robots import _meta, signals
+    from scrapy_gbot_robots._settings import RENAMED
+
+    return [
+        *RENAMED,
+        *_stats.OLD_NAMES.values(),
+        *signals.RENAMED,
+        *_meta.RENAMED,
+        "--user-agent",
+    ]
+
+
+def _old_names_out_of_place(text: str) -> list[str]:
+    """Old names a page gives outside a block (or the block after one) that says 0.2 or 0.4:
+    a page names them only to say what they became (Scrapy's own ``request_dropped`` aside)."""
+    out: list[str] = []
+    previous = ""
+    for line, block, _ in _prose_blocks(re.sub(r"`([^`]*)`", r"@\1@", text)):
+        dated = re.search(r"\b0\.[24]\b", previous + block)
+        for name in _old_names():
+            for hit in re.finditer(rf"@{re.escape(name)}@", block):
+                scrapys = block[: hit.start()].endswith("Scrapy's ")
+                if not dated and not (scrapys and name == "request_dropped"):
+                    out.append(f"line {line}+: {name}")
+        previous = block
+    return out
+
+
+@pytest.mark.parametrize("page", PAGES, ids=lambda p: p.name)
+def test_a_page_names_an_old_name_only_to_say_what_it_became(page: Path) -> None:
+    found = _old_names_out_of_place(page.read_text("utf-8"))
+    assert not found, f"{page.name}: {found}"
+
+
+def test_settings_doc_lists_every_renamed_setting() -> None:
+    from scrapy_gbot_robots._settings import RENAMED
+
+    text = (ROOT / "docs" / "settings.md").read_text("utf-8")
+    for old, new in RENAMED.items():
+        assert f"- `{old}` → `{new}`" in text, old
+
+
+def test_the_glossary_checks_find_what_they_look_for() -> None:
+    source = (
+        "class SendOn: ...\n"
+        "def drip(deferred_count: int) -> None:\n"
+        "    self.user_agent = logger.info('undeferred, sent on, via the parking lot')\n"
+    )
+    found = _retired_names("crawl/sample.py", source)
+    assert found == ["SendOn", "deferred_count", "drip", "user_agent"]
+    assert _retired_names("engine/sample.py", "agent_lines = 1\n") == []  # User-agent: lines
+    assert _retired_names("crawl/sample.py", "cache_control = 1\nReadyOrigins = 2\n") == [
+        "ReadyOrigins"
+    ]
+    (message,) = _log_messages(source)
+    assert _retired_prose(message[1]) == ["undeferred", "sent on", "parking lot"]
+    page = (
+        "# Page\n\nRequests are deferred, then sent on from the cache (a `robotstxt/deferred`\n"
+        "name is code, so is\n```\ncache\n```\n). A User-agent: line, Twisted's Deferred.\n\n"
+        "## Scrapy's HTTP cache\n\nThe cache answers.\n\n## The glossary\n\ndrip\n\n"
+        "Until 0.4, `GBOT_ROBOTS_CACHE` still works.\n\n## Then\n\nScrapy's `request_dropped`.\n\n"
+        "But `request_deferred` here does not.\n"
+    )
+    assert _retired_in_page(page) == [f"line 3+: {w!r}" for w in ("deferred", "sent on", "cache")]
+    out_of_place = ["line 3+: robotstxt/deferred", "line 24+: request_deferred"]
+    assert _old_names_out_of_place(page) == out_of_place
+
+
+# ----------------------------------------------------------------------------- the signals
+
+
+def _sent_by() -> dict[str, set[str]]:
+    """Each signal of ours -> the ``Class.method`` of crawl/telemetry.py that send it."""
+    tree = ast.parse((ROOT / "scrapy_gbot_robots" / "crawl" / "telemetry.py").read_text("utf-8"))
+    found: dict[str, set[str]] = {}
+    for cls in (node for node in tree.body if isinstance(node, ast.ClassDef)):
+        for fn in (node for node in cls.body if isinstance(node, ast.FunctionDef)):
+            for node in ast.walk(fn):
+                if not (isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute)):
+                    continue
+                if node.func.attr not in ("_send", "send_catch_log"):
+                    continue
+                args = [*node.args, *(k.value for k in node.keywords if k.arg == "signal")]
+                for arg in args:
+                    if (
+                        isinstance(arg, ast.Attribute)
+                        and isinstance(arg.value, ast.Name)
+                        and arg.value.id == "signals"
+                    ):
+                        found.setdefault(arg.attr, set()).add(f"{cls.name}.{fn.name}")
+    return found
+
+
+def _said_sent_by() -> dict[str, set[str]]:
+    """Each signal of signals.py -> the methods its comment names: "Sent by ``X.y``: ..."."""
+    said: dict[str, set[str]] = {}
+    comment: list[str] = []
+    for line in (ROOT / "scrapy_gbot_robots" / "signals.py").read_text("utf-8").splitlines():
+        if line.startswith("#:"):
+            comment.append(line[2:].strip())
+            continue
+        signal = re.fullmatch(r"(\w+) = object\(\)", line)
+        if signal:
+            head = " ".join(comment).partition(":")[0]
+            assert head.startswith("Sent by "), f"{signal[1]}: say which method sends it"
+            said[signal[1]] = set(re.findall(r"``(\w+\.\w+)``", head))
+        comment = []
+    return said
+
+
+def test_each_signal_is_sent_where_its_comment_says() -> None:
+    """signals.py's comments once said ``request_dropped`` fired at the deadline only and
+    ``request_deferred`` for undecided origins only; each now names its sender, checked here."""
+    from scrapy_gbot_robots import signals
+
+    said = _said_sent_by()
+    assert set(said) == {n for n, v in vars(signals).items() if type(v) is object}
+    assert said == _sent_by()
+
+
+def test_signals_doc_lists_exactly_our_signals() -> None:
+    text = (ROOT / "docs" / "signals.md").read_text("utf-8")
+    documented = set(re.findall(r"^\| `scrapy_gbot_robots\.signals\.(\w+)`", text, re.MULTILINE))
+    assert documented == set(_said_sent_by())

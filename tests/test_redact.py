@@ -10,7 +10,7 @@ import pytest
 from hypothesis import assume, given
 from hypothesis import strategies as st
 
-from scrapy_gbot_robots._redact import redacted
+from scrapy_gbot_robots._redact import redacted, secret_pieces
 
 
 @pytest.mark.parametrize(
@@ -35,6 +35,18 @@ from scrapy_gbot_robots._redact import redacted
         # A password holding what a URL should encode: hidden whole.
         ("redis://:p@ss/w@h:1/0", "redis://:***@h:1/0"),
         ("redis://:p%40ss@h/0", "redis://:***@h/0"),
+        # Issue 46, item 2: the TLS key's passphrase, and a password with an unencoded '#' or
+        # '?' (a parser ends the authority there), hidden whole; an '@' in a query value
+        # ends no userinfo.
+        ("rediss://h/0?ssl_password=S", "rediss://h/0?ssl_password=***"),
+        (
+            "rediss://h/0?ssl_keyfile=/k.pem&SSL_PASSWORD=S",
+            "rediss://h/0?ssl_keyfile=/k.pem&SSL_PASSWORD=***",
+        ),
+        ("redis://u:pw#S@host/0", "redis://u:***@host/0"),
+        ("redis://u:pw?S@host:1/0?db=2", "redis://u:***@host:1/0?db=2"),
+        ("redis://:a#b?c/d@e@host/0", "redis://:***@host/0"),
+        ("redis://h:1/0?db=1&password=a@b&x=1", "redis://h:1/0?db=1&password=***&x=1"),
         ("", ""),
         ("memory", "memory"),
         ("sqlite:///var/lib/robots.db", "sqlite:///var/lib/robots.db"),
@@ -46,11 +58,11 @@ def test_redacted(url: str, shown: str) -> None:
 
 def test_a_message_quoting_urls_loses_every_secret_and_nothing_else() -> None:
     text = (
-        "GBOT_ROBOTS_CACHE: redis://:pw1@h:1/0 needs Scrapy's asyncio reactor; "
+        "GBOT_ROBOTS_STORE: redis://:pw1@h:1/0 needs Scrapy's asyncio reactor; "
         "also unix:///s.sock?db=0&password=pw2 (got 3 = 3)"
     )
     assert redacted(text) == (
-        "GBOT_ROBOTS_CACHE: redis://:***@h:1/0 needs Scrapy's asyncio reactor; "
+        "GBOT_ROBOTS_STORE: redis://:***@h:1/0 needs Scrapy's asyncio reactor; "
         "also unix:///s.sock?db=0&password=*** (got 3 = 3)"
     )
     # A quote may be part of a password (a query allows it unencoded): hidden with it.
@@ -93,3 +105,24 @@ def test_a_query_password_never_shows(secret: str, key: str, host: str, port: st
 @given(st.text(max_size=80))
 def test_never_raises(text: str) -> None:
     assert isinstance(redacted(text), str)
+
+
+@given(_SECRET, st.sampled_from(["#", "?", "#?", "?#/"]), _HOST, _PORT)
+def test_a_password_with_an_unencoded_hash_or_question_mark_never_shows(
+    secret: str, cut: str, host: str, port: str
+) -> None:
+    """Issue 46, item 2: the parser's error quotes the piece before the ``#`` or ``?``; the
+    URL and that message, redacted with the URL's pieces, show no piece of the password."""
+    password = secret[:3] + cut + secret[3:]
+    url = f"redis://u:{password}@{host}{port}/0"
+    assume(secret[:3] not in f"redis://u:@{host}{port}/0")
+    assert redacted(url) == f"redis://u:***@{host}{port}/0"
+    message = f"{url} is not usable (cast to integer value as '{secret[:3]}')"
+    shown = redacted(message, secret_pieces(url))
+    assert password not in shown and secret[:3] not in shown and secret[3:] not in shown
+
+
+def test_secret_pieces_name_every_secret_and_nothing_else() -> None:
+    assert secret_pieces("redis://h:1/0?db=1") == ()
+    assert secret_pieces("redis://u@h/0") == ()
+    assert secret_pieces("rediss://u:a#b@h/0?ssl_password=k&db=1") == ("a#b", "a", "b", "k")

@@ -63,7 +63,7 @@ async def test_builtin_middleware_with_google_parser_obeys_googles_verdicts(
     assert server.count("/drafts/plan.html") == 0 and server.count("/tmp/x.html") == 0
     stats = crawler.stats.get_stats()
     assert stats["robotstxt/forbidden"] == 3
-    assert "robotstxt/deferred" not in stats  # our middleware is not installed here
+    assert "robotstxt/parked" not in stats  # our middleware is not installed here
 
 
 @pytest_twisted.ensureDeferred
@@ -75,5 +75,5 @@ async def test_same_crawl_with_scrapys_default_parser_differs(server: Server) ->
     crawler = await crawl(make_spider(urls=urls), _settings(None))
     # Protego ignores the "Disallowed:" key, which Google reads as Disallow.
     assert urls[0] in crawler.spider.crawled
-    assert "robotstxt/deferred" not in crawler.stats.get_stats()
+    assert "robotstxt/parked" not in crawler.stats.get_stats()
 

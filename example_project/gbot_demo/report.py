@@ -1,4 +1,4 @@
-"""The end-of-crawl report: which URLs were crawled, forbidden (and by which line), deferred."""
+"""The end-of-crawl report: which URLs were crawled, forbidden (and by which line), parked."""
 
 from __future__ import annotations
 
@@ -25,7 +25,7 @@ class Outcomes:
 
     crawled: list[str] = field(default_factory=list)
     forbidden: dict[str, Decision] = field(default_factory=dict)
-    deferred: list[str] = field(default_factory=list)
+    parked: list[str] = field(default_factory=list)
     dropped: dict[str, str] = field(default_factory=dict)
     stats: dict[str, Any] = field(default_factory=dict)
     started_at: float = 0.0  # time.time() when the crawl started: older report files are stale
@@ -56,7 +56,7 @@ def print_report(site: DemoSite, outcomes: Outcomes, settings: BaseSettings) -> 
     def key(url: str) -> tuple[int, str]:
         return (order.index(url) if url in order else len(order), url)
 
-    seen = [*outcomes.crawled, *outcomes.forbidden, *outcomes.deferred, *outcomes.dropped]
+    seen = [*outcomes.crawled, *outcomes.forbidden, *outcomes.parked, *outcomes.dropped]
     width = max((len(u) for u in seen), default=20) + 2
     out: list[str] = []
     out.append("")
@@ -82,10 +82,10 @@ def print_report(site: DemoSite, outcomes: Outcomes, settings: BaseSettings) -> 
         out.append(f"  {url:{width}}{_why(outcomes.forbidden[url])}")
     out.append("")
     out.append(
-        f"DEFERRED ({len(outcomes.deferred)}): parked while their origin's robots.txt was"
+        f"PARKED ({len(outcomes.parked)}): parked while their origin's robots.txt was"
         " undecided, then"
     )
-    for url in sorted(outcomes.deferred, key=key):
+    for url in sorted(outcomes.parked, key=key):
         if url in outcomes.forbidden:
             fate = "forbidden"
         elif url in outcomes.dropped:

@@ -2,7 +2,7 @@
 
 Two origins (two ephemeral ports): the main site, whose robots.txt exercises Google's
 precedence rules, and a "flaky" site whose robots.txt answers 503 once before it
-answers 200, so its requests are parked (deferred) until the retry decides them.
+answers 200, so its requests are parked until the retry decides them.
 """
 
 from __future__ import annotations

@@ -1,5 +1,5 @@
 """What every command shares on the way in: the argument parser, exit codes, usage errors,
-and reading the inputs (a robots.txt file, a file of URLs, the crawler's user-agent tokens).
+and reading the inputs (a robots.txt file, a file of URLs, the crawler's product tokens).
 
 A command is a :class:`Command` value named ``COMMAND`` in its own module of this package;
 :func:`build_parser` gives each one its sub-parser, with ``--color`` and ``--help``.
@@ -28,6 +28,19 @@ FAIL_ON = ("error", "warning", "info", "never")
 
 class UsageError(Exception):
     """A user mistake: reported in one line on stderr with exit status 2, never a traceback."""
+
+
+#: ``--timeout`` of ``fetch`` and ``inspect``, in seconds: the smallest the download timeout
+#: setting takes (``GBOT_ROBOTS_DOWNLOAD_TIMEOUT``), and a day.
+TIMEOUT_RANGE = (0.001, 86_400.0)
+
+
+def check_timeout(value: float | None) -> None:
+    """``--timeout`` outside :data:`TIMEOUT_RANGE` (``inf``, ``nan``, ``1e-9``) is a usage
+    error: inside the crawl it made the setting fail, read as "not decided", exit 1."""
+    low, high = TIMEOUT_RANGE
+    if value is not None and not low <= value <= high:  # False for nan too
+        raise UsageError(f"--timeout must be between {low:g} and {high:g} seconds, got {value:g}")
 
 
 @dataclass(slots=True)
@@ -191,8 +204,8 @@ def read_url_file(path: str, stdin: IO[bytes]) -> list[UrlInput]:
 def resolve_token(value: str, note: Callable[[str], None]) -> str:
     """The product token to check as: ``value`` itself, or reduced as the plugin reduces it.
 
-    ``ROBOTSTXT_USER_AGENT`` and ``meta["robotstxt_user_agent"]`` accept a whole User-Agent
-    string and use its product token; so does ``--user-agent``, with a warning. A value with
+    ``ROBOTSTXT_USER_AGENT`` and ``meta["gbot_robots_token"]`` accept a whole User-Agent
+    string and use its product token; so does ``--token``, with a warning. A value with
     no token in it (``""``, ``*``, ``2.1``) is a usage error: Google's library obeys only
     ``[A-Za-z_-]+`` tokens (``IsValidUserAgentToObey``).
     """
@@ -201,7 +214,7 @@ def resolve_token(value: str, note: Callable[[str], None]) -> str:
     token = product_token(value)
     if not is_valid_token(token):
         msg = (
-            f"invalid user-agent token {quoted(value)}: a token is the crawler's product name, "
+            f"invalid product token {quoted(value)}: a token is the crawler's product name, "
             "made of letters, '-' and '_' only (e.g. Googlebot, Googlebot-Image, AdsBot-Google)"
         )
         if value.strip() == "*":
@@ -221,34 +234,46 @@ def resolve_token(value: str, note: Callable[[str], None]) -> str:
 
 
 @dataclass(frozen=True, slots=True)
-class Agents:
-    """The crawler a command checks as: its tokens, most specific first, and whether it obeys
-    the ``*`` group."""
+class Tokens:
+    """The crawler a command checks as: its product tokens, most specific first, and whether
+    it obeys the ``*`` group."""
 
-    tokens: tuple[str, ...]
+    names: tuple[str, ...]
     global_group: bool = True
 
     @property
-    def agent(self) -> str | tuple[str, ...]:
+    def token(self) -> str | tuple[str, ...]:
         """What the engine takes: a lone token as itself, else the tuple."""
-        return self.tokens[0] if len(self.tokens) == 1 else self.tokens
+        return self.names[0] if len(self.names) == 1 else self.names
 
     @property
     def label(self) -> str:
         """``Googlebot-Image,Googlebot`` as the user would write it for ``-u``."""
-        return ",".join(self.tokens)
+        return ",".join(self.names)
 
 
-def add_agent_arguments(p: argparse.ArgumentParser, default: str | None) -> None:
-    """``-u``/``--user-agent``, ``--as`` and ``--no-global``, shared by check and fetch."""
+def token_fields(tokens: Tokens) -> dict[str, object]:
+    """The tokens in a ``--json`` document: ``tokens``, and ``user_agent`` (the first) and
+    ``user_agents``, 0.2's names of it, written as well until 0.4."""
+    return {
+        "tokens": list(tokens.names),
+        "user_agent": tokens.names[0],
+        "user_agents": list(tokens.names),
+    }
+
+
+def add_token_arguments(p: argparse.ArgumentParser, default: str | None) -> None:
+    """``-u``/``--token``, ``--as`` and ``--no-global``, shared by check, fetch and inspect
+    (``--user-agent``, 0.2's name of ``--token``, is read until 0.4, with a warning)."""
     default_text = f" (default: {default})" if default else ""
     p.add_argument(
         "-u",
-        "--user-agent",
+        "--token",
         metavar="TOKEN[,TOKEN...]",
         help="the crawler's product token, or its tokens most specific first, comma-separated "
         f"(Googlebot-Image,Googlebot): the first one a group names decides{default_text}",
     )
+    p.add_argument("--user-agent", dest="old_token", help=argparse.SUPPRESS)
     names = ", ".join(GOOGLE_CRAWLERS)
     p.add_argument(
         "--as",
@@ -278,24 +303,28 @@ def split_tokens(value: str) -> list[str]:
     return parts
 
 
-def resolve_agents(
+def resolve_tokens(
     ns: argparse.Namespace, note: Callable[[str], None], default: str | None = None
-) -> Agents:
-    """The :class:`Agents` of ``-u``/``--as``/``--no-global``; each token as
+) -> Tokens:
+    """The :class:`Tokens` of ``-u``/``--as``/``--no-global``; each token as
     :func:`resolve_token` reduces it."""
+    given = ns.token
+    if ns.old_token is not None:
+        note("warning: --user-agent is deprecated: use --token (or -u), its name since 0.3")
+        if given is None:
+            given = ns.old_token
     if ns.as_crawler is not None:
-        if ns.user_agent is not None:
-            raise UsageError("give the crawler either with --user-agent or with --as, not both")
+        if given is not None:
+            raise UsageError("give the crawler either with --token or with --as, not both")
         known = crawler(ns.as_crawler)
         if known is None:
             names = ", ".join(GOOGLE_CRAWLERS)
             raise UsageError(f"unknown crawler {quoted(ns.as_crawler)} for --as; known: {names}")
-        return Agents(known.tokens, known.global_group and not ns.no_global)
-    value = ns.user_agent if ns.user_agent is not None else default
+        return Tokens(known.tokens, known.global_group and not ns.no_global)
+    value = given if given is not None else default
     if value is None:
         raise UsageError(
-            "which crawler? give its token with -u/--user-agent TOKEN (e.g. Googlebot), "
-            "or --as NAME"
+            "which crawler? give its token with -u/--token TOKEN (e.g. Googlebot), or --as NAME"
         )
     tokens = tuple(resolve_token(part, note) for part in split_tokens(value))
-    return Agents(tokens, not ns.no_global)
+    return Tokens(tokens, not ns.no_global)

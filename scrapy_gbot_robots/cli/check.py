@@ -23,21 +23,22 @@ from ..engine.usage import Usage
 from ._args import (
     EXIT_FINDINGS,
     EXIT_OK,
-    Agents,
     Command,
     IOStreams,
+    Tokens,
     UrlInput,
     UsageError,
-    add_agent_arguments,
+    add_token_arguments,
     read_robots,
     read_url_file,
-    resolve_agents,
+    resolve_tokens,
+    token_fields,
 )
 from ._render import Cell, Painter, colour_wanted, line_text, plural, render_table, short
 
 EXAMPLES = """\
 examples:
-  gbot-robots check robots.txt --user-agent Googlebot https://example.com/page
+  gbot-robots check robots.txt --token Googlebot https://example.com/page
   gbot-robots check robots.txt -u Googlebot-Image,Googlebot --urls urls.txt
   gbot-robots check robots.txt --as adsbot-google https://example.com/landing
   curl -s https://example.com/robots.txt | gbot-robots check - -u Googlebot https://example.com/
@@ -62,7 +63,7 @@ SHOWN = 10
 def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("robots", metavar="ROBOTS", help="robots.txt file, or '-' for stdin")
     p.add_argument("url", metavar="URL", nargs="*", help="absolute URL(s) to test")
-    add_agent_arguments(p, default=None)
+    add_token_arguments(p, default=None)
     p.add_argument(
         "--urls",
         metavar="FILE",
@@ -74,7 +75,7 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
 def run(ns: argparse.Namespace, io: IOStreams) -> int:
     """Check every URL; exit 1 when any is disallowed, as Google's ``robots_main`` does."""
     later: list[str] = []  # warnings about the arguments, printed once they are all valid
-    agents = resolve_agents(ns, later.append)
+    tokens = resolve_tokens(ns, later.append)
     if ns.robots == "-" and ns.urls == "-":
         raise UsageError("robots.txt and --urls cannot both be read from stdin ('-')")
     targets = [UrlInput(given=url, where="", raw=url) for url in ns.url]
@@ -99,17 +100,17 @@ def run(ns: argparse.Namespace, io: IOStreams) -> int:
             f"{len(rt.body):,} are read"
         )
 
-    agent, global_group = agents.agent, agents.global_group
-    decisions = [rt.decide(url, agent, global_group) for url in checked]
-    usages = [rt.usage(url, agent, global_group) for url in checked]
+    token, global_group = tokens.token, tokens.global_group
+    decisions = [rt.decide(url, token, global_group) for url in checked]
+    usages = [rt.usage(url, token, global_group) for url in checked]
     disallowed = sum(not d.allowed for d in decisions)
     if ns.json:
         for t, url, d, usage in zip(targets, checked, decisions, usages, strict=True):
-            obj = decision_json(t.given, agents, d, reports, url, usage)
+            obj = verdict_json(t.given, tokens, d, reports, url, usage)
             io.out.write(json.dumps(obj) + "\n")
     else:
         paint = Painter(colour_wanted(ns.color, io.out))
-        io.out.write(paint(follows(rt, reports, agents), "dim") + "\n")
+        io.out.write(paint(follows(rt, reports, tokens), "dim") + "\n")
         with_usage = any(u.preferences for u in usages)
         header = ["VERDICT", "LINE", "GROUP", "RULE", *(["USAGE"] if with_usage else []), "URL"]
         rows: list[list[Cell]] = [[(name, "bold") for name in header]]
@@ -132,9 +133,9 @@ def run(ns: argparse.Namespace, io: IOStreams) -> int:
             io.out.write(line + "\n")
         summary = (
             f"{len(decisions)} URL{'s' if len(decisions) != 1 else ''}: "
-            f"{len(decisions) - disallowed} allowed, {disallowed} disallowed for {agents.label}"
+            f"{len(decisions) - disallowed} allowed, {disallowed} disallowed for {tokens.label}"
         )
-        if not agents.global_group:
+        if not tokens.global_group:
             summary += " (ignoring *)"
         io.out.write(paint(summary, "disallowed" if disallowed else "allowed") + "\n")
         if with_usage:
@@ -160,21 +161,21 @@ def usage_text(usage: Usage) -> str:
     return "; ".join(parts)
 
 
-def decision_json(
+def verdict_json(
     url: str,
-    agents: Agents,
+    tokens: Tokens,
     d: Decision,
     reports: Sequence[LineReport],
     checked_url: str | None = None,
     usage: Usage | None = None,
 ) -> dict[str, object]:
-    """One ``--json`` row: the URL as given, the URL as checked, and the engine's decision."""
+    """One ``--json`` row: the URL as given, the URL as checked, and the engine's verdict
+    (``user_agent`` and ``user_agents``, 0.2's names of ``tokens``, until 0.4)."""
     return {
         "url": url,
         "checked_url": url if checked_url is None else checked_url,
-        "user_agent": agents.tokens[0],
-        "user_agents": list(agents.tokens),
-        "global_group": agents.global_group,
+        **token_fields(tokens),
+        "global_group": tokens.global_group,
         "allowed": d.allowed,
         "line": d.line,
         "rule": line_text(reports, d.line) if d.line else "",
@@ -191,11 +192,11 @@ def _lines_of(groups: Sequence[_lint.Group]) -> str:
     return ", ".join(f"{g.first_line}-{g.last_line}" for g in groups)
 
 
-def follows(rt: RobotsTxt, reports: Sequence[LineReport], agents: Agents) -> str:
+def follows(rt: RobotsTxt, reports: Sequence[LineReport], tokens: Tokens) -> str:
     """Which group the engine applies to the crawler: a token's own, the * group, or none."""
     groups, _ = _lint.group_lines(reports)
-    first = agents.tokens[0]
-    named = next((t for t in agents.tokens if rt.names_agent(t)), None)
+    first = tokens.names[0]
+    named = next((t for t in tokens.names if rt.names_agent(t)), None)
     if named is not None:
         where = _lines_of([g for g in groups if named.lower() in g.tokens])
         if named == first:
@@ -205,19 +206,19 @@ def follows(rt: RobotsTxt, reports: Sequence[LineReport], agents: Agents) -> str
             )
         return (
             f"{first} has no group of its own and follows the {named} group (lines {where}), "
-            f"the first of {agents.label} that a group names; the * group does not apply to it"
+            f"the first of {tokens.label} that a group names; the * group does not apply to it"
         )
-    who = first if len(agents.tokens) == 1 else f"none of {agents.label}"
-    own = "has" if len(agents.tokens) == 1 else "has a group of"
+    who = first if len(tokens.names) == 1 else f"none of {tokens.label}"
+    own = "has" if len(tokens.names) == 1 else "has a group of"
     glob = [g for g in groups if g.is_global]
-    if not agents.global_group:
+    if not tokens.global_group:
         return (
             f"{who} {own} no group of its own, and the * group is ignored (--no-global): "
             "nothing is disallowed for it"
         )
     if glob:
         return f"{who} {own} no group of its own and follows the * group (lines {_lines_of(glob)})"
-    return f"no group applies to {agents.label}: nothing is disallowed for it"
+    return f"no group applies to {tokens.label}: nothing is disallowed for it"
 
 
 # ----------------------------------------------------------------------------- warnings
@@ -318,7 +319,7 @@ COMMAND = Command(
     "decides it, and whether that line comes from the crawler's own group or the * group.\n"
     "Verdicts come from the same engine the middleware obeys.",
     epilog=EXAMPLES,
-    example="gbot-robots check robots.txt --user-agent Googlebot https://example.com/page",
+    example="gbot-robots check robots.txt --token Googlebot https://example.com/page",
     add_arguments=add_arguments,
     run=run,
 )

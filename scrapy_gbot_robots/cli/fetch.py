@@ -27,12 +27,15 @@ from ._args import (
     PROG,
     Command,
     IOStreams,
+    Tokens,
     UsageError,
-    add_agent_arguments,
-    resolve_agents,
+    add_token_arguments,
+    check_timeout,
+    resolve_tokens,
+    token_fields,
 )
 from ._render import Cell, Painter, SafeLogFormatter, colour_wanted, line_text, render_table
-from .check import decision_json, usage_text
+from .check import usage_text, verdict_json
 from .lint import count, lint_exit, write_lint_report
 
 if TYPE_CHECKING:
@@ -41,7 +44,7 @@ if TYPE_CHECKING:
 EXAMPLES = """\
 examples:
   gbot-robots fetch https://example.com/
-  gbot-robots fetch https://example.com/some/page --user-agent Googlebot-News
+  gbot-robots fetch https://example.com/some/page --token Googlebot-News
   gbot-robots fetch https://example.com/photo.jpg --as googlebot-image
   gbot-robots fetch http://127.0.0.1:8080/ --json
 
@@ -57,7 +60,7 @@ network failure), or a lint finding reaches --fail-on; 2 usage error (nothing is
 
 def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("url", metavar="URL", help="any absolute URL on the site")
-    add_agent_arguments(p, default="Googlebot")
+    add_token_arguments(p, default="Googlebot")
     p.add_argument(
         "--timeout", type=float, default=None, metavar="SECONDS", help="download timeout"
     )
@@ -75,12 +78,70 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
 
 
 def absolute_url(url: str) -> str:
-    """``url`` when it has a scheme and a host; a usage error otherwise (nothing to fetch)."""
+    """``url`` when it has a scheme and a host and Scrapy can request it; a usage error
+    otherwise (nothing to fetch; w3lib 2.6 and later refuse some hosts, e.g. with control
+    characters, which would otherwise end the crawl in a traceback)."""
     if not _lint.is_absolute_url(url):
         raise UsageError(
             f"not an absolute URL: {quoted(url)} (give scheme and host, e.g. https://example.com/page)"
         )
+    from scrapy import Request
+
+    try:
+        Request(url)
+    except ValueError as exc:
+        raise UsageError(f"Scrapy cannot request {quoted(url)}: {exc}") from None
     return url
+
+
+@dataclass(frozen=True, slots=True)
+class Target:
+    """What ``fetch`` and ``inspect`` are asked about: the crawler's tokens, the URL as given
+    and as a crawler requests it, and its origin."""
+
+    tokens: Tokens
+    url: str
+    checked: str
+    origin: str
+
+
+def target(ns: argparse.Namespace, io: IOStreams, no_origin: str) -> Target:
+    """The arguments ``fetch`` and ``inspect`` share, checked before anything is fetched (a
+    usage error otherwise; ``no_origin`` is the message for a URL without robots.txt, with
+    ``{url}``), and their notes printed."""
+    from ..policy.origin import origin_of
+
+    later: list[str] = []
+    tokens = resolve_tokens(ns, later.append, default="Googlebot")
+    url = absolute_url(ns.url)
+    origin = origin_of(url)
+    if origin is None:
+        raise UsageError(no_origin.format(url=quoted(url)))
+    check_timeout(ns.timeout)
+    for text in later:
+        io.note(text)
+    checked = sendable_url(url)  # the URL check would check: one answer for every command
+    if checked != url and not ns.json:
+        io.note(f"note: {quoted(url)} is checked as {checked}, the form a crawler requests")
+    return Target(tokens, url, checked, origin)
+
+
+def decided(
+    run: FetchRun, io: IOStreams, command: str, origin: str
+) -> tuple[OriginState, PolicyConfig] | None:
+    """The state the middleware stored and its policy, each failed download named (the last
+    by the state's reason); None, with an error line, when it decided nothing."""
+    from ..policy.origin import robots_url
+
+    state, cfg = run.state, run.policy
+    if state is None or cfg is None:
+        io.note(f"{PROG} {command}: error: the middleware did not decide {robots_url(origin)}")
+        return None
+    for i, attempt in enumerate(run.attempts):
+        if attempt.status is None:
+            last = i == len(run.attempts) - 1
+            attempt.error = state.reason if last and state.status is None else "failed (retried)"
+    return state, cfg
 
 
 #: meta key of the one page request ``fetch`` schedules to make the middleware fetch robots.txt.
@@ -311,42 +372,27 @@ def run(ns: argparse.Namespace, io: IOStreams) -> int:
     Exit 1 when URL would not be fetched now (disallowed, or the origin stopped) or a lint
     finding reaches ``--fail-on``; these are all "1", so no precedence among them is needed.
     """
-    from ..policy.origin import origin_of, robots_url
+    from ..policy.origin import robots_url
     from ..policy.states import rules_in_force
 
-    later: list[str] = []
-    agents = resolve_agents(ns, later.append, default="Googlebot")
-    token = agents.tokens[0]  # what the crawl fetches robots.txt as
-    url = absolute_url(ns.url)
-    origin = origin_of(url)
-    if origin is None:
-        raise UsageError(f"{quoted(url)} has no robots.txt to fetch: only http and https URLs do")
-    if ns.timeout is not None and not ns.timeout > 0:
-        raise UsageError(f"--timeout must be a positive number of seconds, got {ns.timeout:g}")
-    for text in later:
-        io.note(text)
-    checked = sendable_url(url)  # the URL check would check: one answer for both commands
-    if checked != url and not ns.json:
-        io.note(f"note: {quoted(url)} is checked as {checked}, the form a crawler requests")
+    asked = target(ns, io, "{url} has no robots.txt to fetch: only http and https URLs do")
+    tokens, url, checked, origin = asked.tokens, asked.url, asked.checked, asked.origin
+    token = tokens.names[0]  # what the crawl fetches robots.txt as
     fetched = run_fetch(url, token, ns.timeout, ns.verbose, io.err)
-    state, cfg = fetched.state, fetched.policy
-    if state is None or cfg is None:
-        io.note(f"{PROG} fetch: error: the middleware did not decide {robots_url(origin)}")
+    found = decided(fetched, io, "fetch", origin)
+    if found is None:
         return EXIT_FINDINGS
+    state, cfg = found
     now = state.fetched_at
-    for i, attempt in enumerate(fetched.attempts):
-        if attempt.status is None:
-            last = i == len(fetched.attempts) - 1
-            attempt.error = state.reason if last and state.status is None else "failed (retried)"
     final = next((a for a in reversed(fetched.attempts) if a.status is not None), None)
     force = rules_in_force(state, now, cfg)
     mode, policy = policy_text(state, force, cfg)
     lifetime = lifetime_text(state, cfg, final.cache_control if final else None)
     robots = force.robots
     decision = (
-        robots.decide(checked, agents.agent, agents.global_group) if robots is not None else None
+        robots.decide(checked, tokens.token, tokens.global_group) if robots is not None else None
     )
-    usage = robots.usage(checked, agents.agent, agents.global_group) if robots else None
+    usage = robots.usage(checked, tokens.token, tokens.global_group) if robots else None
     result = _lint.lint(robots.body) if robots is not None else None
     findings = list(result.findings) if result is not None else []
     disallowed = decision is not None and not decision.allowed
@@ -359,25 +405,24 @@ def run(ns: argparse.Namespace, io: IOStreams) -> int:
             "url": url,
             "origin": origin,
             "robots_url": robots_url(origin),
-            "user_agent": token,
-            "user_agents": list(agents.tokens),
-            "global_group": agents.global_group,
+            **token_fields(tokens),
+            "global_group": tokens.global_group,
             "chain": [a.as_json() for a in fetched.attempts],
             "state": state.kind.value,
             "reason": state.reason,
             "status": state.status,
             "policy": mode,
             "summary": policy,
-            "cache_seconds": state.refresh_at - state.fetched_at,
+            "valid_seconds": state.refresh_at - state.fetched_at,
+            "cache_seconds": state.refresh_at - state.fetched_at,  # 0.2's name, until 0.4
             "verdict": (
-                decision_json(url, agents, decision, report(robots.body), checked, usage)
+                verdict_json(url, tokens, decision, report(robots.body), checked, usage)
                 if decision is not None and robots is not None
                 else {
                     "url": url,
                     "checked_url": checked,
-                    "user_agent": token,
-                    "user_agents": list(agents.tokens),
-                    "global_group": agents.global_group,
+                    **token_fields(tokens),
+                    "global_group": tokens.global_group,
                     "allowed": mode != "stopped",
                     "line": 0,
                     "rule": "",
@@ -399,8 +444,8 @@ def run(ns: argparse.Namespace, io: IOStreams) -> int:
     w = io.out.write
     w(
         paint(
-            f"robots.txt of {printable(origin)} for {agents.label}"
-            + ("" if agents.global_group else " (ignoring *)")
+            f"robots.txt of {printable(origin)} for {tokens.label}"
+            + ("" if tokens.global_group else " (ignoring *)")
             + f" (fetched through Scrapy {fetched.scrapy_version})",
             "bold",
         )
@@ -440,7 +485,7 @@ def run(ns: argparse.Namespace, io: IOStreams) -> int:
         verdict = "allowed (no restrictions)" if mode != "stopped" else "not crawled for now"
     facts: list[list[Cell]] = [
         [("policy", "bold"), (policy, "error" if mode == "stopped" else None)],
-        [("cache", "bold"), (lifetime, None)],
+        [("fresh for", "bold"), (lifetime, None)],
         [("URL", "bold"), (f"{url}: {verdict}", None)],
     ]
     if usage is not None and usage.preferences:
@@ -461,8 +506,8 @@ COMMAND = Command(
     order=30,
     help="fetch an origin's robots.txt through Scrapy, as the middleware does",
     description="Fetch the robots.txt of URL's origin through Scrapy with the add-on's\n"
-    "middleware, print the status chain, the policy that results and its cache\n"
-    "lifetime, the verdict for URL, then the lint report.",
+    "middleware, print the status chain, the policy that results and how long the copy\n"
+    "stays fresh, the verdict for URL, then the lint report.",
     epilog=EXAMPLES,
     example="gbot-robots fetch https://example.com/",
     add_arguments=add_arguments,

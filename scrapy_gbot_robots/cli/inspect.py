@@ -20,25 +20,22 @@ import time
 from dataclasses import dataclass, field
 from typing import Any
 
-from .._safetext import printable, quoted
+from .._safetext import printable
 from ..engine.lines import report
-from ..engine.url import sendable_url
 from ..page.links import LinkHints, link_hints
 from ..page.rules import PageRules, read_page_rules
 from ._args import (
     EXIT_FINDINGS,
     EXIT_OK,
-    PROG,
-    Agents,
     Command,
     IOStreams,
-    UsageError,
-    add_agent_arguments,
-    resolve_agents,
+    Tokens,
+    add_token_arguments,
+    token_fields,
 )
 from ._render import Cell, Painter, colour_wanted, line_text, render_table, short
-from .check import decision_json
-from .fetch import Attempt, FetchRun, absolute_url, watch
+from .check import verdict_json
+from .fetch import Attempt, FetchRun, decided, target, watch
 
 #: The page could not be fetched, or answered with a status Google does not index (not 2xx).
 EXIT_UNFETCHED = 3
@@ -63,7 +60,7 @@ forbids indexing; 2 usage error (nothing is fetched).
 
 def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("url", metavar="URL", help="the absolute URL to inspect")
-    add_agent_arguments(p, default="Googlebot")
+    add_token_arguments(p, default="Googlebot")
     p.add_argument(
         "--timeout", type=float, default=None, metavar="SECONDS", help="download timeout"
     )
@@ -107,7 +104,7 @@ class InspectRun:
     read_at: float = 0.0
 
 
-def run_inspect(url: str, agents: Agents, timeout: float | None, verbose: bool) -> InspectRun:
+def run_inspect(url: str, tokens: Tokens, timeout: float | None, verbose: bool) -> InspectRun:
     """One Scrapy crawl with the add-on: robots.txt as the middleware fetches it, then the page
     once if allowed; the page's rules read as the crawl reads them."""
     import logging
@@ -120,12 +117,12 @@ def run_inspect(url: str, agents: Agents, timeout: float | None, verbose: bool) 
 
     robots_run = FetchRun(attempts=[], scrapy_version=scrapy.__version__)
     run = InspectRun(robots=robots_run)
-    token = agents.tokens[0]
+    token = tokens.names[0]
     settings: dict[str, Any] = {
         "ADDONS": {"scrapy_gbot_robots.addon.Addon": 0},
         "ROBOTSTXT_OBEY": True,
-        "ROBOTSTXT_USER_AGENT": list(agents.tokens),
-        "GBOT_ROBOTS_GLOBAL_GROUP": agents.global_group,
+        "ROBOTSTXT_USER_AGENT": list(tokens.names),
+        "GBOT_ROBOTS_GLOBAL_GROUP": tokens.global_group,
         "USER_AGENT": token,
         "RETRY_ENABLED": False,
         "LOG_LEVEL": "DEBUG" if verbose else "ERROR",
@@ -147,7 +144,7 @@ def run_inspect(url: str, agents: Agents, timeout: float | None, verbose: bool) 
         page.html = isinstance(response, HtmlResponse)
         body = response.body if page.html else None
         run.read_at = time.time()
-        page.rules = read_page_rules(agents.tokens, page.x_robots_tag, body)
+        page.rules = read_page_rules(tokens.names, page.x_robots_tag, body)
         page.links = link_hints(response.body) if page.html else None
 
     def failed(failure: Any) -> None:
@@ -241,6 +238,11 @@ def _rule_lines(rules: PageRules, now: float) -> list[str]:
         lines.append(f"{shown} ({', '.join(sources)})")
     for text, source in rules.other:
         lines.append(f"{text} ({source}): not a rule Google reads, ignored")
+    if rules.capped:
+        lines.append(
+            f"warning: read in part, past a bound ({', '.join(rules.capped)}): a rule past it "
+            "was not read, so this answer may miss one (see docs/crawling.md#bounds)"
+        )
     return lines
 
 
@@ -250,34 +252,19 @@ def _limit(value: int | None) -> str:
 
 def run(ns: argparse.Namespace, io: IOStreams) -> int:
     """Inspect; exit 0 indexable, 1 forbidden by a rule, 3 page not fetched, 2 usage error."""
-    from ..policy.origin import origin_of, robots_url
+    from ..policy.origin import robots_url
     from ..policy.states import Mode, rules_in_force
 
-    later: list[str] = []
-    agents = resolve_agents(ns, later.append, default="Googlebot")
-    url = absolute_url(ns.url)
-    origin = origin_of(url)
-    if origin is None:
-        raise UsageError(f"{quoted(url)} cannot be inspected: only http and https URLs can")
-    if ns.timeout is not None and not ns.timeout > 0:
-        raise UsageError(f"--timeout must be a positive number of seconds, got {ns.timeout:g}")
-    for text in later:
-        io.note(text)
-    checked = sendable_url(url)
-    if checked != url and not ns.json:
-        io.note(f"note: {quoted(url)} is checked as {checked}, the form a crawler requests")
-    result = run_inspect(checked, agents, ns.timeout, ns.verbose)
-    state, cfg = result.robots.state, result.robots.policy
-    if state is None or cfg is None:
-        io.note(f"{PROG} inspect: error: the middleware did not decide {robots_url(origin)}")
+    asked = target(ns, io, "{url} cannot be inspected: only http and https URLs can")
+    tokens, url, checked, origin = asked.tokens, asked.url, asked.checked, asked.origin
+    result = run_inspect(checked, tokens, ns.timeout, ns.verbose)
+    found = decided(result.robots, io, "inspect", origin)
+    if found is None:
         return EXIT_FINDINGS
-    for i, attempt in enumerate(result.robots.attempts):
-        if attempt.status is None:
-            last = i == len(result.robots.attempts) - 1
-            attempt.error = state.reason if last and state.status is None else "failed (retried)"
+    state, cfg = found
     force = rules_in_force(state, state.fetched_at, cfg)
     robots = force.robots
-    decision = robots.decide(checked, agents.agent, agents.global_group) if robots else None
+    decision = robots.decide(checked, tokens.token, tokens.global_group) if robots else None
     stopped = force.mode is Mode.STOPPED
     crawl = not stopped and (decision is None or decision.allowed)
     page = result.page if crawl else None
@@ -289,9 +276,8 @@ def run(ns: argparse.Namespace, io: IOStreams) -> int:
         data: dict[str, Any] = {
             "url": url,
             "checked_url": checked,
-            "user_agent": agents.tokens[0],
-            "user_agents": list(agents.tokens),
-            "global_group": agents.global_group,
+            **token_fields(tokens),
+            "global_group": tokens.global_group,
             "robots": {
                 "url": robots_url(origin),
                 "state": state.kind.value,
@@ -299,7 +285,7 @@ def run(ns: argparse.Namespace, io: IOStreams) -> int:
                 "status": state.status,
                 "chain": [a.as_json() for a in result.robots.attempts],
                 "verdict": (
-                    decision_json(url, agents, decision, report(robots.body), checked)
+                    verdict_json(url, tokens, decision, report(robots.body), checked)
                     if decision is not None and robots is not None
                     else None
                 ),
@@ -315,14 +301,14 @@ def run(ns: argparse.Namespace, io: IOStreams) -> int:
         }
         io.out.write(json.dumps(data, indent=2) + "\n")
         return answer.status
-    _write(io, ns, agents, url, result, decision, robots, stopped, page, answer, now)
+    _write(io, ns, tokens, url, result, decision, robots, stopped, page, answer, now)
     return answer.status
 
 
 def _write(
     io: IOStreams,
     ns: argparse.Namespace,
-    agents: Agents,
+    tokens: Tokens,
     url: str,
     result: InspectRun,
     decision: Any,
@@ -336,8 +322,8 @@ def _write(
     paint = Painter(colour_wanted(ns.color, io.out))
     w = io.out.write
     head = (
-        f"URL inspection of {url} for {agents.label}"
-        + ("" if agents.global_group else " (ignoring *)")
+        f"URL inspection of {url} for {tokens.label}"
+        + ("" if tokens.global_group else " (ignoring *)")
         + f" (through Scrapy {result.robots.scrapy_version})"
     )
     w(paint(printable(head), "bold") + "\n")

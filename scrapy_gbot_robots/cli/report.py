@@ -1,10 +1,11 @@
 """``gbot-robots report``: the summary of a crawl's robots.txt audit report, in the terminal.
 
-Reads the JSON report a crawl wrote (``GBOT_ROBOTS_REPORT``, schema ``gbot-robots-report/1``)
-and prints the totals, origins by state, the rules that blocked the most requests and the
-origins with the most held-back requests (with their crawl-delay and content-usage signals
-when the report has them). A report of an observe-mode crawl says so first, and counts what
-robots.txt *would* have forbidden. Nothing is recomputed: the numbers are the report's.
+Reads the JSON report a crawl wrote (``GBOT_ROBOTS_REPORT``, schema ``gbot-robots-report/2``,
+or ``/1`` read in its words) and prints the totals, origins by state, the rules that forbade
+the most requests and the origins with the most held-back requests (with their crawl-delay
+and content-usage signals when the report has them). A report of an observe-mode crawl says
+so first, and counts what robots.txt *would* have forbidden. Nothing is recomputed: the
+numbers are the report's.
 """
 
 from __future__ import annotations
@@ -15,15 +16,17 @@ from collections.abc import Callable
 from typing import IO, Any
 
 from .._safetext import printable, quoted
-from ..report.labels import (  # SCHEMA: the one schema version this command reads
+from ..report.labels import (  # SCHEMA: the schema version this command reads (and older ones)
+    OLDER_SCHEMAS,
     SCHEMA,
     STATE_LABELS,
     delay_text,
     is_usage_directive,
     observed,
+    tokens_text,
     usage_statements,
 )
-from ..report.schema import problem
+from ..report.schema import problem, upgraded
 from ._args import EXIT_OK, Command, IOStreams, UsageError, read_input
 from ._render import Cell, Painter, colour_wanted, plural, render_table, short
 
@@ -66,22 +69,34 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--json", action="store_true", help="re-emit the report as JSON")
 
 
+#: Nesting a report may have, at most: a real one is a few levels deep. Deeper input is
+#: refused before anything walks it (Python's json and the schema check recurse).
+MAX_DEPTH = 64
+
+
 def load_report(path: str, stdin: IO[bytes]) -> dict[str, Any]:
     """The report, checked to be one this version reads; any problem is a usage error."""
     raw = read_input(path, stdin, "report file")
+    too_deep = f"{quoted(path)} is not a valid report: nested deeper than {MAX_DEPTH} levels"
     try:
         data = json.loads(raw)
+    except RecursionError:
+        raise UsageError(too_deep) from None
     except ValueError:
         hint = " (an .html report? give the .json one)" if raw.lstrip()[:1] == b"<" else ""
         raise UsageError(f"{quoted(path)} is not JSON{hint}") from None
+    if _deeper_than(data, MAX_DEPTH):
+        raise UsageError(too_deep)
     schema = data.get("schema") if isinstance(data, dict) else None
     if not isinstance(schema, str) or not schema.startswith("gbot-robots-report/"):
         raise UsageError(f"{quoted(path)} is not a gbot-robots report (no 'schema' field)")
-    if schema != SCHEMA:
+    if schema != SCHEMA and schema not in OLDER_SCHEMAS:
+        readable = ", ".join(repr(name) for name in (SCHEMA, *OLDER_SCHEMAS))
         raise UsageError(
             f"{quoted(path)} has schema {quoted(schema)}; "
-            f"this version of gbot-robots reads {SCHEMA!r}"
+            f"this version of gbot-robots reads {readable}"
         )
+    data = upgraded(data)
     for key, kind in (("totals", dict), ("origins_by_state", dict), ("rules", list)):
         if not isinstance(data.get(key), kind):
             raise UsageError(f"{quoted(path)} is not a complete report: {key!r} is missing")
@@ -92,6 +107,24 @@ def load_report(path: str, stdin: IO[bytes]) -> dict[str, Any]:
         raise UsageError(f"{quoted(path)} is not a valid report: {printable(wrong)}")
     report: dict[str, Any] = data
     return report
+
+
+def _deeper_than(data: Any, limit: int) -> bool:
+    """Whether lists and objects nest deeper than ``limit``; no recursion, so no input can
+    exhaust the stack here."""
+    stack: list[tuple[Any, int]] = [(data, 1)]
+    while stack:
+        value, depth = stack.pop()
+        if isinstance(value, dict):
+            children: Any = value.values()
+        elif isinstance(value, list):
+            children = value
+        else:
+            continue
+        if depth > limit:
+            return True
+        stack.extend((child, depth + 1) for child in children)
+    return False
 
 
 def run(ns: argparse.Namespace, io: IOStreams) -> int:
@@ -126,8 +159,8 @@ def write_summary(out: IO[str], paint: Painter, name: str, data: dict[str, Any],
     totals = data["totals"]
     by_state = data["origins_by_state"]
     head = (
-        f"robots.txt report of spider {_text(crawl.get('spider'))}, user agent "
-        f"{_text(crawl.get('user_agent'))}, finished ({_text(crawl.get('finish_reason'))})"
+        f"robots.txt report of spider {_text(crawl.get('spider'))}, token "
+        f"{_text(tokens_text(crawl))}, finished ({_text(crawl.get('finish_reason'))})"
     )
     w(paint(head, "bold") + "\n")
     observe = observed(data)
@@ -155,7 +188,7 @@ def write_summary(out: IO[str], paint: Painter, name: str, data: dict[str, Any],
             paint(f"{_int(totals.get('would_stop')):,} would be stopped (server error)", "warning")
         )
     held = [paint(f"{_int(totals.get('dropped')):,} dropped", "warning")]
-    held.append(f"{_int(totals.get('deferred')):,} deferred (parked first)")
+    held.append(f"{_int(totals.get('parked')):,} parked first")
     w(f"requests  {checked:,} checked: {', '.join(parts)}; {', '.join(held)}\n")
     states = [
         f"{_int(by_state.get(key)):,} {label}"
@@ -300,7 +333,7 @@ def _origins(w: _Write, paint: Painter, data: dict[str, Any], top: int, observe:
     ]
     if stops:
         header.append(("WOULD STOP", "bold"))
-    header += [("DEFERRED", "bold"), ("DROPPED", "bold")]
+    header += [("PARKED", "bold"), ("DROPPED", "bold")]
     if delays:
         header.append(("CRAWL-DELAY", "bold"))
     header.append(("LINT", "bold"))
@@ -318,7 +351,7 @@ def _origins(w: _Write, paint: Painter, data: dict[str, Any], top: int, observe:
                 (f"{_int(req.get('would_stop')):,}", "warning" if req.get("would_stop") else None)
             )
         row += [
-            (f"{_int(req.get('deferred')):,}", None),
+            (f"{_int(req.get('parked')):,}", None),
             (f"{_int(req.get('dropped')):,}", "warning" if req.get("dropped") else None),
         ]
         if delays:

@@ -311,7 +311,9 @@ class Coordinator:
                     elif isinstance(effect, Release):
                         self._exits.release(effect.origin, effect.items, where)
                     elif isinstance(effect, Drop):
-                        self._exits.drop(effect.origin, effect.items, effect.reason, where)
+                        self._exits.drop(
+                            effect.origin, effect.items, effect.reason, where, effect.decided
+                        )
                     else:
                         self._turn_soon()
         finally:

@@ -36,11 +36,16 @@ class Release(Generic[T]):
 
 @dataclass(frozen=True, slots=True)
 class Drop(Generic[T]):
-    """Give these items up (``reason``: "deadline", "stopped" or the close's reason)."""
+    """Give these items up (``reason``: "deadline", "stopped" or the close's reason).
+
+    ``decided``: their origin's robots.txt was decided and they were waiting their turn
+    (dropped by the close), not waiting for robots.txt.
+    """
 
     origin: str
     items: Sequence[T]
     reason: str
+    decided: bool = False
 
 
 @dataclass(frozen=True, slots=True)
@@ -63,7 +68,9 @@ class Actions(Protocol[T_contra]):
 
     def release(self, origin: str, items: Sequence[T_contra]) -> None: ...
 
-    def drop(self, origin: str, items: Sequence[T_contra], reason: str) -> None: ...
+    def drop(
+        self, origin: str, items: Sequence[T_contra], reason: str, decided: bool = False
+    ) -> None: ...
 
     def turns_due(self) -> None: ...
 
@@ -82,8 +89,8 @@ class Outbox(Generic[T]):
     def release(self, origin: str, items: Sequence[T]) -> None:
         self._effects.append(Release(origin, items))
 
-    def drop(self, origin: str, items: Sequence[T], reason: str) -> None:
-        self._effects.append(Drop(origin, items, reason))
+    def drop(self, origin: str, items: Sequence[T], reason: str, decided: bool = False) -> None:
+        self._effects.append(Drop(origin, items, reason, decided))
 
     def turns_due(self) -> None:
         self._effects.append(TURNS_DUE)

@@ -90,9 +90,12 @@ class Exits:
                 request.dont_filter = dont_filter
             events.released()
 
-    def drop(self, origin: str, items: Sequence[Any], reason: str, where: str) -> None:
+    def drop(
+        self, origin: str, items: Sequence[Any], reason: str, where: str, decided: bool = False
+    ) -> None:
         """Give these up: each reaches its errback while the crawl runs; at its end (the
-        close's drops), only the signal and the stat, as Scrapy's own queues do."""
+        close's drops), only the signal and the stat, as Scrapy's own queues do (``decided``:
+        their robots.txt was decided and they were waiting their turn)."""
         running = self._lifecycle.accepting()
         events = self._events
         for item in items:
@@ -102,7 +105,7 @@ class Exits:
                 events.dropped(item.request, origin, reason)
                 item.deferred.errback(IgnoreRequest(undecided(reason)))
             else:
-                events.dropped(item, origin, reason)
+                events.dropped(item, origin, reason, decided=decided)
                 if running:
                     self._to_errback(item, reason)
 

@@ -1,7 +1,8 @@
 """The robots.txt fetches under way: each one run, told, and waited for at the close.
 
 The coordinator starts a run for each ``Fetch`` the gate asks for (:meth:`FetchRuns.start`),
-with the request that made it wanted (its route, its signal's request). The run awaits the
+with the request that made it wanted (its route and credentials, :mod:`.route`; its
+signal's request). The run awaits the
 fetcher (:mod:`.robots_fetch`), tells telemetry what it decided, and hands the
 :class:`~.robots_fetch.Outcome` back to the coordinator (``then``), which tells the gate.
 The close waits for the runs still deciding (:meth:`FetchRuns.settle`, bounded); once the
@@ -20,7 +21,8 @@ from twisted.python.failure import Failure
 
 from .._compat import settle
 from ..policy.origin import robots_url
-from .robots_fetch import Outcome, route_of
+from .robots_fetch import Outcome
+from .route import route_of
 
 if TYPE_CHECKING:
     from scrapy.http import Request
@@ -85,7 +87,7 @@ class FetchRuns:
         fetcher = self._fetcher
         outcome = await fetcher.fetch(
             origin,
-            route=route_of(request.meta) if request is not None else None,
+            route=None if request is None else route_of(request.url, request.meta, request.headers),
             proceed=proceed,
             deadline=deadline,
         )

@@ -190,11 +190,12 @@ class Origins(Generic[T]):
             self.forget(origin, rec)
 
     def close(self, persist: bool, reason: str) -> int:
-        """The crawl is closed: every record goes; the lot keeps what it can persist."""
-        self._turns.clear()
+        """The crawl is closed: every record goes; the lot keeps what it can persist. The
+        items of origins waiting their turn were decided: their drop says so."""
+        decided = self._turns.clear()
         self._recs.clear()
         self._clock.clear()
-        return self._items.close(persist, reason)
+        return self._items.close(persist, reason, decided)
 
     # -- turns --------------------------------------------------------------------------------
     def wait_turn(self, origin: str, rec: OriginRecord) -> None:

@@ -5,7 +5,7 @@
 
 * **read** (``"read"``, ``"obey"``, or observe mode): ``process_spider_input`` reads each
   response a callback gets with :func:`~..page.rules.read_page_rules` (its ``X-Robots-Tag``
-  headers; the head of an HTML page), for the request's token(s) (``robotstxt_user_agent``,
+  headers; the head of an HTML page), for the request's token(s) (``gbot_robots_token``,
   else the crawler's, as for robots.txt), and puts the :class:`~..page.rules.PageRules` in
   ``response.meta["gbot_robots_page_rules"]``. Responses Scrapy filters before a callback
   (an HTTP error without ``handle_httpstatus_*``) are not read: no page reached the spider.
@@ -19,7 +19,9 @@
   links are a hint to Google, not a rule, and are not read here (that would take a scan of
   every whole body); ``gbot-robots inspect`` counts them for one page.
 
-"off" costs nothing: the middleware is not built (``NotConfigured``). "read" adds one
+"off" costs nothing: the middleware is not built (``NotConfigured``). Neither is it with
+``ROBOTSTXT_OBEY = False``, which turns the plugin off: a ``GBOT_ROBOTS_PAGE_RULES`` set
+then is said to be ignored in one WARNING (docs/crawling.md). "read" adds one
 ``process_spider_input`` call per page; only "obey" has a ``process_spider_output``.
 
 The events (stats, the DEBUG line, the signal, the report's counters) are the crawl's one
@@ -79,6 +81,20 @@ def page_rules(response: Any, tokens: Tokens | None = None) -> PageRules | None:
     return read_page_rules(tokens, response.headers.getlist(b"X-Robots-Tag"), body)
 
 
+def _say_ignored_without_robots(value: Any) -> None:
+    """``ROBOTSTXT_OBEY = False`` turns the whole plugin off, page rules too (the token, the
+    stats and the report hang on it): one WARNING when page rules were asked for."""
+    if value in (None, "") or (isinstance(value, str) and value.strip().lower() == "off"):
+        return
+    logger.warning(
+        "GBOT_ROBOTS_PAGE_RULES = %(value)r is ignored: ROBOTSTXT_OBEY is False, which turns "
+        "scrapy-gbot-robots off, page rules included (no page rule is read, no nofollow "
+        "obeyed). Set ROBOTSTXT_OBEY = True to obey them, or read a page's rules in a "
+        "callback with scrapy_gbot_robots.page_rules(response, TOKEN).",
+        {"value": value},
+    )
+
+
 class PageRulesMiddleware:
     """Spider middleware reading (and with ``"obey"``, obeying) page rules; see the module doc.
 
@@ -101,6 +117,9 @@ class PageRulesMiddleware:
             parts = shared(crawler)
         except ConfigError:
             fail_bootstrap(crawler)  # as the robots.txt middleware: stop before any request
+            raise
+        except NotConfigured:
+            _say_ignored_without_robots(crawler.settings.get("GBOT_ROBOTS_PAGE_RULES"))
             raise
         if not parts.config.reads_page_rules:
             raise NotConfigured

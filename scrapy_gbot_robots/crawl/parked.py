@@ -16,7 +16,7 @@ from Scrapy or Twisted.
 
 from __future__ import annotations
 
-from collections.abc import Iterator, Sequence
+from collections.abc import Container, Iterator, Sequence
 from typing import Generic, TypeVar
 
 from ..parking.base import Lot
@@ -138,15 +138,18 @@ class ParkedItems(Generic[T]):
             return len(items), mine
         return 0, self._lost(parked)
 
-    def close(self, persist: bool, reason: str) -> int:
-        """The crawl ends: keep what the lot can persist, drop the rest; return how many kept."""
+    def close(self, persist: bool, reason: str, decided: Container[str] = ()) -> int:
+        """The crawl ends: keep what the lot can persist, drop the rest; return how many kept.
+
+        ``decided``: the origins whose items were waiting their turn (their robots.txt was
+        decided), told apart in the drop."""
         left = self._held.close(persist=False) + self.lot.close(persist)
         kept = self.tally.close(len(left))
         by_origin: dict[str, list[T]] = {}
         for origin, item in left:
             by_origin.setdefault(origin, []).append(item)
         for origin, items in by_origin.items():
-            self._actions.drop(origin, items, reason)
+            self._actions.drop(origin, items, reason, origin in decided)
         return kept
 
     def waiting(self) -> Sequence[tuple[str, int]]:

@@ -3,9 +3,9 @@
 A broad crawl can spend minutes deciding robots.txt before its pages flow, and Scrapy's own
 ``LogStats`` line then says only "Crawled 0 pages". This line is its companion, in its
 shape: the origins decided so far (by kind, and the rate), the requests parked now, the
-fetches in flight (and in the slow lane), and the requests dropped and forbidden so far. It
-is logged only while requests are parked or fetches are wanted, so a crawl whose sites are
-all decided is not flooded. ``LOGSTATS_INTERVAL = 0`` turns it off, as it does Scrapy's.
+fetches in flight (and in the slow lane), and the requests released, dropped and forbidden
+so far. It is logged only while requests are parked or fetches are wanted, so a crawl whose
+sites are all decided is not flooded. ``LOGSTATS_INTERVAL = 0`` turns it off, as it does Scrapy's.
 The numbers are read, never counted here: the stats are telemetry's, the rest the gate's.
 """
 
@@ -78,7 +78,7 @@ class Progress:
         logger.info(
             "robots.txt: %(decided)s decided (%(kinds)s) (at %(rate)d/min), %(parked)s requests "
             "parked, %(running)d fetches in flight (+%(slow)d slow, %(queued)s waiting), "
-            "%(dropped)s dropped, %(forbidden)s forbidden",
+            "%(released)s released, %(dropped)s dropped, %(forbidden)s forbidden",
             {
                 "decided": f"{decided:,}",
                 "kinds": kinds,
@@ -87,6 +87,7 @@ class Progress:
                 "running": gate.running,
                 "slow": gate.slow,
                 "queued": f"{gate.queued:,}",
+                "released": f"{int(get(S.RELEASED, 0)):,}",
                 "dropped": f"{int(get(S.DROPPED, 0)):,}",
                 "forbidden": f"{int(get(S.FORBIDDEN, 0)):,}",
             },

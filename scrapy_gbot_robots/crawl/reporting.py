@@ -21,6 +21,10 @@ if TYPE_CHECKING:
 
 logger = logging.getLogger("scrapy_gbot_robots.middleware")
 
+#: The stats' 0.2 names, written beside the new ones until 0.4 (``_stats.OLD_NAMES``): the
+#: report, whose schema changed since, shows each once.
+_OLD_STATS = frozenset(S.OLD_NAMES.values())
+
 
 class ReportFiles:
     """Writes the collector's report as JSON and/or HTML."""
@@ -31,13 +35,13 @@ class ReportFiles:
         stats: Any,
         paths: Sequence[str],
         *,
-        user_agent: Tokens,
+        tokens: Tokens,
         settings: Mapping[str, Any],
     ) -> None:
         self._collector = collector
         self._stats = stats
         self._paths = tuple(paths)
-        self._user_agent = user_agent if isinstance(user_agent, str) else ", ".join(user_agent)
+        self._tokens = [tokens] if isinstance(tokens, str) else list(tokens)
         self._settings = dict(settings)
 
     def write(self, spider_name: str, reason: str) -> None:
@@ -46,9 +50,11 @@ class ReportFiles:
         crawl = {
             "spider": spider_name,
             "finish_reason": reason,
-            "user_agent": self._user_agent,
+            "tokens": self._tokens,
             "start_time": str(stats.get("start_time", "")),
-            "stats": {k: v for k, v in stats.items() if k.startswith(S.PREFIX)},
+            "stats": {
+                k: v for k, v in stats.items() if k.startswith(S.PREFIX) and k not in _OLD_STATS
+            },
             "settings": self._settings,
         }
         try:

@@ -7,9 +7,12 @@ from: the URL's ``scheme://netloc`` and the ``User-Agent`` header or meta value.
 from __future__ import annotations
 
 import re
+import warnings
 from typing import TYPE_CHECKING, TypeVar
 
-from .._meta import USER_AGENT_META
+from scrapy.exceptions import ScrapyDeprecationWarning
+
+from .._meta import OLD_TOKEN_META, TOKEN_META
 from ..engine.agent import is_valid_token, product_token
 from ..engine.rules import Tokens  # one product token, or several, most specific first
 from ..policy.origin import origin_of
@@ -30,7 +33,7 @@ _K = TypeVar("_K", str, bytes)
 class RequestKeys:
     """Origin keys and tokens of requests, memoised."""
 
-    __slots__ = ("_fixed", "_meta_tokens", "_origins", "_ua_tokens", "token")
+    __slots__ = ("_fixed", "_meta_tokens", "_old_meta_told", "_origins", "_ua_tokens", "token")
 
     def __init__(self, token: Tokens, *, fixed: bool) -> None:
         #: The crawler-wide token (``ROBOTSTXT_USER_AGENT``, else from ``USER_AGENT``), or
@@ -42,6 +45,7 @@ class RequestKeys:
         self._origins: dict[str, str] = {}
         self._ua_tokens: dict[bytes, str] = {}
         self._meta_tokens: dict[str, str] = {}
+        self._old_meta_told = False  # meta["robotstxt_user_agent"] warned about once
 
     def origin(self, url: str) -> str:
         """The origin key of ``url``; empty when robots.txt does not apply (a regex match)."""
@@ -59,7 +63,10 @@ class RequestKeys:
 
     def token_of(self, request: Request) -> Tokens:
         """The token ``request`` obeys: its meta, ``ROBOTSTXT_USER_AGENT``, or its header."""
-        override = request.meta.get(USER_AGENT_META)
+        meta = request.meta
+        override = meta.get(TOKEN_META)
+        if override is None and OLD_TOKEN_META in meta:
+            override = self._old_meta(meta)
         if override:
             if not isinstance(override, str):  # tokens, most specific first
                 return _tokens(override)
@@ -81,6 +88,20 @@ class RequestKeys:
             token = product_token(header.decode("latin-1"))
             _remember(self._ua_tokens, header, token)
         return token
+
+
+    def _old_meta(self, meta: dict[str, object]) -> object:
+        """``meta["robotstxt_user_agent"]``, 0.2's name of the key: read until 0.4, and a
+        deprecation warning the first time."""
+        if not self._old_meta_told:
+            self._old_meta_told = True
+            warnings.warn(
+                f"meta[{OLD_TOKEN_META!r}] is deprecated: use meta[{TOKEN_META!r}], its name "
+                "since 0.3",
+                ScrapyDeprecationWarning,
+                stacklevel=2,
+            )
+        return meta.get(OLD_TOKEN_META)
 
 
 def _tokens(values: object) -> Tokens:

@@ -2,7 +2,7 @@
 
 The coordinator asks for a fetch (:meth:`Fetcher.fetch`); the fetcher downloads through
 Scrapy's own downloader (so proxies, headers and handlers apply; the request travels the way
-the request that made it wanted does, see :data:`ROUTE_META`), follows HTTP redirects
+the request that made it wanted does, credentials included: :mod:`.route`), follows HTTP redirects
 itself, lets :mod:`..policy.fetch` interpret the outcome, stores the new state, and returns
 what happened (:class:`Outcome`). It knows nothing of the gate. With a persistent store it
 first looks for a fresh state another process wrote, and fetches under the origin's lock.
@@ -19,7 +19,7 @@ is stored at all.
 from __future__ import annotations
 
 import logging
-from collections.abc import Callable, Mapping
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Protocol
 
@@ -27,10 +27,11 @@ from scrapy.http import Request
 from scrapy.http.request import NO_CALLBACK
 
 from .._compat import engine_download, reserve_download_slot
-from .._meta import DONT_OBEY, FETCH_META, ROUTE_META
-from ..policy.fetch import FetchResult, evaluate, next_hop, retry_at_once
+from .._meta import DONT_OBEY, FETCH_META
+from ..policy.fetch import FetchResult, evaluate, next_hop, proxy_refused, retry_at_once
 from ..policy.origin import robots_url
 from .body import DATALOSS_FLAG, TRUNCATED_FLAG
+from .route import Route, proxy_named
 
 if TYPE_CHECKING:
     from scrapy.crawler import Crawler
@@ -133,14 +134,14 @@ class Fetcher:
         self,
         origin: str,
         *,
-        route: Mapping[str, Any] | None = None,
+        route: Route | None = None,
         proceed: Callable[[], bool] = lambda: True,
         deadline: Callable[[], float | None] = lambda: None,
     ) -> Outcome:
         """Decide the origin's state (see :class:`Outcome`); never raises.
 
-        ``route``: the meta keys of :data:`ROUTE_META` of the request that made the fetch
-        wanted. ``proceed()``: whether another download may start (see the module doc).
+        ``route``: how the request that made the fetch wanted travels (:mod:`.route`).
+        ``proceed()``: whether another download may start (see the module doc).
         ``deadline()``: when the close gives up (None while the crawl runs), which bounds
         each download's timeout.
         """
@@ -167,7 +168,7 @@ class Fetcher:
         self,
         origin: str,
         persistent: PersistentStore,
-        route: Mapping[str, Any] | None,
+        route: Route | None,
         proceed: Callable[[], bool],
         deadline: Callable[[], float | None],
     ) -> Outcome:
@@ -205,7 +206,7 @@ class Fetcher:
     async def _download_and_decide(
         self,
         origin: str,
-        route: Mapping[str, Any] | None,
+        route: Route | None,
         proceed: Callable[[], bool],
         deadline: Callable[[], float | None],
         stored: OriginState | None = None,
@@ -223,12 +224,15 @@ class Fetcher:
             previous = stored
         state = evaluate(result, self.clock(), previous, self.policy)
         self.store.put(origin, state)
+        if proxy_refused(result):
+            again = previous is not None and previous.reason == state.reason
+            self.telemetry.proxy_refused(origin, result.proxy, state.reason, first=not again)
         return Outcome(state, previous)
 
     async def _get(
         self,
         origin: str,
-        route: Mapping[str, Any] | None,
+        route: Route | None,
         proceed: Callable[[], bool],
         deadline: Callable[[], float | None],
     ) -> FetchResult:
@@ -244,7 +248,7 @@ class Fetcher:
     async def _get_once(
         self,
         origin: str,
-        route: Mapping[str, Any] | None,
+        route: Route | None,
         proceed: Callable[[], bool],
         deadline: Callable[[], float | None],
     ) -> FetchResult:
@@ -263,7 +267,9 @@ class Fetcher:
                 # Any failure, IgnoreRequest from another component included, is a failure to
                 # get the file: a server error (never "no restrictions", which would fail open).
                 telemetry.failed(origin, url, exc)
-                return FetchResult(status=None, error=type(exc).__name__, redirects=hops)
+                return FetchResult(
+                    status=None, error=type(exc).__name__, redirects=hops, proxy=_proxy(request)
+                )
             telemetry.answered(origin, url, response.status)
             location = response.headers.get(b"Location")
             target = next_hop(
@@ -290,6 +296,7 @@ class Fetcher:
                 error="data loss" if DATALOSS_FLAG in response.flags else None,
                 redirects=hops,
                 truncated=TRUNCATED_FLAG in response.flags,
+                proxy=_proxy(request),
             )
 
     def _timeout(self, deadline: float | None) -> float:
@@ -303,7 +310,7 @@ class Fetcher:
         self,
         url: str,
         origin: str,
-        route: Mapping[str, Any] | None = None,
+        route: Route | None = None,
         deadline: float | None = None,
     ) -> Request:
         """A robots.txt request of ``origin``: the meta keys are documented in docs/meta.md."""
@@ -322,11 +329,24 @@ class Fetcher:
             # dont_cache on a download it stops at the size cap.
             FETCH_META: origin,
         }
-        if route:
-            meta.update((key, route[key]) for key in ROUTE_META if key in route)
-        return Request(url, priority=PRIORITY, meta=meta, callback=NO_CALLBACK, dont_filter=True)
+        headers: dict[bytes, bytes] = {}
+        if route is not None:
+            route.apply(url, meta, headers)
+        return Request(
+            url,
+            priority=PRIORITY,
+            meta=meta,
+            headers=headers or None,
+            callback=NO_CALLBACK,
+            dont_filter=True,
+        )
 
 
-def route_of(meta: Mapping[str, Any]) -> dict[str, Any]:
-    """The keys of a request's meta that choose its network path (:data:`ROUTE_META`)."""
-    return {key: meta[key] for key in ROUTE_META if key in meta}
+def _proxy(request: Request) -> str | None:
+    """The proxy a download went through, without its credentials (None: went direct).
+
+    Scrapy's proxy middleware leaves the proxy it used in ``meta["proxy"]`` (the spider's,
+    or the environment's ``http_proxy``): a status then may be the proxy's own answer.
+    """
+    proxy = request.meta.get("proxy")
+    return proxy_named(proxy) if proxy else None

@@ -13,12 +13,13 @@ manager, which holds its receiver weakly, and the component that built the parts
 from __future__ import annotations
 
 import logging
+import warnings
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
-from scrapy.exceptions import NotConfigured
+from scrapy.exceptions import NotConfigured, ScrapyDeprecationWarning
 
-from .._settings import Config, configured_token, load, unknown_settings
+from .._settings import Config, configured_token, load, renamed_settings, unknown_settings
 from ..engine.rules import Tokens
 from .request_keys import RequestKeys
 from .telemetry import Telemetry
@@ -94,6 +95,13 @@ def configure(crawler: Crawler) -> Config:
         logger.warning(
             "Unknown setting %(name)s is ignored (not a scrapy-gbot-robots setting)%(hint)s",
             {"name": name, "hint": hint},
+        )
+    for old, new in renamed_settings(crawler.settings.attributes):
+        also = f" ({new} is set too, and wins)" if crawler.settings.get(new) is not None else ""
+        warnings.warn(
+            f"{old} is deprecated: use {new}, its name since 0.3{also}",
+            ScrapyDeprecationWarning,
+            stacklevel=2,
         )
     config = load(crawler.settings.get)
     if not config.obey:

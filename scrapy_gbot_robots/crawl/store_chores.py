@@ -3,7 +3,7 @@
 The coordinator's tick (every ``GBOT_ROBOTS_TICK``) moves the gate, then calls
 :meth:`StoreChores.tick` for the chores that keep the stats live and the store bounded:
 the hot path's hit count, the persistent store's and the lot's own counters, and, with
-``GBOT_ROBOTS_CACHE_KEEP``, forgetting stored origins not fetched for that long.
+``GBOT_ROBOTS_STORE_KEEP``, forgetting stored origins not fetched for that long.
 """
 
 from __future__ import annotations
@@ -16,7 +16,7 @@ if TYPE_CHECKING:
     from ..stores.tiered import TieredStore
     from .telemetry import RequestEvents, RunEvents
 
-#: Seconds (of the clock) between two prunes of the store (``GBOT_ROBOTS_CACHE_KEEP``).
+#: Seconds (of the clock) between two prunes of the store (``GBOT_ROBOTS_STORE_KEEP``).
 PRUNE_EVERY = 3_600.0
 
 
@@ -33,7 +33,7 @@ class StoreChores:
         self._pruned_at: float | None = None
 
     def opened(self, now: float) -> None:
-        """The crawl starts: forget what ``GBOT_ROBOTS_CACHE_KEEP`` says is too old."""
+        """The crawl starts: forget what ``GBOT_ROBOTS_STORE_KEEP`` says is too old."""
         if self._keep and self._store.persistent is not None:
             self._prune(now)
 

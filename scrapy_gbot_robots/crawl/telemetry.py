@@ -46,13 +46,37 @@ if TYPE_CHECKING:
 logger = logging.getLogger("scrapy_gbot_robots.middleware")
 
 
+class _Stats:
+    """The crawler's stats, each renamed stat written under its 0.2 name as well until 0.4
+    (``_stats.OLD_NAMES``): one dict lookup more per write, none on the hot path (its counts
+    are flushed on a tick)."""
+
+    __slots__ = ("_old", "_stats")
+
+    def __init__(self, stats: Any) -> None:
+        self._stats = stats
+        self._old = S.OLD_NAMES
+
+    def inc_value(self, key: str, count: int = 1) -> None:
+        self._stats.inc_value(key, count)
+        old = self._old.get(key)
+        if old is not None:
+            self._stats.inc_value(old, count)
+
+    def set_value(self, key: str, value: Any) -> None:
+        self._stats.set_value(key, value)
+        old = self._old.get(key)
+        if old is not None:
+            self._stats.set_value(old, value)
+
+
 class _Telling:
     """What every family of events tells through: the crawler's stats and signals, the
     report, and whether DEBUG lines can be seen."""
 
     def __init__(self, crawler: Crawler, report: ReportCollector | None, debug: bool) -> None:
         self.crawler = crawler
-        self.stats = crawler.stats
+        self.stats = _Stats(crawler.stats)
         self.report = report
         #: Per-request DEBUG lines cost a log record each (and a forbidden one a decide()):
         #: only when they can be seen. Scrapy filters LOG_LEVEL at its handler, not at our
@@ -93,7 +117,7 @@ class RequestEvents(_Telling):
 
     # -- requests ---------------------------------------------------------------------------
     def checked(self) -> None:
-        """A request was checked against a remembered state (``robotstxt/cache/hit``)."""
+        """A request was checked against a remembered state (``robotstxt/store/hit``)."""
         self.hits += 1
 
     def allowed(self, origin: str) -> None:
@@ -166,14 +190,15 @@ class RequestEvents(_Telling):
         )
 
     def parked(self, request: Request, origin: str, reason: ParkReason) -> None:
-        """A request waits for its origin's robots.txt (stat ``deferred``, its 0.1 name), or,
-        decided, its turn (``ParkReason.TURN``). Both are parked: each leaves released,
-        dropped or kept, so each is counted and signalled the same way."""
-        self.stats.inc_value(S.DEFERRED)
+        """A request waits for its origin's robots.txt, or, decided, its turn
+        (``ParkReason.TURN``): from the scheduling hook, sent back from the downloader, or a
+        download waiting in place. All are parked: each leaves released, dropped or kept, so
+        each is counted and signalled the same way (``request_parked``)."""
+        self.stats.inc_value(S.PARKED)
         if reason is ParkReason.TURN:
             self.stats.inc_value(S.WAITED_TURN)
         if self.report is not None:
-            self.report.deferred(origin)
+            self.report.parked(origin)
         if self.debug:
             logger.debug(
                 "Parked until the robots.txt of %(origin)s is decided (%(reason)s): %(request)s"
@@ -183,8 +208,8 @@ class RequestEvents(_Telling):
                 {"origin": origin, "reason": reason.value, "request": request},
                 extra=self._extra(),
             )
-        if self.listened(signals.request_deferred):
-            self._send(signals.request_deferred, request=request)
+        if self.listened(signals.request_parked):
+            self._send(signals.request_parked, request=request)
 
     def served_own_copy(self) -> None:
         self.stats.inc_value(S.OWN_COPY)
@@ -197,22 +222,35 @@ class RequestEvents(_Telling):
             self._forgotten_logged = True
             logger.warning(
                 "Requests reached the downloader after their origin's robots.txt state was "
-                "forgotten (GBOT_ROBOTS_CACHE_SIZE is smaller than the origins decided ahead "
-                "of the crawl): their robots.txt is fetched again. Raise GBOT_ROBOTS_CACHE_SIZE, "
-                "or keep states in a persistent store (JOBDIR or GBOT_ROBOTS_CACHE = "
-                "'sqlite://...'); stats robotstxt/bounced and robotstxt/cache/evicted",
+                "forgotten (GBOT_ROBOTS_STORE_SIZE is smaller than the origins decided ahead "
+                "of the crawl): their robots.txt is fetched again. Raise GBOT_ROBOTS_STORE_SIZE, "
+                "or keep states in a persistent store (JOBDIR or GBOT_ROBOTS_STORE = "
+                "'sqlite://...'); stats robotstxt/bounced and robotstxt/store/evicted",
                 extra=self._extra(),
             )
 
     def released(self) -> None:
-        """A parked request went back to the engine (stat ``undeferred``, its 0.1 name)."""
-        self.stats.inc_value(S.UNDEFERRED)
+        """A parked request went back to the engine."""
+        self.stats.inc_value(S.RELEASED)
 
-    def dropped(self, request: Request, origin: str, reason: str) -> None:
+    def dropped(
+        self, request: Request, origin: str, reason: str, *, decided: bool = False
+    ) -> None:
+        """A parked request given up: before its robots.txt decided it (its deadline, the
+        close, the engine refusing it on release), a download waiting in place whose origin
+        is stopped by server errors (``reason`` ``STOPPED``: never parked), or, ``decided``,
+        one whose robots.txt was decided but that still waited its turn when the crawl
+        closed."""
         self.stats.inc_value(S.DROPPED)
         if self.report is not None:
             self.report.dropped(origin, reason)
-        if reason == STOPPED:
+        if decided:
+            message = (
+                "Dropped %(request)s: its robots.txt was decided, but it was still waiting its "
+                "turn to go on when the crawl closed (%(reason)s); with JOBDIR it is kept for "
+                "the next run"
+            )
+        elif reason == STOPPED:
             message = (
                 "Dropped %(request)s: the robots.txt of its origin answers with server errors, "
                 "and a download that waits in place does not wait for a retry (Googlebot "
@@ -221,7 +259,7 @@ class RequestEvents(_Telling):
         else:
             message = "Dropped %(request)s: its robots.txt stayed undecided (%(reason)s)"
         logger.warning(message, {"request": request, "reason": reason}, extra=self._extra())
-        self._send(signals.request_dropped, request=request, reason=reason)
+        self._send(signals.parked_request_dropped, request=request, reason=reason)
 
     def unreadable(self, origin: str, error: str, where: str) -> None:
         """A parked request that could not be read back: dropped, with no request to signal."""
@@ -243,17 +281,18 @@ class RequestEvents(_Telling):
         self._unserializable_logged = True
         logger.warning(
             "Unable to serialize parked request %(request)s (%(error)s): it stays in memory and "
-            "is dropped (request_dropped) if the crawl stops before its robots.txt is decided; "
+            "is dropped (parked_request_dropped) if the crawl stops before its robots.txt is "
+            "decided; "
             "no more unserializable requests will be logged (stat robotstxt/unserializable)",
             {"request": request, "error": error},
             extra=self._extra(),
         )
 
     def flush(self) -> None:
-        """Cache hits and pages read are counted in plain ints on the hot path, added to the
+        """Store hits and pages read are counted in plain ints on the hot path, added to the
         stats here (on each tick, and at the close)."""
         if self.hits != self._hits_flushed:
-            self.stats.inc_value(S.CACHE_HIT, self.hits - self._hits_flushed)
+            self.stats.inc_value(S.STORE_HIT, self.hits - self._hits_flushed)
             self._hits_flushed = self.hits
         if self.pages_read != self._pages_flushed:
             self.stats.inc_value(S.PAGE_RULES_READ, self.pages_read - self._pages_flushed)
@@ -273,6 +312,15 @@ class RequestEvents(_Telling):
                     stats.inc_value(S.PAGE_RULES_DISALLOWED_NOINDEX)
             if rules.nofollow:
                 stats.inc_value(S.PAGE_RULES_NOFOLLOW)
+        if rules.capped:
+            self.stats.inc_value(S.PAGE_RULES_CAPPED)
+            if self.debug and logger.isEnabledFor(logging.DEBUG):
+                logger.debug(
+                    "Page rules of %(url)s read in part: past a bound (%(capped)s), a rule was "
+                    "not read (docs/crawling.md#bounds)",
+                    {"url": url, "capped": ", ".join(rules.capped)},
+                    extra=self._extra(),
+                )
         if self.report is not None and origin:
             self.report.page_rules_read(origin, url, rules, disallowed=disallowed, now=now)
 
@@ -326,6 +374,20 @@ class FetchEvents(_Telling):
     def retried_at_once(self) -> None:
         self.stats.inc_value(S.FETCH_RETRY)
 
+    def proxy_refused(self, origin: str, proxy: str | None, reason: str, *, first: bool) -> None:
+        """The proxy, not the origin, answered the fetch: counted each time, told once a
+        streak (``proxy`` is shown without credentials)."""
+        self.stats.inc_value(S.PROXY_REFUSED)
+        if first:
+            logger.warning(
+                "robots.txt of %(origin)s: the proxy %(proxy)s refused the request (%(reason)s), "
+                "so the origin's rules are unknown and its requests stay parked, as for an "
+                "unreachable robots.txt. Give the proxy's credentials on the requests: "
+                "meta['proxy'] = 'http://USER:PASS@HOST:PORT' or a Proxy-Authorization header.",
+                {"origin": origin, "proxy": proxy, "reason": reason},
+                extra=self._extra(),
+            )
+
     def lock_waited(self) -> None:
         self.stats.inc_value(S.LOCK_WAITED)
 
@@ -357,7 +419,7 @@ class FetchEvents(_Telling):
         if fetched:
             stats.inc_value(f"{S.ORIGIN_STATE}{state.kind.value}")
         elif source == "stored":
-            stats.inc_value(S.CACHE_STORED)
+            stats.inc_value(S.STORE_STORED)
         if self.report is not None:
             self.report.fetched(
                 origin,
@@ -433,7 +495,7 @@ class RunEvents(_Telling):
         self.stats.inc_value(S.STORE_PRUNED, count)
         logger.info(
             "Forgot %(n)d stored robots.txt states not fetched for %(keep)s "
-            "(GBOT_ROBOTS_CACHE_KEEP)",
+            "(GBOT_ROBOTS_STORE_KEEP)",
             {"n": count, "keep": duration(keep)},
             extra=self._extra(),
         )
@@ -445,16 +507,16 @@ class RunEvents(_Telling):
             if not self._failing_evictions:
                 logger.warning(
                     "The robots.txt store is full of origins in a server-error streak "
-                    "(GBOT_ROBOTS_CACHE_SIZE, GBOT_ROBOTS_CACHE_COMPACT_BYTES): some were "
+                    "(GBOT_ROBOTS_STORE_SIZE, GBOT_ROBOTS_STORE_COMPACT_BYTES): some were "
                     "forgotten, and each starts a new streak without its last good copy when "
                     "seen again; raise those, or keep states in a persistent store (JOBDIR or "
-                    "GBOT_ROBOTS_CACHE = 'sqlite://...') (stat robotstxt/cache/evicted_failing)",
+                    "GBOT_ROBOTS_STORE = 'sqlite://...') (stat robotstxt/store/evicted_failing)",
                     extra=self._extra(),
                 )
             self._failing_evictions = lost
-            self.stats.set_value(S.CACHE_EVICTED_FAILING, lost)
+            self.stats.set_value(S.STORE_EVICTED_FAILING, lost)
         persistent = store.persistent
-        parts: list[tuple[str, dict[str, int]]] = [(S.PARKING, lot.counters())]
+        parts: list[tuple[str, dict[str, int]]] = [(S.LOT, lot.counters())]
         if persistent is not None:
             parts.append((S.STORE, persistent.counters()))
         for prefix, counters in parts:
@@ -486,7 +548,7 @@ class RunEvents(_Telling):
         else:
             budget = f"at most {fetches}"
         logger.info(
-            "Obeying robots.txt as user agent %(token)r (from %(source)s), the way Googlebot "
+            "Obeying robots.txt as token %(token)r (from %(source)s), the way Googlebot "
             "does (scrapy_gbot_robots.GoogleRobotsTxtMiddleware); %(budget)s robots.txt "
             "downloads at once (+%(slow)d slow ones)",
             {"token": token, "source": source, "budget": budget, "slow": slow},
@@ -561,25 +623,25 @@ class RunEvents(_Telling):
         path's counts are :meth:`RequestEvents.flush`'s)."""
         stats = self.stats
         stats.set_value(S.PARKED_PEAK, gate.parked_peak)
-        stats.set_value(S.READY_PEAK, gate.turn_peak)
+        stats.set_value(S.RELEASING_PEAK, gate.turn_peak)
         stats.set_value(S.FETCH_IN_FLIGHT_PEAK, gate.running_peak)
         stats.set_value(S.FETCH_SLOW_PEAK, gate.slow_peak)
         stats.set_value(S.FETCH_QUEUE_PEAK, gate.queued_peak)
         stats.set_value(S.FETCH_BUDGET_PEAK, gate.limit_peak)
         stats.set_value(S.FETCH_BUDGET, gate.limit)
-        stats.set_value(S.CACHE_PINNED_PEAK, store.pinned_peak)
+        stats.set_value(S.STORE_PINNED_PEAK, store.pinned_peak)
         if store.pinned_evictions:
-            stats.set_value(S.CACHE_EVICTED_PINNED, store.pinned_evictions)
+            stats.set_value(S.STORE_EVICTED_PINNED, store.pinned_evictions)
         if gate.taken_elsewhere:
-            stats.set_value(S.TAKEN_ELSEWHERE, gate.taken_elsewhere)
+            stats.set_value(S.LOT_TAKEN_ELSEWHERE, gate.taken_elsewhere)
         if store.evictions:
-            stats.set_value(S.CACHE_EVICTED, store.evictions)
+            stats.set_value(S.STORE_EVICTED, store.evictions)
         if store.reads:
-            stats.set_value(S.CACHE_READ_BACK, store.reads)
+            stats.set_value(S.STORE_READ_BACK, store.reads)
         if store.compact_reads:
-            stats.set_value(S.CACHE_COMPACT_READ, store.compact_reads)
+            stats.set_value(S.STORE_COMPACT_READ, store.compact_reads)
         if store.forgotten:
-            stats.set_value(S.CACHE_FORGOTTEN, store.forgotten)
+            stats.set_value(S.STORE_FORGOTTEN, store.forgotten)
 
 
 class Telemetry:

@@ -68,6 +68,9 @@ class Turns:
     def __iter__(self) -> Iterator[str]:
         return iter(self._order)
 
-    def clear(self) -> None:
-        """The crawl closed: the store's pins go with it."""
+    def clear(self) -> frozenset[str]:
+        """The crawl closed: the store's pins go with it. Returns the origins that were
+        waiting their turn."""
+        origins = frozenset(self._order)
         self._order.clear()
+        return origins

@@ -97,10 +97,10 @@ def build(crawler: Crawler, downloader: Downloader | None = None) -> Coordinator
             report,
             crawler.stats,
             config.report,
-            user_agent=token,
+            tokens=token,
             settings={
                 "concurrent_fetches": config.fetch_ceiling,
-                "cache": config.store_at[0],
+                "store": config.store_at[0],
                 "park_timeout": config.park_timeout,
                 "mode": config.mode,
             },
@@ -145,12 +145,12 @@ def open_store(
     prepare: Callable[[OriginState], None] | None = None,
     on_read: Callable[[str, OriginState], None] | None = None,
 ) -> TieredStore:
-    """The store named by ``GBOT_ROBOTS_STORE`` or ``GBOT_ROBOTS_CACHE``."""
+    """The store named by ``GBOT_ROBOTS_STORE`` (a location, or a factory of the project's)."""
     if config.custom_store:
         custom = config.custom_store(config.memory_size)
         if not isinstance(custom, OriginStore):
             raise ConfigError(
-                "GBOT_ROBOTS_STORE", f"{redacted(repr(custom))} does not implement OriginStore"
+                config.store_setting, f"{redacted(repr(custom))} does not implement OriginStore"
             )
         return TieredStore(custom, prepare=prepare)
     compact = (
@@ -168,9 +168,9 @@ def open_store(
 
 
 def open_persistent(config: Config, crawler: Crawler) -> PersistentStore | None:
-    """The persistent or shared store named by ``GBOT_ROBOTS_CACHE`` (None: memory only)."""
+    """The persistent or shared store named by ``GBOT_ROBOTS_STORE`` (None: memory only)."""
     kind, where = config.store_at
-    setting = "GBOT_ROBOTS_CACHE" if crawler.settings.get("GBOT_ROBOTS_CACHE") else "JOBDIR"
+    setting = config.store_setting  # the setting the user wrote, or JOBDIR for its default
     if kind == "sqlite":
         from ..stores.sqlite import SqliteError, SqliteStore  # see jobdir_lot
 
@@ -184,13 +184,13 @@ def open_persistent(config: Config, crawler: Crawler) -> PersistentStore | None:
         from ..stores.redis import RedisStore
     except ImportError as exc:
         raise ConfigError(
-            "GBOT_ROBOTS_CACHE",
+            setting,
             f'{redacted(where)} needs the redis client: pip install "scrapy-gbot-robots[redis]" '
             f"({exc})",
         ) from exc
     if not asyncio_available():
         raise ConfigError(
-            "GBOT_ROBOTS_CACHE",
+            setting,
             f"{redacted(where)} needs Scrapy's asyncio reactor: TWISTED_REACTOR = "
             "'twisted.internet.asyncioreactor.AsyncioSelectorReactor' (the default since "
             "Scrapy 2.13)",

@@ -20,7 +20,7 @@ from dataclasses import dataclass
 from .._safetext import display, quoted, short
 from .lines import MAX_BODY_BYTES, LineKind, LineReport, bom_length, report
 from .lint_checks import CHECKS, CHECKS_BY_CODE, CHECKS_BY_NAME, Check, Finding, Severity
-from .lint_groups import Group, group_findings, group_lines, orphan_findings
+from .lint_groups import Group, group_findings, group_lines, joined_findings, orphan_findings
 from .lint_lines import (
     ASCII_WS,
     RULES,
@@ -195,6 +195,7 @@ def lint(body: bytes) -> LintReport:
         emit("GR106", 0, "the file is empty: no restrictions on any crawler")
 
     group_findings(parsed, groups, emit)
+    joined_findings(reports, groups, emit)
 
     findings.sort(key=lambda f: (f.line != 0, f.line, f.code))
     return LintReport(

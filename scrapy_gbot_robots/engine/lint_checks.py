@@ -5,7 +5,8 @@ gate on it; codes are never reused or renumbered (see docs/cli.md for the catalo
 hundreds name the family, and each family's checks live in one module: ``GR1xx`` the file
 (``engine/lint.py``, except ``GR103``, found line by line); ``GR2xx`` and ``GR3xx`` a line and
 its pattern, ``GR406``/``GR407`` a user-agent value, ``GR5xx`` sitemaps
-(``engine/lint_lines.py``); ``GR401`` to ``GR405`` groups (``engine/lint_groups.py``);
+(``engine/lint_lines.py``); ``GR401`` to ``GR405`` and ``GR408`` groups
+(``engine/lint_groups.py``);
 ``GR6xx`` content-usage statements (``engine/lint_usage.py``).
 """
 
@@ -69,6 +70,7 @@ CHECKS: tuple[Check, ...] = (
     Check("GR301", "never-matches", _E, "a pattern not starting with '/' or '*' never matches"),
     Check("GR302", "dollar-in-middle", _W, "'$' before the end of a pattern is a literal '$'"),
     Check("GR303", "pattern-normalised", _I, "a pattern is matched in its %-encoded form"),
+    Check("GR304", "never-sent", _W, "a pattern with a character no URL Scrapy sends holds raw"),
     # Groups
     Check("GR401", "rule-before-user-agent", _E, "a rule before any user-agent line (ignored)"),
     Check("GR402", "hides-global-group", _I, "an agent's own group hides the * group from it"),
@@ -77,6 +79,7 @@ CHECKS: tuple[Check, ...] = (
     Check("GR405", "conflicting-rules", _W, "allow and disallow of the same pattern (allow wins)"),
     Check("GR406", "agent-matches-nobody", _W, "a user-agent value that matches no crawler"),
     Check("GR407", "agent-read-as-token", _I, "a user-agent value read as a shorter token"),
+    Check("GR408", "joined-group", _W, "a non-rule line between user-agent lines ends no group"),
     # Sitemaps
     Check("GR501", "sitemap-not-absolute", _W, "a sitemap that is not an absolute URL"),
     # Content-usage statements (Content-Signal, Content-Usage): read by AI-preference-aware

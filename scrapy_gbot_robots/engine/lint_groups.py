@@ -1,4 +1,4 @@
-"""The linter's view of groups, and its checks of them (``GR401`` to ``GR405``).
+"""The linter's view of groups, and its checks of them (``GR401`` to ``GR405``, ``GR408``).
 
 Lines are grouped the way the reference parser groups them; which group applies to a crawler
 is always asked of the engine (``RobotsTxt.names_agent``), so a finding about a group can
@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
+from itertools import pairwise
 
 from .._safetext import display, short
 from .agent import is_valid_token
@@ -108,6 +109,55 @@ def orphan_findings(orphans: Sequence[LineReport], emit: Emit) -> None:
         )
 
 
+def joined_findings(reports: Sequence[LineReport], groups: Sequence[Group], emit: Emit) -> None:
+    """GR408: user-agent lines that a line other than a rule (a ``Crawl-delay``, a
+    ``Sitemap``, an unknown key) stands between, which still form one group: only an
+    allow/disallow line followed by a user-agent line ends a group (Google's parser, RFC
+    9309), so the rules after the last of them apply to every one of them. The most-asked
+    trap: ``User-agent: *`` / ``Crawl-delay: 10`` / ``User-agent: badbot`` / ``Disallow: /``
+    disallows everything for every crawler."""
+    kinds = {r.number: r for r in reports if r.kind is not None}
+    for g in groups:
+        agents = g.agent_lines
+        for before, after in pairwise(agents):
+            between = [
+                kinds[n]
+                for n in range(before.number + 1, after.number)
+                if n in kinds and kinds[n].kind is not LineKind.USER_AGENT
+            ]
+            if not between:
+                continue
+            who = _agents_text(agents)
+            rules = (
+                f"its rules ({_lines_list(r.number for r in g.rule_lines)}) apply to each of them"
+                if g.rule_lines
+                else "it has no rule: each of them may crawl everything"
+            )
+            emit(
+                "GR408",
+                after.number,
+                f"'User-agent: {short(display(after.value))}' joins the group of line "
+                f"{agents[0].number}: {_line_list_text(between)} between them is not an "
+                "allow/disallow line, so it ends no group; the group's user agents are "
+                f"{who}, and {rules}",
+            )
+
+
+def _agents_text(agents: Sequence[LineReport]) -> str:
+    names = list(dict.fromkeys(short(display(a.value), 40) or "''" for a in agents))
+    if len(names) > 8:
+        return f"{', '.join(names[:8])}, … ({len(names)} in all)"
+    return ", ".join(names)
+
+
+def _line_list_text(lines: Sequence[LineReport]) -> str:
+    first = lines[0]
+    key = DISPLAY_KEY.get(first.kind, display(first.key)) if first.kind else display(first.key)
+    shown = f"line {first.number} ({short(key)}: {short(display(first.value))})"
+    more = len(lines) - 1
+    return shown + (f" and {more} more line{'s' if more > 1 else ''}" if more else "")
+
+
 def group_findings(parsed: bytes, groups: Sequence[Group], emit: Emit) -> None:
     """GR402 to GR405: what one group does to another, and rules repeated or in conflict."""
     rt = parse(parsed)
@@ -122,9 +172,16 @@ def group_findings(parsed: bytes, groups: Sequence[Group], emit: Emit) -> None:
         for tok, gs in named.items():
             if not is_valid_token(tok) or not rt.names_agent(tok):
                 continue
+            # The * rules in a group that also names tok apply to it (GR408 says why): only
+            # those of the other * groups are hidden from it.
+            hidden_rules = [
+                r for g in groups if g.is_global and g not in gs for r in g.rule_lines if r.pattern
+            ]
+            if not hidden_rules:
+                continue
             own = [r for g in gs for r in g.rule_lines]
             first = min(a.number for g in gs for a in g.agent_lines if agent_token(a.value) == tok)
-            hidden = _lines_list(r.number for r in global_rules)
+            hidden = _lines_list(r.number for r in hidden_rules)
             if own:
                 allows_all = (
                     "" if any(r.pattern for r in own) else " (its own group allows everything)"

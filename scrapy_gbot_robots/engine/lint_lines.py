@@ -28,6 +28,11 @@ DISPLAY_KEY = {
     LineKind.SITEMAP: "Sitemap",
 }
 _CRAWL_DELAY = re.compile(rb"crawl[-_ ]?delay", re.IGNORECASE)
+#: Characters no URL Scrapy requests holds as written: ``w3lib.url.safe_url_string`` (what
+#: every ``Request`` goes through) %-encodes them in the path and the query, or removes them
+#: (tab, CR, LF), or reads them as another (``\`` as ``/``). A pattern holding one matches no
+#: request Scrapy sends (``tests/engine/test_lint.py`` checks this set against it).
+NEVER_SENT = frozenset(' "<>[\\]^`{|}\x7f') | frozenset(map(chr, range(0x20)))
 
 
 def agent_is_global(value: bytes) -> bool:
@@ -204,6 +209,17 @@ def _pattern_findings(r: LineReport, emit: Emit) -> None:
             f"'$' in the middle of {quoted(short(pattern))} is a literal '$'; it anchors only "
             "as the last character",
         )
+    raw = r.pattern or ""
+    unsent = sorted({c for c in raw if c in NEVER_SENT})
+    if unsent:
+        fixed = "".join(_as_sent(c) if c in NEVER_SENT else c for c in raw)
+        shown = ", ".join(f"{printable(c)!r} as {_as_sent(c)!r}" for c in unsent)
+        emit(
+            "GR304",
+            n,
+            f"{what} pattern {quoted(short(pattern))} never matches a request Scrapy sends: its "
+            f"URLs carry {shown}; write '{what}: {short(printable(fixed), 60)}'",
+        )
     if normalised(r):
         emit(
             "GR303",
@@ -211,6 +227,15 @@ def _pattern_findings(r: LineReport, emit: Emit) -> None:
             f"matched as {quoted(short(pattern))}: non-ASCII bytes are %-encoded and %xx escapes "
             "upper-cased; URLs are compared in their %-encoded form",
         )
+
+
+def _as_sent(char: str) -> str:
+    """How a URL Scrapy sends carries ``char`` (one of :data:`NEVER_SENT`)."""
+    if char == "\\":
+        return "/"
+    if char in "\t\r\n":
+        return ""  # removed
+    return f"%{ord(char):02X}"
 
 
 def _agent_findings(r: LineReport, emit: Emit) -> None:

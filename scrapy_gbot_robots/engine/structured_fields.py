@@ -8,7 +8,9 @@ accepted or refused exactly as a conforming parser would.
 Kept: the Dictionary (the only top-level type robots.txt uses), members with an Inner List or
 a bare Item, Parameters, and every bare Item type: Integer, Decimal, String, Token, Byte
 Sequence, Boolean, Date and Display String. A member keeps its parameters; an inner list's
-items are checked with theirs, and keep only their values. Not kept: Lists and Items as
+items are checked with theirs, and keep only their values. An Item as a whole field is parsed
+too (:func:`parse_item`), for the HTTP working group's test suite, whose tests of each bare
+item type are Item fields (``tests/data/structured-field-tests``). Not kept: Lists as
 top-level fields (no caller). Pure Python, no I/O.
 """
 
@@ -80,6 +82,16 @@ def parse_dictionary(data: bytes) -> list[Member]:
     return _Parser(text).dictionary()
 
 
+def parse_item(data: bytes) -> tuple[BareItem, Parameters]:
+    """An Item field value (RFC 9651 section 4.2.3: a bare item and its parameters), or
+    :class:`StructuredFieldError`."""
+    try:
+        text = data.decode("ascii")
+    except UnicodeDecodeError:
+        raise StructuredFieldError("not ASCII: a Structured Field is ASCII only") from None
+    return _Parser(text).item()
+
+
 class _Parser:
     """RFC 9651 section 4.2, over one ASCII string, left to right."""
 
@@ -123,6 +135,17 @@ class _Parser:
             if self.at >= len(text):
                 raise self._fail("a trailing ','")
         return members
+
+    def item(self) -> tuple[BareItem, Parameters]:
+        while self._peek() == " ":
+            self.at += 1
+        value = self._bare_item()
+        parameters = self._parameters()
+        while self._peek() == " ":
+            self.at += 1
+        if self.at < len(self.text):
+            raise self._fail(f"expected the end of the item, found {self.text[self.at]!r}")
+        return value, parameters
 
     def _key(self) -> str:
         first = self._peek()
@@ -248,7 +271,9 @@ class _Parser:
             raise self._fail("a byte sequence is base64")
         self.at = end + 1
         try:
-            return base64.b64decode(content + "=" * (-len(content) % 4))
+            # validate=True: '=' only as padding at the end (never first nor in the middle,
+            # which a lenient decoder skips); missing padding is synthesized (section 4.2.7).
+            return base64.b64decode(content + "=" * (-len(content) % 4), validate=True)
         except (binascii.Error, ValueError):
             raise self._fail("a byte sequence is base64") from None
 

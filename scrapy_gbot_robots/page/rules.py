@@ -11,7 +11,7 @@ specifications"):
   applies to all text results and ``googlebot-news`` to news results, so a news crawler
   obeys both; robots.txt's "first token with a group" has no counterpart here, since the
   page's conflict rule below already decides between sources. A request's own token
-  (``meta["robotstxt_user_agent"]``) replaces the crawler's, as for robots.txt.
+  (``meta["gbot_robots_token"]``) replaces the crawler's, as for robots.txt.
 * **Conflicts**: rules from every source that applies combine, and the most restrictive wins
   ("In the case of conflicting robots rules, the more restrictive rule applies"): any
   ``noindex`` beats ``all``/``index``; the smallest ``max-snippet`` and ``max-video-preview``
@@ -36,18 +36,32 @@ from dataclasses import dataclass
 from datetime import datetime, timezone
 from typing import Any
 
-from .directives import IMAGE_PREVIEWS, Directive, split_rules
-from .head import meta_tags
+from .directives import IMAGE_PREVIEWS, Directive, split_rules, user_agent_prefix
+from .head import read_metas
 
 __all__ = ["NO_RULES", "PageRules", "read_page_rules"]
 
-#: ``X-Robots-Tag`` values read, at most, and characters read of each.
+#: ``X-Robots-Tag`` values read, at most: those addressed to this crawler or to every
+#: crawler (a value for other crawlers only is skipped without being read, and does not
+#: count), and characters read of each.
 MAX_HEADERS = 32
 HEADER_CHARS = 4_096
+#: ``X-Robots-Tag`` values looked at, at most, whoever they address.
+MAX_HEADER_LINES = 1_000
+#: Characters of ``X-Robots-Tag`` values read, at most (what the 32 values cost at most
+#: before 0.3.0): values of unknown rules only are read but not counted in ``MAX_HEADERS``,
+#: and this bounds them.
+HEADER_BUDGET = MAX_HEADERS * HEADER_CHARS
 #: Rules kept as written (``other``), at most, per page.
 MAX_OTHER = 32
-#: Meta tags read, at most, per page (those addressed to this crawler or to every crawler).
+#: Meta tags read, at most, per page (those addressed to this crawler or to every crawler:
+#: another crawler's are never read, so they cannot push these out).
 MAX_METAS = 32
+
+#: The bounds a page can reach (:attr:`PageRules.capped`): what past them was not read.
+CAP_HEADERS = "headers"  # more X-Robots-Tag values, or a longer one, than read
+CAP_HEAD = "head"  # more robots meta tags, or a longer head, than read
+CAP_OTHER = "other"  # more rules Google does not read than kept
 
 #: The boolean rules, in the order the JSON and the CLI show them.
 FLAG_FIELDS = (
@@ -92,6 +106,8 @@ class PageRules:
     unavailable_after: datetime | None = None  # aware, UTC
     sources: tuple[tuple[str, tuple[str, ...]], ...] = ()
     other: tuple[tuple[str, str], ...] = ()
+    #: The bounds the page reached (``CAP_*``): a rule past one was not read.
+    capped: tuple[str, ...] = ()
 
     def source(self, rule: str) -> tuple[str, ...]:
         """Where ``rule`` (``"noindex"``, ``"max-snippet"``...) came from; () when absent."""
@@ -140,6 +156,7 @@ class PageRules:
             ),
             "sources": {name: list(where) for name, where in self.sources},
             "other": [{"rule": text, "source": where} for text, where in self.other],
+            "capped": list(self.capped),
         }
 
 
@@ -182,7 +199,7 @@ def _header_text(value: bytes | str) -> str:
 class _Combined:
     """The rules of every applicable source, folded into the most restrictive (mutable)."""
 
-    __slots__ = ("dates", "flags", "numbers", "other", "previews")
+    __slots__ = ("capped", "dates", "flags", "numbers", "other", "previews")
 
     def __init__(self) -> None:
         self.flags: dict[str, list[str]] = {}
@@ -190,12 +207,19 @@ class _Combined:
         self.previews: dict[str, list[str]] = {}
         self.dates: dict[datetime, list[str]] = {}
         self.other: list[tuple[str, str]] = []
+        self.capped: tuple[str, ...] = ()
+
+    def cap(self, bound: str) -> None:
+        if bound not in self.capped:
+            self.capped = (*self.capped, bound)
 
     def add(self, directive: Directive, source: str) -> None:
         name = directive.name
         if not name:
             if len(self.other) < MAX_OTHER:
                 self.other.append((directive.text, source))
+            else:
+                self.cap(CAP_OTHER)
         elif name == "none":
             _note(self.flags.setdefault("noindex", []), source)
             _note(self.flags.setdefault("nofollow", []), source)
@@ -225,14 +249,22 @@ class _Combined:
             date = min(self.dates)
             sources["unavailable_after"] = tuple(self.dates[date])
         flags = self.flags
+        # Positional, in PageRules' field order (FLAG_FIELDS is that order): once per page,
+        # and keyword arguments built from a dict cost a third of this method.
         return PageRules(
-            **{name: name in flags for name in FLAG_FIELDS},
-            max_snippet=numbers.get("max-snippet"),
-            max_image_preview=preview,
-            max_video_preview=numbers.get("max-video-preview"),
-            unavailable_after=date,
-            sources=tuple((n, sources[n]) for n in RULE_NAMES if n in sources),
-            other=tuple(self.other),
+            "noindex" in flags,
+            "nofollow" in flags,
+            "nosnippet" in flags,
+            "noimageindex" in flags,
+            "notranslate" in flags,
+            "indexifembedded" in flags,
+            numbers.get("max-snippet"),
+            preview,
+            numbers.get("max-video-preview"),
+            date,
+            tuple([(n, sources[n]) for n in RULE_NAMES if n in sources]),
+            tuple(self.other),
+            self.capped,
         )
 
 
@@ -255,10 +287,45 @@ def read_page_rules(
     """
     wanted, names = _tokens(tokens)
     combined: _Combined | None = None
+    capped: tuple[str, ...] = ()
+    if headers:
+        combined, capped = _read_headers(headers, wanted)
+    if body:
+        metas, cut = read_metas(body, names, MAX_METAS)
+        if cut:
+            capped = (*capped, CAP_HEAD)
+        for name, content in metas:
+            source = f"meta:{name}"
+            for _, directive in split_rules(content):
+                combined = combined or _Combined()
+                combined.add(directive, source)
+    if combined is None:
+        return PageRules(capped=capped) if capped else NO_RULES
+    for bound in capped:
+        combined.cap(bound)
+    return combined.rules()
+
+
+def _read_headers(
+    headers: Iterable[bytes | str], wanted: frozenset[str]
+) -> tuple[_Combined | None, tuple[str, ...]]:
+    """The ``X-Robots-Tag`` values' rules for ``wanted``, and ``(CAP_HEADERS,)`` when a bound
+    stopped the reading (see the bounds above)."""
+    combined: _Combined | None = None
+    capped = False
+    read = 0
+    budget = HEADER_BUDGET
     for n, value in enumerate(headers):
-        if n >= MAX_HEADERS:
+        if n >= MAX_HEADER_LINES or read >= MAX_HEADERS or budget <= 0:
+            capped = True
             break
-        for agent, directive in split_rules(_header_text(value), agents=True):
+        text = _header_text(value)
+        capped = capped or len(text) < len(value)  # a value past HEADER_CHARS
+        if ":" in text and _for_others_only(text, wanted):
+            continue  # not read, not counted: another crawler's line pushes out nothing
+        budget -= len(text)
+        applied = False
+        for agent, directive in split_rules(text, agents=True):
             if agent is None:
                 source = "header"
             elif agent in wanted:
@@ -267,10 +334,18 @@ def read_page_rules(
                 continue  # addressed to another crawler
             combined = combined or _Combined()
             combined.add(directive, source)
-    if body:
-        for name, content in meta_tags(body, names, MAX_METAS):
-            source = f"meta:{name}"
-            for _, directive in split_rules(content):
-                combined = combined or _Combined()
-                combined.add(directive, source)
-    return NO_RULES if combined is None else combined.rules()
+            if directive.name:
+                applied = True
+        read += applied  # a line of unknown rules only is kept in `other`, and pushes nothing
+    return combined, (CAP_HEADERS,) if capped else ()
+
+
+def _for_others_only(text: str, wanted: frozenset[str]) -> bool:
+    """Whether an ``X-Robots-Tag`` value addresses other crawlers only, told without reading
+    it: it starts with another crawler's ``NAME:`` (a user agent holds until the next one,
+    so nothing after it is for every crawler) and names none of this crawler's tokens."""
+    prefixed = user_agent_prefix(text.partition(",")[0])
+    if prefixed is None or prefixed[0] in wanted:
+        return False
+    lowered = text.lower()
+    return not any(token in lowered for token in wanted)

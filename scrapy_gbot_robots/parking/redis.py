@@ -290,7 +290,7 @@ class RedisLot(Generic[T]):
             self._backoff = self.min_backoff
             self.outages += 1
             logger.warning(
-                "Redis parking lot %(key)s failed (%(what)s: %(error)s): requests are parked "
+                "Redis lot %(key)s failed (%(what)s: %(error)s): requests are parked "
                 "in this worker's memory until Redis answers again",
                 {"key": self.key, "what": what, "error": f"{type(exc).__name__}: {redacted(exc)}"},
             )
@@ -302,7 +302,7 @@ class RedisLot(Generic[T]):
         if self._down:
             self._down = False
             logger.info(
-                "Redis parking lot %(key)s answers again after %(seconds).1f s",
+                "Redis lot %(key)s answers again after %(seconds).1f s",
                 {"key": self.key, "seconds": time.monotonic() - self._down_since},
             )
 
@@ -496,7 +496,7 @@ class RedisLot(Generic[T]):
         back = sum(n for n in counts if isinstance(n, int))
         if back:
             logger.info(
-                "Redis parking lot %(key)s: %(n)d parked requests whose take got no reply "
+                "Redis lot %(key)s: %(n)d parked requests whose take got no reply "
                 "were put back",
                 {"key": self.key, "n": back},
             )

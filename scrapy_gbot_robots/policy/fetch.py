@@ -8,7 +8,9 @@ HTTP status codes" and "Caching"):
   a chain that is still redirecting, or a redirect without a usable ``Location`` (none, one
   that cannot be parsed, a bad port, no host, a scheme other than http and https), counts as
   a 404 (reason ``"redirect limit"`` or ``"unusable redirect"``).
-- 4xx except 429: no restrictions, whatever the body says.
+- 4xx except 429: no restrictions, whatever the body says; but a 407 that came through a
+  proxy, and a ``CONNECT`` tunnel the proxy refused, are the proxy's answer, not the origin's:
+  its rules are unknown, a server error (:func:`proxy_refused`).
 - 429, 5xx, anything else, and network failures (DNS, timeout, reset, truncated transfer):
   server error, retried with exponential backoff, or after ``Retry-After`` when the server
   sends one. What a server error means for the crawl, hour by hour, is
@@ -47,6 +49,8 @@ class FetchResult:
     error: str | None = None
     redirects: int = 0
     truncated: bool = False  # the body was cut before its end (Google's 500 KiB)
+    #: The proxy the download went through (shown without credentials), None when direct.
+    proxy: str | None = None
 
 
 def is_redirect(status: int) -> bool:
@@ -131,10 +135,31 @@ def _backoff(errors: int, retry_after: str | None, now: float, cfg: PolicyConfig
     return max(1.0, min(delay, cfg.retry_backoff_max))
 
 
+#: "Proxy Authentication Required" (RFC 9110 15.5.8): a proxy asks for its credentials.
+PROXY_AUTH_REQUIRED = 407
+#: What Scrapy raises when the proxy refuses a ``CONNECT`` (an https URL through a proxy).
+TUNNEL_ERROR = "TunnelError"
+#: The start of the reason of a state whose fetch the proxy refused.
+PROXY_REFUSED = "proxy refused"
+
+
+def proxy_refused(result: FetchResult) -> bool:
+    """Whether the answer is the proxy's own refusal, never the origin's.
+
+    A 407 through a proxy (an origin has no business sending it), or a ``CONNECT`` tunnel the
+    proxy would not open. The origin's rules are then unknown: a server error, so its
+    requests stay parked rather than be fetched unchecked.
+    """
+    if result.proxy is None:
+        return False
+    return result.status == PROXY_AUTH_REQUIRED or result.error == TUNNEL_ERROR
+
+
 def is_server_error(result: FetchResult) -> bool:
-    """429, 5xx, statuses outside 2xx-4xx, and every failure to get a complete response."""
+    """429, 5xx, statuses outside 2xx-4xx, every failure to get a complete response, and a
+    proxy's refusal (:func:`proxy_refused`)."""
     status = result.status
-    if status is None or result.error is not None:
+    if status is None or result.error is not None or proxy_refused(result):
         return True
     return status == 429 or not 200 <= status < 500
 
@@ -160,13 +185,14 @@ def retry_at_once(result: FetchResult) -> bool:
     """Whether a server error is worth retrying within the same fetch, right away.
 
     Yes for a 5xx or 429, a reset and a transfer cut short: transient, and cheap to try again.
-    No for a timeout or a host that cannot be reached (DNS, refused, no route): the retry
+    No for a proxy's refusal (the same credentials get the same answer), a timeout or a host
+    that cannot be reached (DNS, refused, no route): the retry
     would wait as long again while the fetch holds its slot of the budget, and a dead host
     stays dead for a while; nor when the server named a time with ``Retry-After``. Those
     wait for the backoff, as Google retries later.
     """
-    if not is_server_error(result):
-        return False
+    if not is_server_error(result) or proxy_refused(result):
+        return False  # the same credentials would be refused again at once
     if _names_a_wait(result.retry_after):
         return False
     return result.status is not None or result.error not in _SLOW_OR_UNREACHABLE
@@ -205,6 +231,8 @@ def evaluate(
     """The origin's new state after a fetch ended with ``result`` at time ``now``."""
     if is_server_error(result):
         reason = result.error or str(result.status)
+        if proxy_refused(result):
+            reason = f"{PROXY_REFUSED} ({reason})"
         page_ok_at = None
         if previous is None:
             robots, good_at, since, errors = None, None, now, 1

@@ -64,7 +64,7 @@ class OriginState:
     kind: Kind
     reason: str  # "200", "404", "redirect limit", "503", "TimeoutError", ...
     fetched_at: float
-    refresh_at: float  # from then on a fetch is due: cache expiry, or the next retry
+    refresh_at: float  # from then on a fetch is due: the copy's expiry, or the next retry
     robots: RobotsTxt | None
     good_at: float | None = None  # when the good copy in ``robots`` was fetched
     error_since: float | None = None  # first server error of the current streak

@@ -109,7 +109,7 @@ _COUNTERS = (
     "allowed",
     "forbidden",
     "would_stop",
-    "deferred",
+    "parked",
     "dropped",
     "fetches",
     "stored",
@@ -123,7 +123,6 @@ class _Origin:
     __slots__ = (
         "allowed",
         "crawl_delay",
-        "deferred",
         "drop_reasons",
         "dropped",
         "fetch",
@@ -131,6 +130,7 @@ class _Origin:
         "forbidden",
         "lint",
         "pages",
+        "parked",
         "server_errors",
         "stored",
         "usage",
@@ -141,7 +141,7 @@ class _Origin:
         self.allowed = 0
         self.forbidden = 0  # in observe mode: would have been forbidden (let through)
         self.would_stop = 0  # observe mode: let through to an origin in server error
-        self.deferred = 0
+        self.parked = 0
         self.dropped = 0
         self.fetches = 0  # states established by a download
         self.stored = 0  # states adopted from a shared or persistent store
@@ -161,7 +161,7 @@ class _Origin:
     def interest(self) -> tuple[int, int]:
         """What compaction keeps first: requests held back, then requests at all."""
         return (
-            self.forbidden + self.would_stop + self.dropped + self.deferred,
+            self.forbidden + self.would_stop + self.dropped + self.parked,
             self.allowed + self.forbidden + self.would_stop + self.dropped,
         )
 
@@ -306,13 +306,13 @@ class ReportCollector:
         entry = self._origins.get(origin) or self._add(origin)
         entry.crawl_delay = (asked, applied)
 
-    def deferred(self, origin: str) -> None:
+    def parked(self, origin: str) -> None:
         """A request of ``origin`` was parked."""
         entry = self._origins.get(origin) or self._add(origin)
-        entry.deferred += 1
+        entry.parked += 1
 
     def dropped(self, origin: str, reason: str) -> None:
-        """A parked request of ``origin`` was given up."""
+        """A parked request of ``origin`` was dropped (``reason``: why)."""
         entry = self._origins.get(origin) or self._add(origin)
         entry.dropped += 1
         reasons = entry.drop_reasons
@@ -502,7 +502,7 @@ class ReportCollector:
             "allowed": total.allowed,
             "forbidden": total.forbidden,
             **({"would_stop": total.would_stop} if stops else {}),
-            "deferred": total.deferred,
+            "parked": total.parked,
             "dropped": total.dropped,
             "fetches": total.fetches,
             "from_store": total.stored,
@@ -540,7 +540,7 @@ class ReportCollector:
                     "allowed": other.allowed,
                     "forbidden": other.forbidden,
                     **({"would_stop": other.would_stop} if stops else {}),
-                    "deferred": other.deferred,
+                    "parked": other.parked,
                     "dropped": other.dropped,
                     "by_state": dict(self._other_states),
                     "pages": self._other_pages.counts(),
@@ -627,7 +627,7 @@ def _origin_json(
         "allowed": entry.allowed,
         "forbidden": entry.forbidden,
         **({"would_stop": entry.would_stop} if stops else {}),
-        "deferred": entry.deferred,
+        "parked": entry.parked,
         "dropped": entry.dropped,
     }
     out["drop_reasons"] = dict(entry.drop_reasons or {})

@@ -22,12 +22,13 @@ from .labels import (
     group_label,
     is_usage_directive,
     observed,
+    tokens_text,
     usage_statements,
 )
 from .markup import esc
 from .markup import number as _n
 from .markup import table as _table
-from .schema import conform
+from .schema import conform, upgraded
 
 #: Rows per table in the page; the JSON report has them all.
 HTML_ROWS = 1000
@@ -37,11 +38,11 @@ CHART_BARS = 10
 
 _CSS = """
 :root { --fg:#1d2330; --muted:#5d6778; --bg:#ffffff; --panel:#f4f6f9; --line:#d9dee7;
-  --allowed:#2e8540; --forbidden:#c62828; --dropped:#e08a00; --deferred:#5a6fd6; --accent:#243b6b;
+  --allowed:#2e8540; --forbidden:#c62828; --dropped:#e08a00; --parked:#5a6fd6; --accent:#243b6b;
   --stopped:#8e44ad; }
 @media (prefers-color-scheme: dark) {
   :root { --fg:#e6e9ef; --muted:#9aa3b2; --bg:#141821; --panel:#1d2230; --line:#30384a;
-    --allowed:#5cb870; --forbidden:#ef5350; --dropped:#ffb74d; --deferred:#8c9eff;
+    --allowed:#5cb870; --forbidden:#ef5350; --dropped:#ffb74d; --parked:#8c9eff;
     --accent:#9fb6e8; --stopped:#ce93d8; }
 }
 * { box-sizing: border-box; }
@@ -60,9 +61,9 @@ code, .mono { font-family: ui-monospace, SFMono-Regular, Menlo, Consolas, monosp
 .card .n { font-size: 22px; font-weight: 600; }
 .card .l { color: var(--muted); font-size: 12px; text-transform: uppercase; letter-spacing: .04em; }
 .card.allowed .n { color: var(--allowed); } .card.forbidden .n { color: var(--forbidden); }
-.card.dropped .n { color: var(--dropped); } .card.deferred .n { color: var(--deferred); }
+.card.dropped .n { color: var(--dropped); } .card.parked .n { color: var(--parked); }
 .card.stopped .n { color: var(--stopped); }
-.banner { border: 2px solid var(--deferred); border-radius: 6px; padding: 10px 14px;
+.banner { border: 2px solid var(--parked); border-radius: 6px; padding: 10px 14px;
   margin: 12px 0; background: var(--panel); }
 table { border-collapse: collapse; width: 100%; margin: 8px 0 16px; }
 caption { text-align: left; padding: 4px 0; }
@@ -81,7 +82,7 @@ td.chain { word-break: break-all; min-width: 16em; }
   border: 1px solid var(--line); white-space: nowrap; }
 .badge.error { color: var(--forbidden); border-color: var(--forbidden); }
 .badge.warning { color: var(--dropped); border-color: var(--dropped); }
-.badge.info { color: var(--deferred); border-color: var(--deferred); }
+.badge.info { color: var(--parked); border-color: var(--parked); }
 ul.plain { margin: 0; padding-left: 16px; }
 svg { max-width: 100%; height: auto; display: block; margin: 8px 0 4px; }
 svg text { fill: var(--fg); font: 12px system-ui, sans-serif; }
@@ -190,7 +191,7 @@ def _summary(data: dict[str, Any], words: _Words) -> str:
         cards.append(("would be stopped (server error)", totals.get("would_stop", 0), "stopped"))
     cards += [
         ("dropped", totals.get("dropped", 0), "dropped"),
-        ("deferred (parked first)", totals.get("deferred", 0), "deferred"),
+        ("parked first", totals.get("parked", 0), "parked"),
         ("deciding rules", totals.get("rules", 0), ""),
     ]
     out = ['<section id="summary"><h2>Summary</h2><div class="cards">']
@@ -209,14 +210,14 @@ def _summary(data: dict[str, Any], words: _Words) -> str:
     if words.observe:
         out.append(
             '<p class="muted">Every checked request was let through: Googlebot would have '
-            "allowed it, forbidden it, or not crawled its origin yet (server error); a deferred "
-            "request was parked while its origin's robots.txt was undecided, then checked or "
+            "allowed it, forbidden it, or not crawled its origin yet (server error); a parked "
+            "request waited while its origin's robots.txt was undecided, then was checked or "
             "dropped.</p>"
         )
     else:
         out.append(
-            '<p class="muted">Every checked request was allowed or forbidden; a deferred request '
-            "was parked while its origin's robots.txt was undecided, then checked or dropped.</p>"
+            '<p class="muted">Every checked request was allowed or forbidden; a parked request '
+            "waited while its origin's robots.txt was undecided, then was checked or dropped.</p>"
         )
     out.append("</section>")
     return "".join(out)
@@ -429,10 +430,10 @@ def _origins(data: dict[str, Any], words: _Words) -> str:
         row += [_n(req.get("allowed", 0)), _n(req.get("forbidden", 0))]
         if stops:
             row.append(_n(req.get("would_stop", 0)))
-        row += [_n(req.get("deferred", 0)), dropped]
+        row += [_n(req.get("parked", 0)), dropped]
         rows.append(row)
     order = f"{words.column} + would stop" if stops else "forbidden"
-    order += " + dropped + deferred"
+    order += " + dropped + parked"
     caption = (
         f"Ordered by requests {words.held} ({order}), then by requests. "
         "Times are UTC; &ldquo;until&rdquo; is when robots.txt is fetched again."
@@ -464,7 +465,7 @@ def _origins(data: dict[str, Any], words: _Words) -> str:
     headers += [("allowed", "num"), (words.column, "num")]
     if stops:
         headers.append(("would stop", "num"))
-    headers += [("deferred", "num"), ("dropped", "num")]
+    headers += [("parked", "num"), ("dropped", "num")]
     out.append(_table(headers, rows, caption))
     if folded.get("origins"):
         other = folded.get("other_origins", {})
@@ -473,7 +474,7 @@ def _origins(data: dict[str, Any], words: _Words) -> str:
             f'<p class="muted">{_n(folded["origins"])} less eventful origins were folded into '
             f"&ldquo;other&rdquo; ({_n(other.get('allowed', 0))} allowed, "
             f"{_n(other.get('forbidden', 0))} {words.forbidden}, {stopped}"
-            f"{_n(other.get('deferred', 0))} deferred, "
+            f"{_n(other.get('parked', 0))} parked, "
             f"{_n(other.get('dropped', 0))} dropped): the report keeps at most "
             f"{_n(data.get('limits', {}).get('max_origins'))}.</p>"
         )
@@ -488,7 +489,7 @@ def _crawl(data: dict[str, Any]) -> str:
     facts = [
         ("spider", crawl.get("spider")),
         ("mode", crawl.get("mode")),
-        ("user agent token(s) obeyed", crawl.get("user_agent")),
+        ("token(s) obeyed", tokens_text(crawl)),
         ("the * group applies", crawl.get("global_group")),
         ("uses of content (GBOT_ROBOTS_USAGE)", ", ".join(map(str, crawl.get("uses") or ()))),
         ("started", crawl.get("start_time")),
@@ -535,7 +536,7 @@ def _conformed(data: Any) -> dict[str, Any]:
 
 def render(data: dict[str, Any]) -> str:
     """The whole page, from the JSON report (fields of the wrong type are left out)."""
-    data = _conformed(data)
+    data = _conformed(upgraded(data))
     crawl = data.get("crawl", {})
     words = _Words(observed(data))
     title = f"robots.txt report: {crawl.get('spider', '')}"
@@ -543,8 +544,8 @@ def render(data: dict[str, Any]) -> str:
         title += " (observe mode)"
     mode = " &middot; <b>observe mode</b>" if words.observe else ""
     meta = (
-        f"spider <b>{esc(crawl.get('spider'))}</b>{mode} &middot; user agent "
-        f"<b>{esc(crawl.get('user_agent'))}</b> &middot; finished "
+        f"spider <b>{esc(crawl.get('spider'))}</b>{mode} &middot; token "
+        f"<b>{esc(tokens_text(crawl))}</b> &middot; finished "
         f"<b>{esc(crawl.get('finish_reason'))}</b> &middot; report generated "
         f"{esc(data.get('generated_at'))} &middot; schema <code>{esc(data.get('schema'))}</code>"
     )

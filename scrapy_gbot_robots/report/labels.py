@@ -10,7 +10,10 @@ from typing import Any
 
 from ..policy.states import Kind
 
-SCHEMA = "gbot-robots-report/1"
+#: The schema a crawl writes; a report of an older one is read through ``schema.upgraded``.
+SCHEMA = "gbot-robots-report/2"
+#: The older schemas the readers still take (``gbot-robots report``, the HTML page).
+OLDER_SCHEMAS = ("gbot-robots-report/1",)
 #: ``crawl.mode`` of a report made with ``GBOT_ROBOTS_MODE = "observe"``.
 OBSERVE = "observe"
 #: Keys of the content-usage lines a ``Decision`` may name (lower-cased).
@@ -72,6 +75,15 @@ def state_summary(
             f"robots.txt is retried, {then}"
         )
     return "no robots.txt state recorded in this crawl (still being fetched, or decided earlier)"
+
+
+def tokens_text(crawl: Any) -> str:
+    """The token(s) a report's crawl obeyed (``crawl.tokens``), as the user wrote them:
+    ``Googlebot-Image, Googlebot``; empty when the report has none."""
+    tokens = crawl.get("tokens") if isinstance(crawl, dict) else None
+    if not isinstance(tokens, list):
+        return ""
+    return ", ".join(str(token) for token in tokens)
 
 
 def observed(data: dict[str, Any]) -> bool:

@@ -1,4 +1,4 @@
-"""The shape of a JSON report (``gbot-robots-report/1``), as its two readers need it.
+"""The shape of a JSON report (``gbot-robots-report/2``), as its two readers need it.
 
 A report is a file a user may edit, truncate or get from elsewhere, so its readers trust no
 field's type. This module describes every field they read, once, in the terms of
@@ -9,7 +9,9 @@ some exist only in observe mode, or only in newer reports of the same schema):
   expected an object or null``): ``gbot-robots report`` refuses such a file with exit status
   2 and that one line, instead of an ``AttributeError`` and a traceback;
 - :func:`conform` returns a copy without the fields (and list items) of the wrong type, so the
-  HTML page renders any report, showing what is usable and nothing of the rest.
+  HTML page renders any report, showing what is usable and nothing of the rest;
+- :func:`upgraded` reads a report of the older schema (``gbot-robots-report/1``) in this
+  one's words, for both.
 
 Pure: the standard library only.
 """
@@ -248,14 +250,13 @@ INT = Scalar("an integer", _is_int, (int,), no_bool=True)
 NUMBER = Scalar("a number", _is_number)
 STR = Scalar("a string", lambda v: isinstance(v, str), (str,))
 BOOL = Scalar("a boolean", lambda v: isinstance(v, bool), (bool,))
-ANY = Scalar("anything", lambda v: True)
 #: A JSON scalar: what a setting or a stat may be.
 SCALAR = Scalar(
     "a string, a number, a boolean or null",
     lambda v: v is None or isinstance(v, (str, bool)) or _is_number(v),
 )
 
-_COUNTS = Obj({k: INT for k in ("allowed", "forbidden", "would_stop", "deferred", "dropped")})
+_COUNTS = Obj({k: INT for k in ("allowed", "forbidden", "would_stop", "parked", "dropped")})
 
 #: GBOT_ROBOTS_PAGE_RULES: what the pages of an origin (or of the report) said.
 _PAGE_COUNTS: dict[str, Spec] = {
@@ -357,7 +358,7 @@ REPORT = Obj(
             {
                 "spider": Nullable(STR),
                 "finish_reason": Nullable(STR),
-                "user_agent": Nullable(STR),
+                "tokens": Items(STR),
                 "start_time": Nullable(STR),
                 "mode": STR,
                 "global_group": BOOL,
@@ -376,7 +377,7 @@ REPORT = Obj(
                     "allowed",
                     "forbidden",
                     "would_stop",
-                    "deferred",
+                    "parked",
                     "dropped",
                     "fetches",
                     "from_store",
@@ -431,3 +432,49 @@ def conform(data: Any) -> dict[str, Any]:
 
 _LENIENT = replace(REPORT, required=frozenset())
 _EMPTY: dict[str, Any] = {"totals": {}, "origins_by_state": {}, "rules": [], "origins": []}
+
+
+#: Schema 1's names that schema 2 changed (issue 47, one word per concept): in the request
+#: counts, ``deferred`` is ``parked``; in ``crawl``, ``user_agent`` (the tokens joined by
+#: ``", "``) is ``tokens`` (a list); in ``crawl.settings``, ``cache`` is ``store``.
+_COUNTS_1 = {"deferred": "parked"}
+
+
+def upgraded(data: Any) -> Any:
+    """A report of schema 1 as schema 2 writes it (a copy); any other value as it is.
+
+    Only what changed name is moved, whatever its type: :func:`problem` and :func:`conform`
+    judge the result as they judge a report written now.
+    """
+    if not isinstance(data, dict) or data.get("schema") != "gbot-robots-report/1":
+        return data
+    out = {**data, "schema": "gbot-robots-report/2"}
+
+    def counts(value: Any) -> Any:
+        if not isinstance(value, dict):
+            return value
+        return {_COUNTS_1.get(key, key): item for key, item in value.items()}
+
+    if "totals" in out:
+        out["totals"] = counts(out["totals"])
+    folded = out.get("folded")
+    if isinstance(folded, dict) and "other_origins" in folded:
+        out["folded"] = {**folded, "other_origins": counts(folded["other_origins"])}
+    origins = out.get("origins")
+    if isinstance(origins, list):
+        out["origins"] = [
+            {**o, "requests": counts(o["requests"])} if isinstance(o, dict) and "requests" in o
+            else o
+            for o in origins
+        ]
+    crawl = out.get("crawl")
+    if isinstance(crawl, dict):
+        crawl = dict(crawl)
+        joined = crawl.pop("user_agent", None)  # the tokens, joined by ", "
+        if isinstance(joined, str) and "tokens" not in crawl:
+            crawl["tokens"] = [token for token in joined.split(", ") if token]
+        settings = crawl.get("settings")
+        if isinstance(settings, dict) and "cache" in settings:
+            crawl["settings"] = {("store" if k == "cache" else k): v for k, v in settings.items()}
+        out["crawl"] = crawl
+    return out

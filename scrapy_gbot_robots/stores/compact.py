@@ -2,7 +2,7 @@
 
 A parsed state costs a few KiB of Python objects; its stored form (:mod:`.entry`: a small
 header and the capped body, compressed) a few hundred bytes. A crawl that meets more origins
-than ``GBOT_ROBOTS_CACHE_SIZE`` before it comes back to them (start requests taken round
+than ``GBOT_ROBOTS_STORE_SIZE`` before it comes back to them (start requests taken round
 robin, one page per site per round) would otherwise fetch each robots.txt once per round; this
 tier gives the state back instead, read as an SQLite store's would be, and forgets only when
 its own byte bound is reached.

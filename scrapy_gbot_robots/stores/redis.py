@@ -9,9 +9,9 @@ Keys (``prefix`` defaults to ``gbot_robots``):
 - ``{prefix}:origin:{origin}``: a hash with ``fetched_at`` (the state's fetch time as a
   decimal string) and ``entry`` (the ``stores/entry.py`` bytes, exactly). No TTL by default:
   freshness is decided from the times inside the entry, and the 30-day history must outlive any
-  expiry; with ``keep`` (``GBOT_ROBOTS_CACHE_KEEP``, at least 30 d + the longest cache lifetime) the
-  key expires ``keep`` seconds after its ``fetched_at``, so a fleet's Redis holds only the origins
-  fetched within that window. The write
+  expiry; with ``keep`` (``GBOT_ROBOTS_STORE_KEEP``, at least 30 d + the longest lifetime of a
+  copy) the key expires ``keep`` seconds after its ``fetched_at``, so a fleet's Redis holds only
+  the origins fetched within that window. The write
   is a Lua script that keeps the stored entry when its ``fetched_at`` is newer, so "a write
   never replaces a newer entry" holds atomically across processes. An entry that does not
   even start with the ``stores/entry.py`` magic (garbage), or a key of another type, is replaced;
@@ -54,7 +54,7 @@ from redis.exceptions import NoScriptError, RedisError, ResponseError
 from redis.exceptions import TimeoutError as RedisTimeoutError
 from redis.retry import Retry
 
-from .._redact import redacted
+from .._redact import redacted, secret_pieces
 from .._settings import ConfigError
 from ..engine.lines import MAX_BODY_BYTES
 from ..policy.states import OriginState
@@ -213,7 +213,10 @@ class RedisStore:
             redis.connection.parse_url(url)  # type: ignore[no-untyped-call]  # what from_url() reads
         except ValueError as exc:
             raise ConfigError(
-                "GBOT_ROBOTS_CACHE", f"{self.name} is not a usable Redis URL ({redacted(exc)})"
+                "GBOT_ROBOTS_STORE",
+                # The parser's message may quote a piece of a password it split (an unencoded
+                # '#' or '?'): every piece is hidden.
+                f"{self.name} is not a usable Redis URL ({redacted(exc, secret_pieces(url))})",
             ) from None
         self.max_bytes = max_bytes
         self.prefix = prefix

@@ -134,7 +134,7 @@ class SqliteStore:
             self._failed(exc)
 
     def prune(self, now: float, keep: float) -> int:
-        """Forget origins not fetched for ``keep`` seconds (``GBOT_ROBOTS_CACHE_KEEP``)."""
+        """Forget origins not fetched for ``keep`` seconds (``GBOT_ROBOTS_STORE_KEEP``)."""
         try:
             cursor = self._db.execute("DELETE FROM robots WHERE fetched_at < ?", (now - keep,))
         except sqlite3.Error as exc:

@@ -112,8 +112,8 @@ def test_rules_with_max_age(site: Site) -> None:
     assert proc.returncode == 1, proc.stderr  # the URL is disallowed, as 'check' exits
     out = proc.stdout
     assert f"GET  {site.base}/robots.txt  200" in out
-    assert "policy    rules: obey the file (HTTP 200)" in out
-    assert "cache     10 min (from Cache-Control max-age=600)" in out
+    assert "policy     rules: obey the file (HTTP 200)" in out
+    assert "fresh for  10 min (from Cache-Control max-age=600)" in out
     assert "disallowed (line 5: Disallow: /nogooglebot/)" in out
     assert "GR207" in out  # the lint report follows, with the crawl-delay finding
     # Only robots.txt went on the network: the URL itself was never downloaded.
@@ -122,11 +122,11 @@ def test_rules_with_max_age(site: Site) -> None:
 
 def test_rules_json(site: Site) -> None:
     site.routes["/robots.txt"] = Answer(200, ROBOTS)
-    status, data = fetch_json(f"{site.base}/private/x", "--user-agent", "Bingbot")
+    status, data = fetch_json(f"{site.base}/private/x", "--token", "Bingbot")
     assert status == 1  # disallowed
     assert data["origin"] == site.base and data["robots_url"] == f"{site.base}/robots.txt"
     assert data["state"] == "rules" and data["policy"] == "rules" and data["status"] == 200
-    assert data["cache_seconds"] == 86_400
+    assert data["valid_seconds"] == 86_400
     assert [(c["url"], c["status"]) for c in data["chain"]] == [(f"{site.base}/robots.txt", 200)]
     verdict = data["verdict"]
     assert (verdict["allowed"], verdict["line"], verdict["group"]) == (False, 2, "global")
@@ -186,7 +186,7 @@ def test_429_is_a_server_error(site: Site) -> None:
     status, data = fetch_json(f"{site.base}/")
     assert status == 1
     assert data["state"] == "server_error" and data["policy"] == "stopped"
-    assert data["cache_seconds"] == 120  # the retry waits for Retry-After
+    assert data["valid_seconds"] == 120  # the retry waits for Retry-After
 
 
 def test_timeout_is_a_server_error(site: Site) -> None:
@@ -223,9 +223,13 @@ def test_fail_on_lint_findings(site: Site) -> None:
     [
         (["ftp://example.com/"], "only http and https URLs"),
         (["example.com"], "not an absolute URL"),
-        (["http://127.0.0.1:1/", "-u", "2.1"], "invalid user-agent token"),
-        (["http://127.0.0.1:1/", "-u", ""], "invalid user-agent token"),
-        (["http://127.0.0.1:1/", "--timeout", "0"], "--timeout must be a positive number"),
+        (["http://127.0.0.1:1/", "-u", "2.1"], "invalid product token"),
+        (["http://127.0.0.1:1/", "-u", ""], "invalid product token"),
+        (["http://127.0.0.1:1/", "--timeout", "0"], "--timeout must be between 0.001 and"),
+        # Issue 46, item 10: printed "the middleware did not decide" and exited 1.
+        (["http://127.0.0.1:1/", "--timeout", "inf"], "--timeout must be between 0.001 and"),
+        (["http://127.0.0.1:1/", "--timeout", "1e-9"], "--timeout must be between 0.001 and"),
+        (["http://127.0.0.1:1/", "--timeout", "nan"], "--timeout must be between 0.001 and"),
     ],
 )
 def test_fetch_usage_errors(args: list[str], message: str) -> None:
@@ -264,7 +268,7 @@ def test_user_agent_string_is_reduced_with_a_warning(site: Site) -> None:
     proc = fetch(f"{site.base}/nogooglebot/a", "-u", "Googlebot/2.1", "--json")
     assert proc.returncode == 1
     data = json.loads(proc.stdout)
-    assert data["user_agent"] == "Googlebot" and data["verdict"]["line"] == 5
+    assert data["tokens"] == ["Googlebot"] and data["verdict"]["line"] == 5
     assert (
         "warning: 'Googlebot/2.1' is not a valid robots.txt product token ([A-Za-z_-]+); "
         "checking as 'Googlebot' instead"
@@ -297,8 +301,7 @@ def test_token_lists_as_and_no_global_decide_the_fetched_file(site: Site) -> Non
     assert fetch(url, "-u", "Googlebot-Image").returncode == 0
     status, data = fetch_json(url, "--as", "googlebot-image")
     assert status == 1
-    assert data["user_agents"] == ["Googlebot-Image", "Googlebot"]
-    assert data["user_agent"] == "Googlebot-Image"
+    assert data["tokens"] == ["Googlebot-Image", "Googlebot"]
     assert (data["verdict"]["line"], data["verdict"]["token"]) == (5, "Googlebot")
     proc = fetch(url, "-u", "Googlebot-Image,Googlebot")
     assert proc.returncode == 1

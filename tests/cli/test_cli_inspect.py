@@ -211,7 +211,7 @@ def test_a_crawler_with_several_tokens_reads_each(site: Site) -> None:
     )
     status, data = inspect_json(site.url("/img"), "--as", "googlebot-image")
     assert status == 1
-    assert data["user_agents"] == ["Googlebot-Image", "Googlebot"]
+    assert data["tokens"] == ["Googlebot-Image", "Googlebot"]
     assert data["rules"]["sources"] == {
         "noindex": ["meta:googlebot"],
         "nofollow": ["meta:googlebot-image"],
@@ -297,14 +297,18 @@ def test_robots_txt_server_error_exits_1_without_fetching_the_page(site: Site) -
     [
         (["ftp://example.com/"], "only http and https URLs"),
         (["example.com"], "not an absolute URL"),
-        (["http://127.0.0.1:1/", "-u", "2.1"], "invalid user-agent token"),
+        (["http://127.0.0.1:1/", "-u", "2.1"], "invalid product token"),
         (["http://127.0.0.1:1/", "--as", "nobot"], "unknown crawler"),
-        (["http://127.0.0.1:1/", "--timeout", "-1"], "--timeout must be a positive number"),
+        (["http://127.0.0.1:1/", "--timeout", "-1"], "--timeout must be between 0.001 and"),
+        # Issue 46, item 10: printed "the middleware did not decide" and exited 1.
+        (["http://127.0.0.1:1/", "--timeout", "inf"], "--timeout must be between 0.001 and"),
+        (["http://127.0.0.1:1/", "--timeout", "1e-9"], "--timeout must be between 0.001 and"),
     ],
 )
 def test_usage_errors_exit_2(args: list[str], message: str) -> None:
     proc = inspect(*args)
     assert proc.returncode == 2 and message in proc.stderr
+    assert "did not decide" not in proc.stdout + proc.stderr
 
 
 # ----------------------------------------------------------------------------- hostile server
@@ -342,3 +346,28 @@ def test_a_hostile_server_cannot_drive_the_terminal(site: Site) -> None:
 def _strip_our_colour(text: str) -> str:
     """The output without the SGR sequences our own ``--color always`` writes."""
     return re.sub(r"\x1b\[[0-9;]*m", "", text)
+
+
+def test_other_crawlers_header_lines_push_out_no_rule_and_a_bound_is_said(site: Site) -> None:
+    """Issue 46, item 3: 40 ``X-Robots-Tag: otherbot-XX:`` lines, then ``noindex``: before
+    0.3.0 inspect printed that line, then said the page may be indexed, exit 0."""
+    others = [("X-Robots-Tag", f"otherbot-{_letters(n)}: noindex") for n in range(40)]
+    site.routes["/page"] = Answer(200, html(), [*others, ("X-Robots-Tag", "noindex")])
+    proc = inspect(site.url("/page"))
+    assert proc.returncode == 1, proc.stdout + proc.stderr
+    assert "noindex (header)" in proc.stdout
+    assert fact(proc.stdout, "verdict", "not indexable: a rule of the page forbids indexing it")
+    assert "read in part" not in proc.stdout
+    # 40 lines for every crawler: past the 32nd, the answer may miss a rule, and says so.
+    ours = [("X-Robots-Tag", "max-snippet: 20")] * 40
+    site.routes["/many"] = Answer(200, html(), [*ours, ("X-Robots-Tag", "noindex")])
+    proc = inspect(site.url("/many"))
+    assert "warning: read in part, past a bound (headers)" in proc.stdout
+    code, data = inspect_json(site.url("/many"))
+    assert code == 0  # the noindex past the bound was not read, and the warning says so
+    assert data["rules"]["capped"] == ["headers"]
+
+
+def _letters(n: int) -> str:
+    """``n`` as letters (aa, ab...): a user agent in a header is a product token, no digit."""
+    return chr(97 + n // 26) + chr(97 + n % 26)

@@ -38,8 +38,8 @@ async def test_one_robots_txt_fetch_per_origin_whatever_the_budget_and_the_store
             "CONCURRENT_REQUESTS": 32,
             "CONCURRENT_REQUESTS_PER_DOMAIN": 2,
             "LOG_LEVEL": "INFO",
-            "GBOT_ROBOTS_CACHE_SIZE": store,
-            "GBOT_ROBOTS_CACHE_COMPACT_BYTES": 0,  # the pins alone (no tier to read back)
+            "GBOT_ROBOTS_STORE_SIZE": store,
+            "GBOT_ROBOTS_STORE_COMPACT_BYTES": 0,  # the pins alone (no tier to read back)
             "GBOT_ROBOTS_CONCURRENT_FETCHES": 256,
             "GBOT_ROBOTS_CONCURRENT_FETCHES_MIN": 256,  # a fixed, large budget
             "GBOT_ROBOTS_DOWNLOAD_TIMEOUT": 20,
@@ -54,8 +54,8 @@ async def test_one_robots_txt_fetch_per_origin_whatever_the_budget_and_the_store
     # The store's room bounds the fetches in flight (plus the one a finished fetch may start
     # before its own requests are counted), and memory: never more than that many states.
     assert server.max_inflight["/robots.txt"] <= store + 1
-    assert stats["robotstxt/cache/pinned_peak"] <= store + 1
-    assert stats.get("robotstxt/cache/evicted_pinned") is None
+    assert stats["robotstxt/store/pinned_peak"] <= store + 1
+    assert stats.get("robotstxt/store/evicted_pinned") is None
     assert len(crawler.spider.crawled) == 2 * len(origins)  # every allowed page
     assert server.count("/private/x") == 0  # no disallowed page
     assert stats["robotstxt/forbidden"] == len(origins)
@@ -63,8 +63,8 @@ async def test_one_robots_txt_fetch_per_origin_whatever_the_budget_and_the_store
     # Each request parked at most once, and every parked one released (a request whose
     # origin was decided before it arrived passes at once: Scrapy 2.11 takes start requests
     # later than 2.13+ does).
-    assert 0 < stats["robotstxt/deferred"] <= 3 * len(origins)
-    assert stats["robotstxt/undeferred"] == stats["robotstxt/deferred"]
+    assert 0 < stats["robotstxt/parked"] <= 3 * len(origins)
+    assert stats["robotstxt/released"] == stats["robotstxt/parked"]
     assert stats["finish_reason"] == "finished"
 
 
@@ -256,8 +256,8 @@ async def test_a_store_smaller_than_the_origins_decided_ahead_fetches_each_once(
     crawler = await crawl(
         make_spider(urls=urls),
         {
-            "GBOT_ROBOTS_CACHE_SIZE": 2,
-            "GBOT_ROBOTS_CACHE_COMPACT_BYTES": 0,  # the pins alone (no tier to read back)
+            "GBOT_ROBOTS_STORE_SIZE": 2,
+            "GBOT_ROBOTS_STORE_COMPACT_BYTES": 0,  # the pins alone (no tier to read back)
             "CONCURRENT_REQUESTS": 2,
             "DOWNLOAD_DELAY": 0.05,
         },
@@ -267,7 +267,7 @@ async def test_a_store_smaller_than_the_origins_decided_ahead_fetches_each_once(
     assert [server.count("/robots.txt", host) for host in hosts] == [1] * len(hosts)
     stats = crawler.stats.get_stats()
     assert stats.get("robotstxt/bounced") is None
-    assert stats["robotstxt/cache/evicted"] >= len(hosts) - 2  # the store's bound held
+    assert stats["robotstxt/store/evicted"] >= len(hosts) - 2  # the store's bound held
     assert not [r for r in caplog.records if "was forgotten" in r.getMessage()]
 
 
@@ -277,18 +277,18 @@ async def test_start_requests_taken_round_robin_fetch_each_origin_once(
     server: Server, compact: int | None
 ) -> None:
     """Issue 26: every URL a start request, one page per site per round, more sites than
-    ``GBOT_ROBOTS_CACHE_SIZE``: each site's state was forgotten before its next page came,
+    ``GBOT_ROBOTS_STORE_SIZE``: each site's state was forgotten before its next page came,
     and its robots.txt fetched once per round (60,000 for 20,000 sites). The LRU now hands
     what it lets go of to the compact tier, which gives it back; with the tier off
-    (``GBOT_ROBOTS_CACHE_COMPACT_BYTES = 0``) the old refetches show again."""
+    (``GBOT_ROBOTS_STORE_COMPACT_BYTES = 0``) the old refetches show again."""
     hosts = [f"r{i}.test" for i in range(24)]
     for host in hosts:
         server.route("/robots.txt", host=host, body=b"User-agent: *\nDisallow: /private\n")
     rounds = ("/a", "/b", "/private/c")
     urls = [server.url(path, host) for path in rounds for host in hosts]  # round robin
-    settings: dict[str, object] = {"GBOT_ROBOTS_CACHE_SIZE": 4, "CONCURRENT_REQUESTS": 4}
+    settings: dict[str, object] = {"GBOT_ROBOTS_STORE_SIZE": 4, "CONCURRENT_REQUESTS": 4}
     if compact is not None:
-        settings["GBOT_ROBOTS_CACHE_COMPACT_BYTES"] = compact
+        settings["GBOT_ROBOTS_STORE_COMPACT_BYTES"] = compact
     crawler = await crawl(make_spider(urls=urls), settings)
     stats = crawler.stats.get_stats()
     assert sorted(crawler.spider.crawled) == sorted(u for u in urls if "/private/" not in u)
@@ -297,8 +297,8 @@ async def test_start_requests_taken_round_robin_fetch_each_origin_once(
     fetches = [server.count("/robots.txt", host) for host in hosts]
     if compact is None:  # the default tier
         assert fetches == [1] * len(hosts)
-        assert stats["robotstxt/cache/compact_read"] >= len(hosts)
-        assert stats.get("robotstxt/cache/forgotten") is None
+        assert stats["robotstxt/store/compact_read"] >= len(hosts)
+        assert stats.get("robotstxt/store/forgotten") is None
     else:
         assert sum(fetches) > len(hosts)  # forgotten between rounds, fetched again
-        assert stats.get("robotstxt/cache/compact_read") is None
+        assert stats.get("robotstxt/store/compact_read") is None

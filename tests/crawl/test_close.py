@@ -54,8 +54,10 @@ async def test_a_close_during_a_redirect_records_nothing_and_sends_no_further_ho
     with warnings.catch_warnings(record=True) as warned:
         warnings.simplefilter("always")
         crawler = await crawl(Closing, {"JOBDIR": str(jobdir)})
-    # Defect 4: Scrapy 2.19 deprecates a spider_closed handler that returns a Deferred.
-    assert [str(w.message) for w in warned if "deprecated" in str(w.message)] == []
+    # Defect 4: Scrapy 2.19 deprecates a spider_closed handler that returns a Deferred. (Scrapy
+    # itself passes w3lib 2.6 deprecated html_to_unicode() parameters: Scrapy's, not ours.)
+    ours = [str(w.message) for w in warned if "html_to_unicode()" not in str(w.message)]
+    assert [message for message in ours if "deprecated" in message] == []
     stats = crawler.stats.get_stats()
     assert stats["finish_reason"] == "enough"
     assert server.count("/robots.txt", "moved.test") == 1

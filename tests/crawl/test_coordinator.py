@@ -145,7 +145,7 @@ async def test_a_request_parks_its_fetch_starts_and_the_decision_releases_it() -
     answers.answer(ORIGIN + "/robots.txt")
     await until(lambda: engine.crawled, "the release")
     assert engine.crawled == [request]
-    assert crawler.stats.get_value("robotstxt/undeferred") == 1
+    assert crawler.stats.get_value("robotstxt/released") == 1
     assert crawler.stats.get_value("robotstxt/origin_state/rules") == 1
     assert coord.check(request) is None  # allowed now, on the hot path
     with pytest.raises(IgnoreRequest, match="Forbidden"):
@@ -192,7 +192,7 @@ async def test_the_close_is_bounded_and_nothing_is_written_after_it(
     db = tmp_path / "robots.sqlite3"
     report = tmp_path / "report.json"
     coord, engine, answers, crawler = build(
-        {"GBOT_ROBOTS_CACHE": f"sqlite://{db}", "GBOT_ROBOTS_REPORT": str(report)}
+        {"GBOT_ROBOTS_STORE": f"sqlite://{db}", "GBOT_ROBOTS_REPORT": str(report)}
     )
     coord.opened(crawler.spider)
     waiting = started(coord.check(Request(ORIGIN + "/file.txt")))
@@ -223,7 +223,7 @@ async def test_a_request_on_its_way_pins_its_origin_and_a_new_origin_waits_for_r
     next origin's fetch waits for that room, and starts as soon as the check frees it."""
     from scrapy import signals
 
-    coord, _, answers, crawler = build({"GBOT_ROBOTS_CACHE_SIZE": 1})
+    coord, _, answers, crawler = build({"GBOT_ROBOTS_STORE_SIZE": 1})
     with pytest.raises(IgnoreRequest, match="parked"):
         coord.scheduled(Request(ORIGIN + "/first"))
     await until(lambda: answers.asked, "the fetch")

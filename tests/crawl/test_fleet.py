@@ -3,7 +3,7 @@ them, and the others crawl them exactly once when robots.txt answers.
 
 Three ``scrapy runspider`` workers of a ``RedisSpider`` share one real ``redis-server``:
 scrapy-redis's scheduler, dupefilter and start URLs, and the add-on's robots.txt store
-(``GBOT_ROBOTS_CACHE``) and parking lot (``RedisLot``, chosen because the scheduler is
+(``GBOT_ROBOTS_STORE``) and lot (``RedisLot``, chosen because the scheduler is
 scrapy-redis's). One origin's robots.txt hangs; the worker that holds its fetch lock is
 killed with SIGKILL while every request of that origin waits in Redis; then robots.txt
 answers. A second crawl checks the case where only the dead worker knew the origin.
@@ -57,7 +57,7 @@ def fleet_settings(redis_url: str) -> dict[str, Any]:
         "MAX_IDLE_TIME_BEFORE_CLOSE": 3,  # scrapy-redis: close after 3 s with nothing to do
         "ROBOTSTXT_OBEY": True,
         "ADDONS": {"scrapy_gbot_robots.Addon": 0},
-        "GBOT_ROBOTS_CACHE": redis_url,
+        "GBOT_ROBOTS_STORE": redis_url,
         # The Redis store runs on the asyncio reactor (Scrapy's default only since 2.13).
         "TWISTED_REACTOR": "twisted.internet.asyncioreactor.AsyncioSelectorReactor",
         "GBOT_ROBOTS_TICK": 0.1,
@@ -235,7 +235,7 @@ async def test_workers_that_never_saw_the_origin_adopt_a_dead_workers_requests(
     stats = [w.stats() for w in watchers]
     # The watchers parked nothing themselves: every request they crawled was the dead
     # worker's, found through the index; one of them waited for its lock to expire.
-    assert [s.get("robotstxt/deferred", 0) for s in stats] == [0, 0]
+    assert [s.get("robotstxt/parked", 0) for s in stats] == [0, 0]
     assert sum(s.get("robotstxt/store/lock_waits", 0) for s in stats) >= 1
     assert sum(s.get("robotstxt/request_count", 0) for s in stats) == 1
     assert sum(s.get("robotstxt/forbidden", 0) for s in stats) == 1
@@ -267,7 +267,7 @@ async def test_a_request_another_worker_scheduled_is_not_taken_for_a_forgotten_s
     """A worker that pops a request another worker scheduled has not read the origin's
     state from Redis yet: the request goes back to be parked while it reads it (stat
     ``robotstxt/bounced``). That is the fleet at work, not a store too small: 0.3.x logged
-    the WARNING that says "GBOT_ROBOTS_CACHE_SIZE is smaller than the origins decided
+    the WARNING that says "GBOT_ROBOTS_STORE_SIZE is smaller than the origins decided
     ahead", and a user would raise it for nothing. Found by ``bench_fleet.py scale``."""
     answer = {"now": False}
 
@@ -370,5 +370,5 @@ async def test_an_idle_worker_stays_open_while_the_fleet_lot_holds_requests(
 
     _one_site_crawled_once(server, workers, allowed, robots=1)
     stats = idle.stats()
-    assert stats.get("robotstxt/deferred", 0) == 0  # it parked nothing itself
+    assert stats.get("robotstxt/parked", 0) == 0  # it parked nothing itself
     assert client.llen(parked) == 0 and client.zcard(f"{KEY}:parked_index") == 0

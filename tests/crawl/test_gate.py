@@ -37,6 +37,7 @@ class Recorder:
         self.fetches: list[tuple[str, str]] = []
         self.released: list[tuple[str, str]] = []
         self.dropped: list[tuple[str, str, str]] = []
+        self.decided_drops: list[str] = []
         self.released_closed: list[str] = []  # released once the crawl was closing
         self.open = True
         self.turns = 0  # times the gate asked for the paced release's turns to start
@@ -51,8 +52,11 @@ class Recorder:
         if not self.open:
             self.released_closed.extend(items)
 
-    def drop(self, origin: str, items: Sequence[str], reason: str) -> None:
+    def drop(
+        self, origin: str, items: Sequence[str], reason: str, decided: bool = False
+    ) -> None:
         self.dropped.extend((origin, item, reason) for item in items)
+        self.decided_drops.extend(item for item in items if decided)
 
     def turns_due(self) -> None:
         self.turns += 1
@@ -944,6 +948,13 @@ def test_nothing_goes_on_into_a_closing_crawl_and_the_close_keeps_or_drops_the_r
             assert [(item, why) for _, item, why in actions.dropped] == [
                 (f"a{i}", "spider closed (shutdown)") for i in (2, 3, 4)
             ]
+            # Issue 46, item 11: their site was decided; they were waiting their turn.
+            assert actions.decided_drops == ["a2", "a3", "a4"]
+    # An origin still undecided at the close: its items are not said to be decided.
+    gate, actions, store = paced_gate()
+    gate.schedule("http://b", "b0", 0.0)
+    gate.close(persist=False, reason="spider closed (shutdown)")
+    assert [item for _, item, _ in actions.dropped] == ["b0"] and actions.decided_drops == []
 
 
 def test_a_shared_lot_releases_at_once() -> None:

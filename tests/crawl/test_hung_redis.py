@@ -1,4 +1,4 @@
-"""A hung Redis never freezes the crawl for long through the fleet's parking lot (issue 24, item 4).
+"""A hung Redis never freezes the crawl for long through the fleet's lot (issue 24, item 4).
 
 The lot runs its Redis calls on the reactor. Through scrapy-redis's client (socket timeout
 30 s, retried on a timeout) one call to a Redis that stopped answering froze the crawl for 30 s

@@ -59,14 +59,14 @@ async def test_allowed_and_forbidden_with_deciding_line(
     assert stats["robotstxt/response_count"] == 1
     assert stats["robotstxt/response_status_count/200"] == 1
     assert stats["robotstxt/origin_state/rules"] == 1
-    assert stats["robotstxt/deferred"] >= 1
+    assert stats["robotstxt/parked"] >= 1
     assert [(d.line, d.rule) for d in decisions] == [(4, "Disallow: /private")]
     logs = [r.getMessage() for r in caplog.records if "Forbidden by robots.txt" in r.getMessage()]
     assert len(logs) == 1 and "line 4" in logs[0] and "Disallow: /private" in logs[0]
     assert all(r.levelno == logging.DEBUG for r in caplog.records if "Forbidden" in r.getMessage())
-    deferred = [r for r in caplog.records if r.getMessage().startswith("Parked until")]
-    assert len(deferred) == stats["robotstxt/deferred"]
-    assert all(r.levelno == logging.DEBUG for r in deferred)
+    parked = [r for r in caplog.records if r.getMessage().startswith("Parked until")]
+    assert len(parked) == stats["robotstxt/parked"]
+    assert all(r.levelno == logging.DEBUG for r in parked)
 
 
 @pytest.mark.parametrize("status", [401, 403, 404, 410])
@@ -287,10 +287,10 @@ async def test_request_meta_overrides(server: Server) -> None:
             yield from self._reqs()
 
         def _reqs(self) -> Any:
-            yield self.make_request(server.url("/a"), meta={"robotstxt_user_agent": "betabot"})
-            yield self.make_request(server.url("/b"), meta={"robotstxt_user_agent": "betabot"})
+            yield self.make_request(server.url("/a"), meta={"gbot_robots_token": "betabot"})
+            yield self.make_request(server.url("/b"), meta={"gbot_robots_token": "betabot"})
             yield self.make_request(
-                server.url("/a?x"), meta={"robotstxt_user_agent": "AlphaBot/1.0 (+http://a)"}
+                server.url("/a?x"), meta={"gbot_robots_token": "AlphaBot/1.0 (+http://a)"}
             )
             yield self.make_request(server.url("/c"), meta={"dont_obey_robotstxt": True})
             yield self.make_request(server.url("/d"))
@@ -515,3 +515,41 @@ async def test_offsite_requests_cost_no_robots_fetch(server: Server) -> None:
     assert crawler.spider.crawled == [urls[0]]
     assert server.count("/robots.txt", "b.test") == 0
     assert crawler.stats.get_value("offsite/filtered") == 1
+
+
+@pytest_twisted.ensureDeferred
+async def test_a_robots_txt_redirected_elsewhere_is_the_asking_origins_only(
+    server: Server,
+) -> None:
+    """Issue 46, item 8: a.test's robots.txt redirects to b.test's /policy.txt. The file is
+    obeyed for a.test, the origin that asked; it is never stored as b.test's own robots.txt:
+    b.test's requests, which come after a.test was decided, fetch b.test's /robots.txt."""
+    from _httpserver import make_timeline_spider, middleware_of
+
+    html: dict[str, str | list[str]] = {"Content-Type": "text/html; charset=utf-8"}
+    server.route("*", headers=html)
+    policy = server.url("/policy.txt", "b.test")
+    server.route("/robots.txt", host="a.test", status=301, headers={**html, "Location": policy})
+    server.route("/policy.txt", host="b.test", body=b"User-agent: *\nDisallow: /private\n")
+    server.route("/robots.txt", host="b.test", body=b"User-agent: *\nDisallow: /other\n")
+    a = [server.url("/ok", "a.test"), server.url("/private", "a.test")]
+    b = [server.url("/private", "b.test"), server.url("/other", "b.test")]
+
+    def then_b(spider: Any) -> None:
+        assert server.count("/policy.txt", "b.test") == 1  # a.test was decided first
+        for url in b:
+            spider.inject(url)
+
+    spider_cls = make_timeline_spider([(0.5, then_b)], urls=a)
+    crawler = await crawl(spider_cls)
+    spider: Any = crawler.spider
+    assert not spider.step_errors
+    assert sorted(spider.crawled) == sorted([a[0], b[0]])
+    assert forbidden(spider) == sorted([a[1], b[1]])
+    assert server.count("/private", "a.test") == server.count("/other", "b.test") == 0
+    assert server.count("/robots.txt", "b.test") == 1 and server.count("/policy.txt") == 1
+    mw = middleware_of(crawler)
+    mine, theirs = mw.origin_state(a[0]), mw.origin_state(b[0])
+    assert mine.robots is not None and theirs.robots is not None
+    assert not mine.robots.allowed(a[1], "TestBot") and mine.robots.allowed(a[0], "x")
+    assert theirs.robots.allowed(b[0], "TestBot") and not theirs.robots.allowed(b[1], "x")

@@ -102,12 +102,12 @@ async def test_per_origin_bookkeeping_stays_within_the_cache_size(server: Server
         server.route("/robots.txt", host=host, status=500)
     urls = [server.url("/p", host) for host in hosts]
     crawler = await crawl(
-        make_spider(urls=urls), {"GBOT_ROBOTS_CACHE_SIZE": 5, "GBOT_ROBOTS_PARK_TIMEOUT": 0.5}
+        make_spider(urls=urls), {"GBOT_ROBOTS_STORE_SIZE": 5, "GBOT_ROBOTS_PARK_TIMEOUT": 0.5}
     )
     mw = middleware_of(crawler)
     stats = crawler.stats.get_stats()
     assert stats["robotstxt/dropped"] == 40
-    assert stats["robotstxt/deferred"] == 40 and stats["robotstxt/parked_peak"] <= 40
+    assert stats["robotstxt/parked"] == 40 and stats["robotstxt/parked_peak"] <= 40
     # The LRU holds 5; the compact tier keeps the failing ones it let go of (their clocks).
     assert sum(mw.origin_state(url) is not None for url in urls) == 40
     # Every container of ours reachable from the middleware, whatever its name or owner:

@@ -89,7 +89,7 @@ async def test_retry_after_then_success_releases_parked_requests(server: Server)
     assert server.count("/x") == 0
     stats = crawler.stats.get_stats()
     assert stats["robotstxt/retry"] == 1
-    assert stats["robotstxt/undeferred"] == 3
+    assert stats["robotstxt/released"] == 3
     assert stats.get("robotstxt/dropped") is None
 
 
@@ -106,8 +106,8 @@ async def test_12_hour_edge_without_a_good_copy(server: Server) -> None:
     def check_still_parked(spider: Any) -> None:
         seen["still"] = list(spider.crawled)
         stats = spider.crawler.stats
-        seen["parked"] = stats.get_value("robotstxt/deferred", 0) - stats.get_value(
-            "robotstxt/undeferred", 0
+        seen["parked"] = stats.get_value("robotstxt/parked", 0) - stats.get_value(
+            "robotstxt/released", 0
         )
         clock.advance(1)
 
@@ -198,7 +198,7 @@ async def test_cache_expiry_refetches_once_and_new_rules_apply(server: Server) -
     assert server.url("/old?still-old") not in crawled
     assert all(server.url(f"/old?{i}") in crawled for i in range(20))
     assert server.url("/new") not in crawled
-    assert crawler.stats.get_value("robotstxt/cache/expired") == 1
+    assert crawler.stats.get_value("robotstxt/store/expired") == 1
 
 
 @pytest_twisted.ensureDeferred
@@ -213,14 +213,14 @@ async def test_lru_bound_forgets_and_refetches(server: Server) -> None:
     urls = [server.url("/p", h) for h in ("a.test", "b.test", "c.test")]
     crawler = await crawl(
         make_timeline_spider([(0.5, again), (0.3, lambda s: None)], urls=urls),
-        {"GBOT_ROBOTS_CACHE_SIZE": 2, "GBOT_ROBOTS_CACHE_COMPACT_BYTES": 0},  # the LRU alone
+        {"GBOT_ROBOTS_STORE_SIZE": 2, "GBOT_ROBOTS_STORE_COMPACT_BYTES": 0},  # the LRU alone
     )
     assert server.count("/robots.txt", "a.test") == 2
     assert server.count("/x", "a.test") == 0
     assert server.url("/again", "a.test") in crawler.spider.crawled
-    assert crawler.stats.get_value("robotstxt/cache/evicted") >= 1
+    assert crawler.stats.get_value("robotstxt/store/evicted") >= 1
     remembered = [middleware_of(crawler).origin_state(url) for url in urls]
-    assert sum(state is not None for state in remembered) == 2  # GBOT_ROBOTS_CACHE_SIZE
+    assert sum(state is not None for state in remembered) == 2  # GBOT_ROBOTS_STORE_SIZE
 
 
 @pytest_twisted.ensureDeferred
@@ -244,7 +244,7 @@ async def test_spider_closing_drops_parked_requests_with_signal(server: Server) 
 async def test_queued_requests_of_a_newly_stopped_origin_wait_outside_the_downloader(
     server: Server,
 ) -> None:
-    """Requests already in the scheduler when a refresh fails go back to the parking lot."""
+    """Requests already in the scheduler when a refresh fails go back to the lot."""
     current = {"route": Route(body=b"User-agent: *\nDisallow: /x\n")}
     server.handle("/robots.txt", lambda request: current["route"])
     server.route("*", delay=0.05)
@@ -363,7 +363,7 @@ async def test_an_origin_in_an_error_streak_outlives_the_lru_and_keeps_its_good_
         {
             "GBOT_ROBOTS_CLOCK": clock,
             "GBOT_ROBOTS_PARK_TIMEOUT": 60 * DAY,
-            "GBOT_ROBOTS_CACHE_SIZE": 2,
+            "GBOT_ROBOTS_STORE_SIZE": 2,
         },
     )
     spider = crawler.spider
@@ -371,7 +371,7 @@ async def test_an_origin_in_an_error_streak_outlives_the_lru_and_keeps_its_good_
     assert server.count("/x", "a.test") == 0 and server.count("/x?again", "a.test") == 0
     assert sorted(u for u, _ in spider.failed) == [a("/x"), a("/x?again")]  # forbidden
     assert a("/b") in spider.crawled  # released by the last good copy
-    assert crawler.stats.get_value("robotstxt/cache/evicted") >= 2  # decided ones went
+    assert crawler.stats.get_value("robotstxt/store/evicted") >= 2  # decided ones went
 
 
 @pytest.mark.parametrize(("retry_after", "fetches"), [(b"120", 1), (b"\xb2", 2)])

@@ -28,7 +28,7 @@ async def test_race_200_simultaneous_requests_one_fetch_no_disallowed_url(server
     stats = crawler.stats.get_stats()
     assert stats["robotstxt/forbidden"] == 20
     assert stats["robotstxt/request_count"] == 1
-    assert stats["robotstxt/deferred"] == 200
+    assert stats["robotstxt/parked"] == 200
 
 
 @pytest_twisted.ensureDeferred

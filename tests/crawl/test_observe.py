@@ -79,7 +79,7 @@ async def test_an_origin_in_server_error_is_crawled_and_marked_stopped(server: S
         assert verdict["by"] == "state"
     stats = crawler.stats.get_stats()
     assert stats["robotstxt/would_stop"] == 2 and "robotstxt/dropped" not in stats
-    assert stats["robotstxt/deferred"] >= 1  # the first decision was waited for
+    assert stats["robotstxt/parked"] >= 1  # the first decision was waited for
 
 
 @pytest_twisted.ensureDeferred

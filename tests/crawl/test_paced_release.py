@@ -9,6 +9,7 @@ had not gone yet. Why the release is paced at all is a benchmark
 
 from __future__ import annotations
 
+import logging
 from pathlib import Path
 from typing import Any
 
@@ -43,25 +44,25 @@ async def test_every_page_goes_on_once_whatever_the_pace(server: Server, per_tur
     assert all(server.count(f"/p{n}", host) == 1 for host in hosts for n in range(9))
     assert server.count("/private/x") == 0
     assert all(server.count("/robots.txt", host) == 1 for host in hosts)
-    assert stats["robotstxt/deferred"] == stats["robotstxt/undeferred"] > 0
+    assert stats["robotstxt/parked"] == stats["robotstxt/released"] > 0
     assert "robotstxt/dropped" not in stats and spider.dropped == []
     if per_turn:  # the sites decided together waited their turn
-        assert stats["robotstxt/ready_peak"] >= 2
+        assert stats["robotstxt/releasing_peak"] >= 2
     else:
-        assert stats["robotstxt/ready_peak"] == 0
+        assert stats["robotstxt/releasing_peak"] == 0
 
 
 def _sampling_spider(urls: list[str], queued: list[int], signalled: list[str]) -> type:
-    """Records the scheduler's length at each page, and each ``request_deferred``."""
+    """Records the scheduler's length at each page, and each ``request_parked``."""
 
     class Sampling(make_spider(urls=urls)):  # type: ignore[misc]
         @classmethod
         def from_crawler(cls, crawler: Any, *args: Any, **kwargs: Any) -> Any:
             spider = super().from_crawler(crawler, *args, **kwargs)
-            crawler.signals.connect(spider.on_deferred, signal=gbot_signals.request_deferred)
+            crawler.signals.connect(spider.on_parked, signal=gbot_signals.request_parked)
             return spider
 
-        def on_deferred(self, request: Any, spider: Any) -> None:
+        def on_parked(self, request: Any, spider: Any) -> None:
             signalled.append(request.url)
 
         def parse(self, response: Any) -> None:
@@ -76,7 +77,7 @@ async def _sampled_crawl(
     urls: list[str], settings: dict[str, Any]
 ) -> tuple[Any, list[int], list[str]]:
     """A crawl of ``urls`` by :func:`_sampling_spider`: the crawler, the scheduler's length
-    at each page, and the URL of each ``request_deferred``."""
+    at each page, and the URL of each ``request_parked``."""
     queued: list[int] = []
     signalled: list[str] = []
     crawler = await crawl(_sampling_spider(urls, queued, signalled), settings)
@@ -117,8 +118,8 @@ async def test_sites_waiting_their_turn_are_not_forgotten_by_a_small_store(
     crawler = await crawl(
         make_spider(urls=urls),
         {
-            "GBOT_ROBOTS_CACHE_SIZE": 3,
-            "GBOT_ROBOTS_CACHE_COMPACT_BYTES": 0,  # no tier to read a forgotten site back
+            "GBOT_ROBOTS_STORE_SIZE": 3,
+            "GBOT_ROBOTS_STORE_COMPACT_BYTES": 0,  # no tier to read a forgotten site back
             "LOG_LEVEL": "INFO",
         },
     )
@@ -126,7 +127,7 @@ async def test_sites_waiting_their_turn_are_not_forgotten_by_a_small_store(
     assert [server.count("/robots.txt", host) for host in hosts] == [1] * len(hosts)
     assert sorted(crawler.spider.crawled) == sorted(urls)
     assert stats.get("robotstxt/bounced") is None
-    assert stats["robotstxt/ready_peak"] >= 1
+    assert stats["robotstxt/releasing_peak"] >= 1
 
 
 def _closing_spider(urls: list[str], close_after: int | None) -> type:
@@ -156,23 +157,29 @@ def _closing_spider(urls: list[str], close_after: int | None) -> type:
 
 @pytest_twisted.ensureDeferred
 async def test_a_close_while_requests_wait_their_turn_drops_and_counts_them(
-    server: Server,
+    server: Server, caplog: pytest.LogCaptureFixture
 ) -> None:
     server.route("/robots.txt", delay=0.5, body=RULES)  # every page parked before it answers
     urls = [server.url(f"/p{n}") for n in range(200)]
-    crawler = await crawl(_closing_spider(urls, close_after=5), {"LOG_LEVEL": "INFO"})
+    with caplog.at_level(logging.WARNING, logger="scrapy_gbot_robots"):
+        crawler = await crawl(_closing_spider(urls, close_after=5), {"LOG_LEVEL": "INFO"})
     stats = crawler.stats.get_stats()
     spider = crawler.spider
     assert stats["finish_reason"] == "enough"
     # Scrapy < 2.13 takes start requests one per engine tick: some may not have been taken
     # (nor parked) yet when the close began.
-    parked = stats["robotstxt/deferred"]
-    sent, dropped = stats["robotstxt/undeferred"], stats["robotstxt/dropped"]
+    parked = stats["robotstxt/parked"]
+    sent, dropped = stats["robotstxt/released"], stats["robotstxt/dropped"]
     assert sent + dropped == parked > 100  # each one sent on, or given up and counted
     assert 5 <= sent < 20  # none went on after the close began
     assert len(spider.dropped) == dropped
     assert all(reason.startswith("spider closed") for _, reason in spider.dropped)
     assert sum(server.count(f"/p{n}") for n in range(200)) <= sent
+    # Issue 46, item 11: their site was decided; the log said "stayed undecided".
+    lines = [r.getMessage() for r in caplog.records if r.getMessage().startswith("Dropped ")]
+    assert len(lines) == dropped
+    assert not [line for line in lines if "undecided" in line]
+    assert all("was decided, but it was still waiting its turn" in line for line in lines)
 
 
 @pytest_twisted.ensureDeferred
@@ -185,14 +192,14 @@ async def test_a_jobdir_pause_while_requests_wait_their_turn_keeps_them_for_the_
     first = await crawl(_closing_spider(urls, close_after=5), settings)
     stats1 = first.stats.get_stats()
     kept = stats1["robotstxt/persisted"]
-    assert stats1["robotstxt/undeferred"] + kept == stats1["robotstxt/deferred"]
-    assert kept > 100 and stats1["robotstxt/undeferred"] < 20
+    assert stats1["robotstxt/released"] + kept == stats1["robotstxt/parked"]
+    assert kept > 100 and stats1["robotstxt/released"] < 20
     assert "robotstxt/dropped" not in stats1
 
     second = await crawl(_closing_spider(urls, close_after=None), settings)
     stats2 = second.stats.get_stats()
     assert stats2["robotstxt/resumed"] == kept
-    assert stats2["robotstxt/undeferred"] == kept and "robotstxt/dropped" not in stats2
+    assert stats2["robotstxt/released"] == kept and "robotstxt/dropped" not in stats2
     # Every page once across both runs: the kept ones in the second, the others in the first
     # or in the second (from Scrapy's own JOBDIR queue, or start requests not taken yet).
     assert [server.count(f"/p{n}") for n in range(200)] == [1] * 200
@@ -221,11 +228,11 @@ async def test_start_requests_taken_while_the_engine_is_full_wait_their_turn(
         {"GBOT_ROBOTS_RELEASE_PER_TURN": per_turn, "CONCURRENT_REQUESTS": 2, "LOG_LEVEL": "INFO"},
     )
     stats = crawler.stats.get_stats()
-    assert len(signalled) == stats.get("robotstxt/deferred", 0)  # every parked one, signalled
+    assert len(signalled) == stats.get("robotstxt/parked", 0)  # every parked one, signalled
     assert sorted(crawler.spider.crawled) == sorted(urls[:-1])
     assert [server.count(f"/p{n}") for n in range(40)] == [1] * 40
     assert server.count("/private/x") == 0 and server.count("/robots.txt") == 1
-    assert stats.get("robotstxt/deferred", 0) == stats.get("robotstxt/undeferred", 0)
+    assert stats.get("robotstxt/parked", 0) == stats.get("robotstxt/released", 0)
     assert "robotstxt/dropped" not in stats and crawler.spider.dropped == []
     if not MARKS_START:
         assert "robotstxt/waited_turn" not in stats
@@ -243,7 +250,7 @@ async def test_start_requests_taken_while_the_engine_is_full_wait_their_turn(
 async def test_start_requests_wait_their_turn_only_while_the_store_has_room(
     server: Server, cache_size: int
 ) -> None:
-    """Each site waiting its turn is pinned in the store: past ``GBOT_ROBOTS_CACHE_SIZE`` of
+    """Each site waiting its turn is pinned in the store: past ``GBOT_ROBOTS_STORE_SIZE`` of
     them, a decided start request passes to the scheduler instead, so the pour of a broad
     crawl's seed list never keeps every decided site's state in memory at once."""
     hosts = [f"h{i}.test" for i in range(8)]
@@ -254,17 +261,17 @@ async def test_start_requests_wait_their_turn_only_while_the_store_has_room(
     # Site by site for the first page, so that every site is decided before the pour.
     urls = [server.url(f"/p{n}", host) for n in range(6) for host in hosts]
     crawler, queued, signalled = await _sampled_crawl(
-        urls, {"GBOT_ROBOTS_CACHE_SIZE": cache_size, "CONCURRENT_REQUESTS": 2, "LOG_LEVEL": "INFO"}
+        urls, {"GBOT_ROBOTS_STORE_SIZE": cache_size, "CONCURRENT_REQUESTS": 2, "LOG_LEVEL": "INFO"}
     )
     stats = crawler.stats.get_stats()
     assert sorted(crawler.spider.crawled) == sorted(urls)
     assert all(server.count(f"/p{n}", host) == 1 for host in hosts for n in range(6))
     assert all(server.count("/robots.txt", host) == 1 for host in hosts)
-    assert stats.get("robotstxt/deferred", 0) == stats.get("robotstxt/undeferred", 0)
-    assert len(signalled) == stats.get("robotstxt/deferred", 0)  # every parked one, signalled
+    assert stats.get("robotstxt/parked", 0) == stats.get("robotstxt/released", 0)
+    assert len(signalled) == stats.get("robotstxt/parked", 0)  # every parked one, signalled
     assert "robotstxt/dropped" not in stats and crawler.spider.dropped == []
     # Ready sites are pinned: never more than the store holds, but for the fetches in flight.
-    assert stats["robotstxt/ready_peak"] <= cache_size + stats["robotstxt/fetch_in_flight_peak"]
+    assert stats["robotstxt/releasing_peak"] <= cache_size + stats["robotstxt/fetch_in_flight_peak"]
     if not MARKS_START:
         return
     if cache_size > len(hosts):  # room for every site: all decided ones wait their turn

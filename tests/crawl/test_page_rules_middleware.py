@@ -144,7 +144,7 @@ async def test_a_request_token_replaces_the_crawlers(server: Server) -> None:
     server.route("/robots.txt", body=ROBOTS)
     server.route("/n", body=page(("googlebot-news", "noindex"), ("testbot", "nofollow")))
     url = server.url("/n")
-    s = spider([url], start_meta={"robotstxt_user_agent": "Googlebot-News"})
+    s = spider([url], start_meta={"gbot_robots_token": "Googlebot-News"})
     crawler = await crawl(s, READ)
     rules = crawler.spider.rules[url]
     assert rules.noindex and not rules.nofollow
@@ -339,3 +339,74 @@ async def test_a_project_naming_the_0_2_path_still_reads_page_rules(server: Serv
     rules = crawler.spider.rules[server.url("/a")]
     assert isinstance(rules, PageRules) and rules.noindex
     assert stats(crawler, "read") == 1
+
+
+@pytest_twisted.ensureDeferred
+async def test_other_crawlers_lines_and_tags_push_out_no_rule_of_ours(
+    server: Server, caplog: pytest.LogCaptureFixture
+) -> None:
+    """Issue 46, item 3: 40 ``X-Robots-Tag: otherbot-XX:`` lines, then ``nofollow``: before
+    0.3.0 only the first 32 lines were read, and the links were followed in obey mode. A page
+    with more of our own rules than read says so (stat, DEBUG line)."""
+    server.route("/robots.txt", body=ROBOTS)
+    html: dict[str, str | list[str]] = {"Content-Type": "text/html; charset=utf-8"}
+    others = [f"otherbot-{_letters(n)}: noindex, nofollow" for n in range(40)]
+    metas = [(f"otherbot-{_letters(n)}", "noindex") for n in range(40)]
+    xrt = {**html, "X-Robots-Tag": [*others, "nofollow"]}
+    server.route("/hub", body=page(*metas, links=("/x",)), headers=xrt)
+    server.route("/hub2", body=page(*metas, ("robots", "nofollow"), links=("/y",)), headers=html)
+    many = [("robots", "max-snippet: 50")] * 40 + [("robots", "nofollow")]
+    server.route("/hub3", body=page(*many, links=("/z",)), headers=html)
+    for path in ("/x", "/y", "/z"):
+        server.route(path, body=page(), headers=html)
+    urls = [server.url("/hub"), server.url("/hub2"), server.url("/hub3")]
+    with caplog.at_level(logging.DEBUG, logger="scrapy_gbot_robots.middleware"):
+        crawler = await crawl(spider(urls), OBEY)
+    assert server.count("/x") == server.count("/y") == 0
+    rules: Any = crawler.spider.rules
+    assert rules[urls[0]].source("nofollow") == ("header",)
+    assert rules[urls[1]].source("nofollow") == ("meta:robots",)
+    assert not rules[urls[0]].capped and not rules[urls[1]].capped
+    # 41 robots metas: the 33rd and later are not read, and the page says so.
+    assert rules[urls[2]].capped == ("head",)
+    assert stats(crawler, "capped") == 1
+    lines = [r.getMessage() for r in caplog.records if "read in part" in r.getMessage()]
+    assert lines == [
+        f"Page rules of {urls[2]} read in part: past a bound (head), a rule was not read "
+        "(docs/crawling.md#bounds)"
+    ]
+
+
+def _letters(n: int) -> str:
+    """``n`` as letters (aa, ab...): a user agent in a header is a product token, no digit."""
+    return chr(97 + n // 26) + chr(97 + n % 26)
+
+
+@pytest_twisted.ensureDeferred
+async def test_without_robots_txt_page_rules_set_are_said_to_be_ignored(
+    server: Server, caplog: pytest.LogCaptureFixture
+) -> None:
+    """Issue 46, item 5: ``ROBOTSTXT_OBEY = False`` with ``GBOT_ROBOTS_PAGE_RULES = "obey"``
+    did nothing and said nothing. The plugin stays off (links followed, nothing read), and
+    start-up says so in one WARNING naming both settings; unset, nothing is said."""
+    html: dict[str, str | list[str]] = {"Content-Type": "text/html; charset=utf-8"}
+    server.route("/hub", body=page(("robots", "nofollow"), links=("/x",)), headers=html)
+    server.route("/x", body=page(), headers=html)
+    off = {"ROBOTSTXT_OBEY": False}
+    for value, said in (("obey", 1), ("read", 1), (None, 0), ("off", 0)):
+        server.hits.clear()
+        caplog.clear()
+        settings = {**off, **({} if value is None else {"GBOT_ROBOTS_PAGE_RULES": value})}
+        with caplog.at_level(logging.INFO):
+            crawler = await crawl(spider([server.url("/hub")]), settings)
+        warnings = [r.getMessage() for r in caplog.records if r.levelno == logging.WARNING]
+        ignored = [m for m in warnings if "GBOT_ROBOTS_PAGE_RULES" in m]
+        assert len(ignored) == said, (value, warnings)
+        if said:
+            assert f"GBOT_ROBOTS_PAGE_RULES = {value!r} is ignored: ROBOTSTXT_OBEY is False" in (
+                ignored[0]
+            )
+        assert server.count("/x") == 1  # nothing obeyed: the plugin is off
+        rules: Any = crawler.spider.rules
+        assert rules[server.url("/hub")] is None
+        assert server.count("/robots.txt") == 0

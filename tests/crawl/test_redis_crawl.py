@@ -1,4 +1,4 @@
-"""Real crawls sharing robots.txt through Redis (``GBOT_ROBOTS_CACHE = "redis://..."``).
+"""Real crawls sharing robots.txt through Redis (``GBOT_ROBOTS_STORE = "redis://..."``).
 
 A real ``redis-server`` on a free 127.0.0.1 port, the test's HTTP servers, and real Scrapy
 crawls: in separate ``scrapy runspider`` processes where the point is several processes
@@ -52,7 +52,7 @@ def _args(tmp: Path, redis_url: str, *extra: str) -> list[str]:
         "runspider", str(tmp / "shared_spider.py"),
         "-s", "ROBOTSTXT_OBEY=True",
         "-s", 'ADDONS={"scrapy_gbot_robots.Addon": 0}',
-        "-s", f"GBOT_ROBOTS_CACHE={redis_url}",
+        "-s", f"GBOT_ROBOTS_STORE={redis_url}",
         # The Redis store runs on the asyncio reactor (Scrapy's default only since 2.13).
         "-s", f"TWISTED_REACTOR={ASYNCIO}",
         "-s", "GBOT_ROBOTS_RETRY_TIMES=0",
@@ -107,7 +107,7 @@ async def test_two_processes_share_every_robots_txt(rs: RedisServer, tmp_path: P
             stats = proc.stats()
             # Every origin decided once per process: fetched here, or read from Redis.
             fetched = stats.get("robotstxt/request_count", 0)
-            assert fetched + stats.get("robotstxt/cache/stored", 0) == 20, stats
+            assert fetched + stats.get("robotstxt/store/stored", 0) == 20, stats
             assert "robotstxt/dropped" not in stats and "robotstxt/store/errors" not in stats
         total = sum(proc.stats().get("robotstxt/request_count", 0) for proc in procs)
         assert total == 20
@@ -200,7 +200,7 @@ async def test_redis_killed_mid_crawl_loses_nothing_and_is_used_again(
     server.route("/robots.txt", body=RULES, delay=0.2)
     for host in hosts[4:8]:  # in flight when Redis dies: their writes and unlocks fail
         server.route("/robots.txt", host=host, body=RULES, delay=1.0)
-    settings = {**BASE_SETTINGS, "GBOT_ROBOTS_CACHE": rs.url, "LOG_LEVEL": "INFO"}
+    settings = {**BASE_SETTINGS, "GBOT_ROBOTS_STORE": rs.url, "LOG_LEVEL": "INFO"}
     crawler = CrawlerRunner(settings).create_crawler(_held_spider())
     crawling = crawler.crawl()
     client = rs.client()
@@ -418,7 +418,7 @@ async def test_unreadable_or_stale_entries_are_refetched_fresh_ones_are_obeyed(
         def parse(self, response: Any) -> None:
             crawled.append(response.url)
 
-    settings = {**BASE_SETTINGS, "GBOT_ROBOTS_CACHE": rs.url}
+    settings = {**BASE_SETTINGS, "GBOT_ROBOTS_STORE": rs.url}
     crawler = CrawlerRunner(settings).create_crawler(Spider)
     await crawler.crawl()
 
@@ -429,7 +429,7 @@ async def test_unreadable_or_stale_entries_are_refetched_fresh_ones_are_obeyed(
         "fresh.test": 0,
     }
     stats = crawler.stats.get_stats()
-    assert stats["robotstxt/cache/stored"] == 1
+    assert stats["robotstxt/store/stored"] == 1
     assert "robotstxt/store/errors" not in stats
     for host in entries:  # each replaced by the new, readable state
         raw = client.hget(f"gbot_robots:origin:{server.origin(host)}", "entry")

@@ -15,7 +15,7 @@ from typing import Any, TypeVar
 
 import pytest
 from scrapy import Spider
-from scrapy.http import Request, Response, TextResponse
+from scrapy.http import Headers, Request, Response, TextResponse
 from scrapy.utils.test import get_crawler
 from twisted.internet.error import TimeoutError as TxTimeoutError
 
@@ -23,6 +23,7 @@ from scrapy_gbot_robots._meta import DONT_OBEY, FETCH_META
 from scrapy_gbot_robots._settings import Config, load
 from scrapy_gbot_robots.crawl.lifecycle import Lifecycle
 from scrapy_gbot_robots.crawl.robots_fetch import Fetcher, Outcome
+from scrapy_gbot_robots.crawl.route import route_of
 from scrapy_gbot_robots.crawl.telemetry import Telemetry
 from scrapy_gbot_robots.policy.states import Kind
 from scrapy_gbot_robots.stores.base import PersistentStore
@@ -151,12 +152,34 @@ def test_the_robots_request_travels_the_way_the_request_that_wanted_it_does() ->
     other = "https://b.test/robots.txt"
     downloader = Scripted({ROBOTS: [moved(ROBOTS, other)], other: [ok(other)]})
     fetcher, _, _, _ = fetcher_for(downloader)
-    route = {"proxy": "http://user:pw@127.0.0.1:3128", "bindaddress": ("127.0.0.2", 0)}
+    meta = {
+        "proxy": "http://user:pw@127.0.0.1:3128",
+        "bindaddress": ("127.0.0.2", 0),
+        "cookiejar": 1,
+    }
+    headers = Headers({"Proxy-Authorization": "Basic cHJveHk6cHc=", "Authorization": "Basic x"})
+    route = route_of(ORIGIN + "/page", meta, headers)
     run(fetcher.fetch(ORIGIN, route=route))
-    for asked in downloader.asked:  # every hop goes the same way
-        assert asked.meta["proxy"] == route["proxy"]
-        assert asked.meta["bindaddress"] == route["bindaddress"]
-    assert "cookiejar" not in downloader.asked[0].meta
+    assert len(downloader.asked) == 2
+    for asked in downloader.asked:  # every hop goes the same way, through the same proxy
+        assert asked.meta["proxy"] == meta["proxy"]
+        assert asked.meta["bindaddress"] == meta["bindaddress"]
+        assert asked.headers[b"Proxy-Authorization"] == b"Basic cHJveHk6cHc="
+        assert "cookiejar" not in asked.meta
+    # The site's own credentials go to its own origin only (issue 46, item 1).
+    assert [r.headers.get(b"Authorization") for r in downloader.asked] == [b"Basic x", None]
+    assert "pw" not in repr(route) and "cHJveHk6cHc" not in repr(route)
+
+
+def test_a_route_with_http_auth_meta_keeps_it_to_the_origins_host_and_port() -> None:
+    """Scrapy sends ``http_user``/``http_pass`` without a domain to every URL: the robots.txt
+    request names the origin's, so a redirect elsewhere carries none."""
+    route = route_of("http://A.test:8080/p", {"http_user": "u", "http_pass": "p"}, Headers())
+    domain = {"http_auth_domain": "a.test:8080"}
+    assert dict(route.meta) == {"http_user": "u", "http_pass": "p", **domain}
+    given = {"http_user": "u", "http_pass": "p", "http_auth_domain": "test"}
+    assert route_of("http://a.test/p", given, Headers()).meta["http_auth_domain"] == "test"
+    assert "http_user" not in route_of("http://a.test/p", {"http_auth_domain": "x"}, None).meta
 
 
 def test_while_the_crawl_closes_no_retry_at_once_and_no_download_past_the_deadline() -> None:

@@ -5,7 +5,7 @@ Real ``scrapy runspider`` processes, a real password-protected ``redis-server`` 
 in each form redis-py reads: the userinfo (with and without a user name), the ``password``
 query key on a TCP URL and on a ``unix://`` socket, and an IPv6 host. Each form runs:
 
-- a crawl that uses the store and, through scrapy-redis, the fleet's parking lot, with the log
+- a crawl that uses the store and, through scrapy-redis, the fleet's lot, with the log
   in ``LOG_FILE`` and the audit report in JSON and HTML;
 - a crawl whose Redis cannot be reached, logging on stderr (the outage and close WARNINGs,
   which printed a ``?password=`` before);
@@ -20,7 +20,9 @@ from __future__ import annotations
 
 import json
 import os
+import subprocess
 from collections.abc import Iterator
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -52,15 +54,53 @@ class SecretSpider(StartUrlsSpider):
 """
 
 
+#: The passphrase of the TLS client key (``ssl_password``, issue 46, item 2): a second secret.
+KEY_PASSWORD = "Kp46-tls_k3y_pass"
+
+
+@dataclass(frozen=True)
+class Tls:
+    """A TLS port of the test's Redis and a client certificate whose key needs a passphrase."""
+
+    port: int
+    cert: Path
+    key: Path
+
+
+def _tls_files(directory: Path) -> tuple[list[str], Tls]:
+    """The server's TLS arguments and the client's files, made with ``openssl`` (1 day)."""
+    directory.mkdir(parents=True, exist_ok=True)
+    paths = {name: directory / f"{name}.pem" for name in ("scert", "skey", "ccert", "ckey")}
+    subj = ("-days", "1", "-subj", "/CN=localhost")
+    base = ("openssl", "req", "-x509", "-newkey", "rsa:2048", *subj)
+    server = (*base, "-nodes", "-keyout", str(paths["skey"]), "-out", str(paths["scert"]))
+    client = (*base, "-keyout", str(paths["ckey"]), "-out", str(paths["ccert"]))
+    subprocess.run(server, check=True, capture_output=True, timeout=60)
+    subprocess.run(
+        [*client, "-passout", f"pass:{KEY_PASSWORD}"], check=True, capture_output=True, timeout=60
+    )
+    tls = Tls(free_port(), paths["ccert"], paths["ckey"])
+    args = [
+        "--tls-port", str(tls.port),
+        "--tls-cert-file", str(paths["scert"]),
+        "--tls-key-file", str(paths["skey"]),
+        "--tls-ca-cert-file", str(paths["scert"]),
+        "--tls-auth-clients", "no",
+    ]  # fmt: skip
+    return args, tls
+
+
 @pytest.fixture
 def rs(tmp_path: Path) -> Iterator[RedisServer]:
     socket_path = tmp_path / "r.sock"
+    tls_args, tls = _tls_files(tmp_path / "tls")
     server = RedisServer(
         tmp_path / "redis",
         password=PASSWORD,
-        args=("--bind", "127.0.0.1", "::1", "--unixsocket", str(socket_path)),
+        args=("--bind", "127.0.0.1", "::1", "--unixsocket", str(socket_path), *tls_args),
     )
     server.socket_path = socket_path  # type: ignore[attr-defined]
+    server.tls = tls  # type: ignore[attr-defined]
     try:
         server.start()
         yield server
@@ -68,14 +108,23 @@ def rs(tmp_path: Path) -> Iterator[RedisServer]:
         server.stop()
 
 
-def forms(port: int, socket_path: Path) -> dict[str, str]:
-    """Each way redis-py takes a password; each form its own database (no shared queue)."""
+def forms(port: int, socket_path: Path, tls: Tls | None = None) -> dict[str, str]:
+    """Each way redis-py takes a password; each form its own database (no shared queue).
+
+    ``tls`` (the server's TLS port, or a dead one): the TLS client key's passphrase in the
+    ``ssl_password`` query key, which redis-py hands to TLS.
+    """
+    tls = tls or Tls(port, socket_path.with_suffix(".cert"), socket_path.with_suffix(".key"))
     return {
         "userinfo": f"redis://:{PASSWORD}@127.0.0.1:{port}/1",
         "user and password": f"redis://default:{PASSWORD}@127.0.0.1:{port}/2",
         "query": f"redis://127.0.0.1:{port}/3?password={PASSWORD}",
         "unix socket": f"unix://{socket_path}?password={PASSWORD}&db=4",
         "ipv6": f"redis://:{PASSWORD}@[::1]:{port}/5",
+        "tls key passphrase": (
+            f"rediss://:{PASSWORD}@127.0.0.1:{tls.port}/6?ssl_cert_reqs=none"
+            f"&ssl_certfile={tls.cert}&ssl_keyfile={tls.key}&ssl_password={KEY_PASSWORD}"
+        ),
     }
 
 
@@ -84,7 +133,7 @@ def _args(tmp: Path, url: str, *extra: str) -> list[str]:
         "runspider", str(tmp / "secret_spider.py"),
         "-s", "ROBOTSTXT_OBEY=True",
         "-s", 'ADDONS={"scrapy_gbot_robots.Addon": 0}',
-        "-s", f"GBOT_ROBOTS_CACHE={url}",
+        "-s", f"GBOT_ROBOTS_STORE={url}",
         "-s", f"TWISTED_REACTOR={ASYNCIO}",
         "-s", "GBOT_ROBOTS_PARK_TIMEOUT=2",
         "-s", "GBOT_ROBOTS_TICK=0.1",
@@ -122,6 +171,7 @@ def _assert_no_secret(name: str, proc: CrawlProcess, files: dict[str, str]) -> N
     every = {"output (stdout and stderr)": proc.text(), **files}
     for where, text in every.items():
         assert PASSWORD not in text, f"{name}: the password is in {where}:\n{text[-3000:]}"
+        assert KEY_PASSWORD not in text, f"{name}: the key's passphrase is in {where}"
 
 
 @pytest_twisted.ensureDeferred
@@ -132,7 +182,8 @@ async def test_no_password_in_any_output_of_a_crawl_that_uses_redis(
     urls = [server.url("/a"), server.url("/private/b")]
     procs: list[CrawlProcess] = []
     try:
-        for name, url in forms(rs.port, rs.socket_path).items():  # type: ignore[attr-defined]
+        every = forms(rs.port, rs.socket_path, rs.tls)  # type: ignore[attr-defined]
+        for name, url in every.items():
             slug = _slug(name)
             extra = (
                 "-s", f"LOG_FILE={slug}.log",
@@ -144,7 +195,7 @@ async def test_no_password_in_any_output_of_a_crawl_that_uses_redis(
             )  # fmt: skip
             procs.append(_spawn(slug, tmp_path, url, urls, *extra))
         codes = [await finish(proc, 90) for proc in procs]
-        for name, proc, code in zip(forms(0, Path()), procs, codes, strict=True):
+        for name, proc, code in zip(every, procs, codes, strict=True):
             files = _files(tmp_path, name)
             log = files[f"{_slug(name)}.log"]
             assert code == 0, log[-3000:]
@@ -154,7 +205,7 @@ async def test_no_password_in_any_output_of_a_crawl_that_uses_redis(
             assert "ALLSTATS " in proc.text() and "robotstxt/forbidden" in proc.text()
             _assert_no_secret(name, proc, files)
         client = rs.client()
-        for db in range(1, 6):
+        for db in range(1, 7):
             client.select(db)
             assert client.keys("gbot_robots:origin:*"), f"db {db}: the store was not used"
     finally:
@@ -170,7 +221,8 @@ async def test_no_password_in_the_warnings_of_an_unreachable_redis(
     urls = [server.url("/a")]
     procs: list[CrawlProcess] = []
     try:
-        dead = forms(free_port(), tmp_path / "no.sock")
+        _, tls = _tls_files(tmp_path / "tls")
+        dead = forms(free_port(), tmp_path / "no.sock", Tls(free_port(), tls.cert, tls.key))
         for name, url in dead.items():
             procs.append(_spawn(_slug(name) + "-down", tmp_path, url, urls))
         codes = [await finish(proc, 90) for proc in procs]
@@ -217,6 +269,10 @@ async def test_start_up_errors_name_the_store_without_its_password_in_one_line(
         ),
         "port": (f"redis://u:{PASSWORD}@127.0.0.1:63a9/0", (), {}, "not a usable Redis URL"),
         "ipv6": (f"redis://u:{PASSWORD}@[::1:6379/0", (), {}, "not a usable Redis URL"),
+        # Issue 46, item 2: an unencoded '#' or '?' in the password; the parser's message
+        # quoted the piece before it.
+        "hash": (f"redis://u:{PASSWORD}#x@127.0.0.1:{port}/0", (), {}, "not a usable Redis URL"),
+        "question": (f"redis://u:{PASSWORD}?x@127.0.0.1:{port}/0", (), {}, "not a usable"),
         "client": (
             f"redis://:{PASSWORD}@127.0.0.1:{port}/0",
             (),
@@ -236,7 +292,7 @@ async def test_start_up_errors_name_the_store_without_its_password_in_one_line(
             errors = [line for line in text.splitlines() if " ERROR: " in line]
             assert code != 0, text[-3000:]
             assert len(errors) == 1, f"{name}:\n{text[-3000:]}"
-            assert "Invalid setting: GBOT_ROBOTS_CACHE: " in errors[0] and expected in errors[0]
+            assert "Invalid setting: GBOT_ROBOTS_STORE: " in errors[0] and expected in errors[0]
             assert "***" in errors[0]
             assert "Traceback" not in text and "Unhandled error" not in text, text[-3000:]
             _assert_no_secret(name, proc, {})

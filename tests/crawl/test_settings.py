@@ -72,7 +72,7 @@ async def test_a_spider_download_timeout_bounds_its_robots_txt(server: Server) -
 
 def test_values_from_strings() -> None:
     config = _load(
-        GBOT_ROBOTS_PARK_TIMEOUT="12.5", GBOT_ROBOTS_CACHE_SIZE="7", ROBOTSTXT_OBEY="False"
+        GBOT_ROBOTS_PARK_TIMEOUT="12.5", GBOT_ROBOTS_STORE_SIZE="7", ROBOTSTXT_OBEY="False"
     )
     assert config.park_timeout == 12.5
     assert config.memory_size == 7
@@ -86,9 +86,9 @@ def test_values_from_strings() -> None:
         ("GBOT_ROBOTS_PARK_TIMEOUT", -1),
         ("GBOT_ROBOTS_PARK_TIMEOUT", 0),
         ("GBOT_ROBOTS_DOWNLOAD_TIMEOUT", float("nan")),
-        ("GBOT_ROBOTS_CACHE_SIZE", 0),
-        ("GBOT_ROBOTS_CACHE_SIZE", 2.5),
-        ("GBOT_ROBOTS_CACHE_COMPACT_BYTES", -1),
+        ("GBOT_ROBOTS_STORE_SIZE", 0),
+        ("GBOT_ROBOTS_STORE_SIZE", 2.5),
+        ("GBOT_ROBOTS_STORE_COMPACT_BYTES", -1),
         ("GBOT_ROBOTS_MAX_REDIRECTS", True),
         ("GBOT_ROBOTS_MAX_BYTES", [1]),
         ("GBOT_ROBOTS_ERROR_STOP", float("inf")),
@@ -114,10 +114,10 @@ def test_bad_value_names_the_setting(setting: str, value: Any) -> None:
     ("values", "setting"),
     [
         ({"GBOT_ROBOTS_ERROR_STOP": 100, "GBOT_ROBOTS_ERROR_GRACE": 50}, "GBOT_ROBOTS_ERROR_GRACE"),
-        ({"GBOT_ROBOTS_CACHE_KEEP": 59 * 86_400}, "GBOT_ROBOTS_CACHE_KEEP"),
+        ({"GBOT_ROBOTS_STORE_KEEP": 59 * 86_400}, "GBOT_ROBOTS_STORE_KEEP"),
         (
-            {"GBOT_ROBOTS_CACHE_MIN_TTL": 100, "GBOT_ROBOTS_CACHE_MAX_TTL": 50},
-            "GBOT_ROBOTS_CACHE_MAX_TTL",
+            {"GBOT_ROBOTS_MIN_TTL": 100, "GBOT_ROBOTS_MAX_TTL": 50},
+            "GBOT_ROBOTS_MAX_TTL",
         ),
         (
             {"GBOT_ROBOTS_RETRY_BACKOFF": 100, "GBOT_ROBOTS_RETRY_BACKOFF_MAX": 50},
@@ -194,6 +194,54 @@ def test_clock_and_store_by_import_path() -> None:
     assert config.custom_store is not None and len(config.custom_store(3)) == 0
 
 
+@pytest.mark.parametrize(
+    ("value", "where"),
+    [
+        ("memory", ("memory", "")),
+        (" Memory ", ("memory", "")),
+        ("sqlite://robots.db", ("sqlite", "robots.db")),
+        ("SQLITE:///var/lib/robots.db", ("sqlite", "/var/lib/robots.db")),
+        ("redis://localhost:6379/0", ("redis", "redis://localhost:6379/0")),
+        ("rediss://h/1", ("redis", "rediss://h/1")),
+    ],
+)
+def test_the_store_setting_takes_a_location(value: str, where: tuple[str, str]) -> None:
+    config = _load(GBOT_ROBOTS_STORE=value)
+    assert config.custom_store is None and config.store_at == where
+    assert config.store_setting == "GBOT_ROBOTS_STORE"
+
+
+def test_the_store_setting_takes_a_factory_or_its_import_path() -> None:
+    from scrapy_gbot_robots.stores.memory import MemoryStore
+
+    for value in (MemoryStore, "scrapy_gbot_robots.stores.memory.MemoryStore"):
+        config = _load(GBOT_ROBOTS_STORE=value)
+        assert config.custom_store is MemoryStore and config.store_at == ("memory", "")
+    unset = _load()
+    assert (unset.custom_store, unset.store_at, unset.store_setting) == (
+        None,
+        ("memory", ""),
+        "GBOT_ROBOTS_STORE",
+    )
+    jobdir = _load(JOBDIR="/tmp/job")
+    assert jobdir.store_at[0] == "sqlite" and jobdir.store_setting == "JOBDIR"
+
+
+@pytest.mark.parametrize(
+    ("value", "says"),
+    [
+        ("robots.db", "or a store factory (a callable or its import path); cannot import"),
+        ("ftp://robots", "expected 'memory', 'sqlite://PATH', 'redis://HOST:PORT/DB' or a store"),
+        (42, "or its import path), got 42"),
+        ("sqlite://", "sqlite:// needs a file path"),
+    ],
+)
+def test_a_store_setting_that_is_neither_names_both(value: Any, says: str) -> None:
+    with pytest.raises(ConfigError, match=r"^GBOT_ROBOTS_STORE: ") as caught:
+        _load(GBOT_ROBOTS_STORE=value)
+    assert says in str(caught.value)
+
+
 def test_token_from_robotstxt_user_agent_or_user_agent() -> None:
     ua = "Mozilla/5.0 (compatible; Googlebot/2.1; +http://www.google.com/bot.html)"
     assert configured_token(_load(USER_AGENT=ua)) == ("Googlebot", "USER_AGENT", None)
@@ -230,7 +278,7 @@ async def test_invalid_token_warns_once_naming_the_setting(
     assert "'MyBot'" in warnings[0].getMessage()
     infos = [r.getMessage() for r in caplog.records if "Obeying robots.txt as" in r.getMessage()]
     assert len(infos) == 1
-    expected = "Obeying robots.txt as user agent 'MyBot' (from ROBOTSTXT_USER_AGENT)"
+    expected = "Obeying robots.txt as token 'MyBot' (from ROBOTSTXT_USER_AGENT)"
     assert infos[0].startswith(expected)
     assert crawler.spider.crawled == []  # MyBot is disallowed everything
 
@@ -250,7 +298,7 @@ def test_every_setting_works_in_custom_settings() -> None:
     custom.update(
         ROBOTSTXT_OBEY=True, ROBOTSTXT_USER_AGENT="PerSpiderBot", GBOT_ROBOTS_CLOCK="time.monotonic"
     )
-    custom[PREFIX + "CACHE_KEEP"] = 121 * 86_400.0  # 0 doubled is 0; past the doubled floor
+    custom[PREFIX + "STORE_KEEP"] = 121 * 86_400.0  # 0 doubled is 0; past the doubled floor
 
     class Spider(scrapy.Spider):
         name = "custom"
@@ -267,11 +315,11 @@ def test_every_setting_works_in_custom_settings() -> None:
         "RETRY_TIMES": config.retry_times,
         "MAX_REDIRECTS": policy.max_redirects,
         "MAX_BYTES": policy.max_bytes,
-        "CACHE_TTL": policy.cache_ttl,
-        "CACHE_MIN_TTL": policy.min_ttl,
-        "CACHE_MAX_TTL": policy.max_ttl,
-        "CACHE_SIZE": config.memory_size,
-        "CACHE_COMPACT_BYTES": config.compact_bytes,
+        "TTL": policy.cache_ttl,
+        "MIN_TTL": policy.min_ttl,
+        "MAX_TTL": policy.max_ttl,
+        "STORE_SIZE": config.memory_size,
+        "STORE_COMPACT_BYTES": config.compact_bytes,
         "ERROR_STOP": policy.error_stop,
         "ERROR_GRACE": policy.error_grace,
         "RETRY_BACKOFF": policy.retry_backoff,
@@ -284,7 +332,7 @@ def test_every_setting_works_in_custom_settings() -> None:
         "SLOW_FETCH_AFTER": config.slow_fetch_after,
         "SLOW_FETCHES": config.slow_fetches,
         "LOCK_TTL": config.lock_ttl,
-        "CACHE_KEEP": config.store_keep,
+        "STORE_KEEP": config.store_keep,
         "REPORT_MAX_ORIGINS": config.report_max_origins,
         "REPORT_MAX_RULES": config.report_max_rules,
         "REPORT_EXAMPLES": config.report_examples,

@@ -1,4 +1,4 @@
-"""Real crawls on the SQLite store (``GBOT_ROBOTS_CACHE = "sqlite://PATH"``).
+"""Real crawls on the SQLite store (``GBOT_ROBOTS_STORE = "sqlite://PATH"``).
 
 Most tests run several crawls one after the other, each a new crawler on the same file, as a
 restarted process would: what one crawl learnt about robots.txt (rules, the start of an error
@@ -68,13 +68,13 @@ def robots_hits(server: Server, hosts: list[str]) -> dict[str, int]:
 async def test_cache_keep_forgets_origins_not_fetched_within_the_window(
     server: Server, tmp_path: Path
 ) -> None:
-    """GBOT_ROBOTS_CACHE_KEEP bounds the file by the origins fetched within the window."""
+    """GBOT_ROBOTS_STORE_KEEP bounds the file by the origins fetched within the window."""
     hosts = ["a.test", "b.test", "c.test"]
     for host in hosts:
         server.route("/robots.txt", host=host, body=RULES)
     clock = FlowingClock()
     cache = sqlite_cache(tmp_path)
-    settings = {"GBOT_ROBOTS_CACHE": cache, "GBOT_ROBOTS_CLOCK": clock}
+    settings = {"GBOT_ROBOTS_STORE": cache, "GBOT_ROBOTS_CLOCK": clock}
 
     def stored() -> list[str]:
         db = sqlite3.connect(cache[len("sqlite://") :])
@@ -89,7 +89,7 @@ async def test_cache_keep_forgets_origins_not_fetched_within_the_window(
     assert c2.stats.get_value("robotstxt/store/pruned") is None  # off by default
     assert stored() == sorted(server.origin(h) for h in hosts)
     clock.advance(15 * DAY)  # a and b: 65 days since their fetch; c: 15
-    keep = {**settings, "GBOT_ROBOTS_CACHE_KEEP": 61 * DAY}
+    keep = {**settings, "GBOT_ROBOTS_STORE_KEEP": 61 * DAY}
     c3 = await crawl(make_spider(urls=[server.url("/q", "c.test")]), keep)
     assert c3.stats.get_value("robotstxt/store/pruned") == 2
     assert stored() == [server.origin("c.test")]
@@ -102,7 +102,7 @@ async def test_restart_reuses_stored_robots_until_expiry(server: Server, tmp_pat
     for host in hosts:
         server.route("/robots.txt", host=host, body=RULES)
     clock = FlowingClock()
-    settings = {"GBOT_ROBOTS_CACHE": sqlite_cache(tmp_path), "GBOT_ROBOTS_CLOCK": clock}
+    settings = {"GBOT_ROBOTS_STORE": sqlite_cache(tmp_path), "GBOT_ROBOTS_CLOCK": clock}
 
     def urls(n: int) -> list[str]:
         return [server.url(p, h) for h in hosts for p in (f"/page{n}", f"/private/{n}")]
@@ -122,7 +122,7 @@ async def test_restart_reuses_stored_robots_until_expiry(server: Server, tmp_pat
     assert sorted(c2.spider.crawled) == sorted(server.url("/page2", h) for h in hosts)
     assert server.count("/private/2") == 0  # the stored rules are obeyed
     assert c2.stats.get_value("robotstxt/forbidden") == 3
-    assert c2.stats.get_value("robotstxt/cache/read_back") == 3
+    assert c2.stats.get_value("robotstxt/store/read_back") == 3
 
     # Crawl 3, past the 24 h lifetime, with new rules: exactly one fetch per origin.
     for host in hosts:
@@ -132,7 +132,7 @@ async def test_restart_reuses_stored_robots_until_expiry(server: Server, tmp_pat
     assert robots_hits(server, hosts) == dict.fromkeys(hosts, 2)
     assert sorted(c3.spider.crawled) == sorted(server.url("/private/3", h) for h in hosts)
     assert server.count("/page3") == 0  # the new file decides
-    assert c3.stats.get_value("robotstxt/cache/expired") == 3
+    assert c3.stats.get_value("robotstxt/store/expired") == 3
     state = middleware_of(c3).origin_state(server.url("/", "a.test"))
     assert state is not None and state.robots is not None
     assert state.robots.body == b"User-agent: *\nDisallow: /page3\n"
@@ -159,7 +159,7 @@ async def test_two_crawls_sharing_one_file_fetch_each_robots_txt_once(
     hosts = ["a.test", "b.test"]
     for host in hosts:
         server.route("/robots.txt", host=host, delay=1.0, body=RULES)
-    settings = {"GBOT_ROBOTS_CACHE": sqlite_cache(tmp_path)}
+    settings = {"GBOT_ROBOTS_STORE": sqlite_cache(tmp_path)}
     spiders = [
         make_spider(
             f"crawl{n}", urls=[server.url(p, h) for h in hosts for p in (f"/{n}", "/private/")]
@@ -196,7 +196,7 @@ async def test_error_streak_and_page_answers_survive_restarts(
         server.route("/robots.txt", host=host, body=b"User-agent: *\nDisallow: /x\n")
     clock = FlowingClock()
     settings = {
-        "GBOT_ROBOTS_CACHE": sqlite_cache(tmp_path),
+        "GBOT_ROBOTS_STORE": sqlite_cache(tmp_path),
         "GBOT_ROBOTS_CLOCK": clock,
         "GBOT_ROBOTS_PARK_TIMEOUT": 0.5,
     }
@@ -287,7 +287,7 @@ async def test_pages_answering_429_are_no_evidence_that_the_site_is_available(
     server.route("/p2", host="a.test", status=429, headers={"Retry-After": "0"})
     clock = FlowingClock()
     settings = {
-        "GBOT_ROBOTS_CACHE": sqlite_cache(tmp_path),
+        "GBOT_ROBOTS_STORE": sqlite_cache(tmp_path),
         "GBOT_ROBOTS_CLOCK": clock,
         "GBOT_ROBOTS_PARK_TIMEOUT": 0.5,
     }
@@ -334,9 +334,9 @@ async def _interleaved_crawl(server: Server, cache: str, compact: int = 0) -> An
     return await crawl(
         make_spider(urls=urls),
         {
-            "GBOT_ROBOTS_CACHE": cache,
-            "GBOT_ROBOTS_CACHE_SIZE": 100,
-            "GBOT_ROBOTS_CACHE_COMPACT_BYTES": compact,
+            "GBOT_ROBOTS_STORE": cache,
+            "GBOT_ROBOTS_STORE_SIZE": 100,
+            "GBOT_ROBOTS_STORE_COMPACT_BYTES": compact,
             "LOG_LEVEL": "INFO",
             "CONCURRENT_REQUESTS": 32,
             "GBOT_ROBOTS_TICK": 0.2,
@@ -355,8 +355,8 @@ async def test_more_origins_than_memory_are_fetched_once_each_on_sqlite(
     assert len(crawler.spider.crawled) == N_ORIGINS * ROUNDS  # every allowed page
     assert server.count("/private/p") == 0
     assert stats["robotstxt/forbidden"] == N_ORIGINS // 10
-    assert stats["robotstxt/cache/evicted"] >= N_ORIGINS - 100
-    assert stats["robotstxt/cache/read_back"] > 0  # forgotten by the LRU, read from the file
+    assert stats["robotstxt/store/evicted"] >= N_ORIGINS - 100
+    assert stats["robotstxt/store/read_back"] > 0  # forgotten by the LRU, read from the file
     assert stats.get("robotstxt/dropped") is None
     # Memory kept 100 states; the file holds every origin's, for the next crawl (the
     # crawl's own store is closed now: read it as the next crawl would).
@@ -379,7 +379,7 @@ async def test_more_origins_than_memory_are_fetched_again_in_memory_only(server:
     assert server.count("/robots.txt") > N_ORIGINS, server.count("/robots.txt")
     assert len(crawler.spider.crawled) == N_ORIGINS * ROUNDS
     assert server.count("/private/p") == 0
-    assert crawler.stats.get_value("robotstxt/cache/read_back") is None
+    assert crawler.stats.get_value("robotstxt/store/read_back") is None
 
 
 @pytest_twisted.ensureDeferred
@@ -393,8 +393,8 @@ async def test_more_origins_than_memory_are_fetched_once_each_with_the_compact_t
     assert all(server.count("/robots.txt", f"o{i}.test") == 1 for i in range(N_ORIGINS))
     assert len(crawler.spider.crawled) == N_ORIGINS * ROUNDS
     assert server.count("/private/p") == 0
-    assert stats["robotstxt/cache/compact_read"] >= N_ORIGINS - 100
-    assert stats.get("robotstxt/cache/read_back") is None
+    assert stats["robotstxt/store/compact_read"] >= N_ORIGINS - 100
+    assert stats.get("robotstxt/store/read_back") is None
 
 
 # -- files that cannot be used ----------------------------------------------------------------
@@ -463,10 +463,10 @@ async def test_an_unusable_cache_file_stops_the_crawl_before_any_request(
     with guard, pytest.raises(ConfigError) as info:
         await crawl(
             make_spider(urls=[server.url("/a"), server.url("/b")]),
-            {"GBOT_ROBOTS_CACHE": f"sqlite://{path}"},
+            {"GBOT_ROBOTS_STORE": f"sqlite://{path}"},
         )
     message = str(info.value)
-    assert message.startswith("GBOT_ROBOTS_CACHE: "), message
+    assert message.startswith("GBOT_ROBOTS_STORE: "), message
     assert str(path) in message
     assert server.hits == {}  # not even robots.txt
 
@@ -475,8 +475,8 @@ async def test_an_unusable_cache_file_stops_the_crawl_before_any_request(
 @pytest_twisted.ensureDeferred
 async def test_a_location_that_cannot_be_created_stops_the_crawl(server: Server) -> None:
     path = "/proc/gbot-robots-test/robots.db"  # no one may create directories in /proc
-    with pytest.raises(ConfigError, match="GBOT_ROBOTS_CACHE") as info:
-        await crawl(make_spider(urls=[server.url("/a")]), {"GBOT_ROBOTS_CACHE": f"sqlite://{path}"})
+    with pytest.raises(ConfigError, match="GBOT_ROBOTS_STORE") as info:
+        await crawl(make_spider(urls=[server.url("/a")]), {"GBOT_ROBOTS_STORE": f"sqlite://{path}"})
     assert path in str(info.value)
     assert server.hits == {}
 
@@ -534,7 +534,7 @@ async def test_unreadable_rows_are_refetched_once_and_replaced(
     finally:
         raw.close()
 
-    settings = {"GBOT_ROBOTS_CACHE": f"sqlite://{path}", "GBOT_ROBOTS_CLOCK": clock}
+    settings = {"GBOT_ROBOTS_STORE": f"sqlite://{path}", "GBOT_ROBOTS_CLOCK": clock}
     urls = [server.url(p, h) for h in hosts for p in ("/ok", "/private/no")]
     caplog.set_level(logging.WARNING)
     crawler = await crawl(make_spider(urls=urls), settings)
@@ -563,7 +563,7 @@ async def test_states_read_back_after_a_restart_reach_signals_and_the_report(
     from scrapy_gbot_robots._compat import ROBOTS_PARSED_SIGNAL
 
     server.route("/robots.txt", body=b"User-agent: *\nDisallow: /x\nSitemap: http://s.test/sm\n")
-    settings = {"GBOT_ROBOTS_CACHE": f"sqlite://{tmp_path}/robots.db"}
+    settings = {"GBOT_ROBOTS_STORE": f"sqlite://{tmp_path}/robots.db"}
     await crawl(make_spider(urls=[server.url("/a")]), settings)
     parsed: list[tuple[str, ...]] = []
     keep: list[Any] = []

@@ -55,7 +55,7 @@ def test_forbidden_counts_and_signals_the_deciding_rule_to_listeners() -> None:
     t.crawler.signals.connect(heard, signal=signals.request_forbidden)
     request = Request(ORIGIN + "/private/x")
     t.forbidden(request, ROBOTS, "bot", ORIGIN)
-    assert t.stats.get_value("robotstxt/forbidden") == 1
+    assert t.crawler.stats.get_value("robotstxt/forbidden") == 1
     assert len(heard.calls) == 1
     decision = heard.calls[0]["decision"]
     assert heard.calls[0]["request"] is request
@@ -72,7 +72,7 @@ def test_forbidden_without_listeners_report_or_debug_skips_the_deciding_line() -
             return ROBOTS.decide(url, token)
 
     t.forbidden(Request(ORIGIN + "/private/x"), Spy(), "bot", ORIGIN)  # type: ignore[arg-type]
-    assert seen == [] and t.stats.get_value("robotstxt/forbidden") == 1
+    assert seen == [] and t.crawler.stats.get_value("robotstxt/forbidden") == 1
 
 
 def test_forbidden_with_the_report_counts_the_rule() -> None:
@@ -84,40 +84,40 @@ def test_forbidden_with_the_report_counts_the_rule() -> None:
     assert data["rules"][0]["forbidden"] == 1
 
 
-def test_deferred_and_dropped_are_counted_logged_and_signalled(
+def test_parked_and_dropped_are_counted_logged_and_signalled(
     caplog: pytest.LogCaptureFixture,
 ) -> None:
     t = telemetry(report=True, debug=True).requests
-    deferred, dropped = Heard(), Heard()
-    t.crawler.signals.connect(deferred, signal=signals.request_deferred)
-    t.crawler.signals.connect(dropped, signal=signals.request_dropped)
+    parked, dropped = Heard(), Heard()
+    t.crawler.signals.connect(parked, signal=signals.request_parked)
+    t.crawler.signals.connect(dropped, signal=signals.parked_request_dropped)
     request = Request(ORIGIN + "/a")
     with caplog.at_level(logging.DEBUG, logger="scrapy_gbot_robots.middleware"):
         t.parked(request, ORIGIN, ParkReason.MISS)
         t.dropped(request, ORIGIN, "deadline")
-    assert t.stats.get_value("robotstxt/deferred") == 1
-    assert t.stats.get_value("robotstxt/dropped") == 1
-    assert [c["request"] for c in deferred.calls] == [request]
+    assert t.crawler.stats.get_value("robotstxt/parked") == 1
+    assert t.crawler.stats.get_value("robotstxt/dropped") == 1
+    assert [c["request"] for c in parked.calls] == [request]
     assert [(c["request"], c["reason"]) for c in dropped.calls] == [(request, "deadline")]
     messages = [r.getMessage() for r in caplog.records]
     assert any("Parked until the robots.txt of http://a.test is decided" in m for m in messages)
     assert any(m.startswith("Dropped <GET http://a.test/a>") for m in messages)
     assert t.report is not None
     origin = t.report.to_json({})["origins"][0]
-    assert origin["requests"]["deferred"] == 1 and origin["requests"]["dropped"] == 1
+    assert origin["requests"]["parked"] == 1 and origin["requests"]["dropped"] == 1
 
 
 def test_hits_reach_the_stats_on_flush_only() -> None:
     t = telemetry().requests
     for _ in range(3):
         t.checked()
-    assert t.stats.get_value("robotstxt/cache/hit") is None
+    assert t.crawler.stats.get_value("robotstxt/store/hit") is None
     t.flush()
     for _ in range(2):
         t.checked()
     t.flush()
     t.flush()
-    assert t.stats.get_value("robotstxt/cache/hit") == 5
+    assert t.crawler.stats.get_value("robotstxt/store/hit") == 5
 
 
 def test_a_server_error_is_counted_twice_and_a_state_change_signalled() -> None:
@@ -130,8 +130,8 @@ def test_a_server_error_is_counted_twice_and_a_state_change_signalled() -> None:
     t.decided(ORIGIN, failing, None, trigger=trigger)
     again = evaluate(FetchResult(status=503), 200.0, failing, cfg)
     t.decided(ORIGIN, again, failing, trigger=trigger)
-    assert t.stats.get_value("robotstxt/origin_state/server_error") == 2
-    assert t.stats.get_value("robotstxt/server_error") == 2
+    assert t.crawler.stats.get_value("robotstxt/origin_state/server_error") == 2
+    assert t.crawler.stats.get_value("robotstxt/server_error") == 2
     assert [c["state"] for c in changed.calls] == ["server_error"]  # same kind and reason
 
 
@@ -157,7 +157,7 @@ def test_closed_copies_the_gates_peaks_and_the_stores_totals() -> None:
     store.put("http://o1.test", evaluate(FetchResult(status=404), 0.0, None, cfg))
     gate.fetch_done("http://o1.test", 0.0)  # decided: its page waits its turn
     t.closed(gate.figures(), store)
-    assert t.stats.get_value("robotstxt/parked_peak") == 3
-    assert t.stats.get_value("robotstxt/ready_peak") == 1
-    assert t.stats.get_value("robotstxt/fetch_in_flight_peak") == 3
-    assert t.stats.get_value("robotstxt/cache/evicted") == 1
+    assert t.crawler.stats.get_value("robotstxt/parked_peak") == 3
+    assert t.crawler.stats.get_value("robotstxt/releasing_peak") == 1
+    assert t.crawler.stats.get_value("robotstxt/fetch_in_flight_peak") == 3
+    assert t.crawler.stats.get_value("robotstxt/store/evicted") == 1

@@ -168,7 +168,7 @@ async def test_a_request_may_name_its_own_token_list_in_meta(server: Server) -> 
     def make_request(self: Any, url: str, **kwargs: Any) -> Any:
         import scrapy
 
-        meta = {"robotstxt_user_agent": tokens if "list" in url else tuple(tokens)}
+        meta = {"gbot_robots_token": tokens if "list" in url else tuple(tokens)}
         return scrapy.Request(url, callback=self.parse, errback=self.on_error, meta=meta)
 
     urls = [server.url("/a?list"), server.url("/a?tuple"), server.url("/nogoogle/b?list")]

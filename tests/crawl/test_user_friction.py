@@ -26,13 +26,13 @@ async def test_misspelt_setting_warns_once_with_the_closest_name(
     caplog.set_level(logging.WARNING, logger="scrapy_gbot_robots")
     crawler = await crawl(
         make_spider(urls=[server.url("/a")]),
-        {"GBOT_ROBOTS_CACHE_TTLL": 10, "GBOT_ROBOTS_NO_SUCH_THING": 1},
+        {"GBOT_ROBOTS_TTLL": 10, "GBOT_ROBOTS_NO_SUCH_THING": 1},
     )
     assert crawler.spider.crawled == [server.url("/a")]
     warnings = [r.getMessage() for r in caplog.records if "Unknown setting" in r.getMessage()]
     assert len(warnings) == 2
     assert any(
-        "GBOT_ROBOTS_CACHE_TTLL" in w and "did you mean GBOT_ROBOTS_CACHE_TTL?" in w
+        "GBOT_ROBOTS_TTLL" in w and "did you mean GBOT_ROBOTS_TTL?" in w
         for w in warnings
     )
     assert any("GBOT_ROBOTS_NO_SUCH_THING" in w and "did you mean" not in w for w in warnings)
@@ -59,7 +59,7 @@ class One(scrapy.Spider):
     ("setting", "value", "expected"),
     [
         ("GBOT_ROBOTS_PARK_TIMEOUT", "ten", "expected a number, got 'ten'"),
-        ("GBOT_ROBOTS_CACHE", "postgres://db", "expected 'memory', 'sqlite://PATH'"),
+        ("GBOT_ROBOTS_STORE", "postgres://db", "expected 'memory', 'sqlite://PATH'"),
         ("GBOT_ROBOTS_REPORT", "out.txt", "ending in .json or .html"),
     ],
 )
@@ -125,7 +125,7 @@ async def test_start_says_which_robots_middleware_is_active(
         "GoogleRobotsTxtMiddleware" in m and "instead of Scrapy's RobotsTxtMiddleware" in m
         for m in infos
     )
-    assert any(m.startswith("Obeying robots.txt as user agent") for m in infos)
+    assert any(m.startswith("Obeying robots.txt as token") for m in infos)
 
 
 @pytest_twisted.ensureDeferred
@@ -145,8 +145,8 @@ async def test_cache_hit_counts_downloads_after_the_dupefilter(server: Server) -
     assert stats["dupefilter/filtered"] == 2 * len(unique)
     # Every download checked against the remembered state, duplicates not included:
     # the 10 pages, the forbidden /x, and /start once robots.txt was known.
-    assert stats["robotstxt/cache/hit"] == len(unique) + 1
-    assert stats["robotstxt/cache/hit"] <= stats["scheduler/enqueued"]
+    assert stats["robotstxt/store/hit"] == len(unique) + 1
+    assert stats["robotstxt/store/hit"] <= stats["scheduler/enqueued"]
 
 
 @pytest.mark.parametrize(

@@ -139,4 +139,4 @@ def test_hits_are_counted_for_checks_against_a_remembered_state_only() -> None:
     decide(store)
     check(v, "/a")
     v.telemetry.flush()
-    assert crawler.stats.get_value("robotstxt/cache/hit") == 1
+    assert crawler.stats.get_value("robotstxt/store/hit") == 1

@@ -32,6 +32,7 @@ TRIGGERS: dict[str, tuple[bytes, int]] = {
     "GR301": (UA + b"Disallow: private/\n", 2),
     "GR302": (UA + b"Disallow: /price$low\n", 2),
     "GR303": (UA + b"Disallow: /%7euser\n", 2),
+    "GR304": (UA + b"Disallow: /a b\n", 2),
     "GR401": (b"Disallow: /x\n" + UA, 1),
     "GR402": (UA + b"Disallow: /x\n\nUser-agent: Googlebot\nDisallow: /y\n", 4),
     "GR403": (UA + b"Disallow: /x\n\nUser-agent: Googlebot\n", 4),
@@ -39,6 +40,7 @@ TRIGGERS: dict[str, tuple[bytes, int]] = {
     "GR405": (UA + b"Disallow: /x\nAllow: /x\n", 3),
     "GR406": (b"User-agent: **\nDisallow: /x\n", 1),
     "GR407": (b"User-agent: Googlebot-News/1.0\nDisallow: /x\n", 1),
+    "GR408": (UA + b"Crawl-delay: 10\n\nUser-agent: badbot\nDisallow: /\n", 4),
     "GR501": (UA + b"Disallow: /x\nSitemap: sitemap.xml\n", 3),
     "GR601": (UA + b"Content-Signal: search=yes, ai-train=no\n", 2),
     "GR602": (b"Content-Usage: train-ai=n\n" + UA + b"Disallow: /x\n", 1),
@@ -178,3 +180,55 @@ def test_ignored_line_message_escapes_control_bytes_once() -> None:
     assert _lint.lint(UA + b"foo\n").findings[0].message == (
         "ignored: no ':' separator ('foo'); write 'field: value'"
     )
+
+
+
+# -- issue 46, item 7 ---------------------------------------------------------------------
+
+
+def test_the_most_asked_trap_is_told_truly() -> None:
+    """A non-rule line does not end a group: badbot joins the * group, and ``Disallow: /``
+    applies to every crawler. GR402 said line 5 did not apply to badbot: it is gone."""
+    from scrapy_gbot_robots.engine.rules import parse
+
+    body = b"User-agent: *\nCrawl-delay: 10\n\nUser-agent: badbot\nDisallow: /\n"
+    findings = _lint.lint(body).findings
+    codes = [f.code for f in findings]
+    assert "GR402" not in codes and "GR403" not in codes
+    (joined,) = [f for f in findings if f.code == "GR408"]
+    assert joined.line == 4
+    assert "joins the group of line 1" in joined.message
+    assert "line 2 (Crawl-delay: 10)" in joined.message
+    assert "*, badbot" in joined.message
+    assert "rules (line 5) apply to each of them" in joined.message
+    robots = parse(body)  # the engine agrees: everyone is disallowed
+    assert not robots.allowed("https://e.test/x", "badbot")
+    assert not robots.allowed("https://e.test/x", "Googlebot")
+    # Blank lines and comments alone do not make the finding (a group of several agents).
+    assert "GR408" not in {
+        f.code for f in _lint.lint(b"User-agent: a\n# c\n\nUser-agent: b\nDisallow: /\n").findings
+    }
+    # A * group apart stays hidden from badbot, and GR402 still says so.
+    apart = body + b"\nUser-agent: *\nDisallow: /private\n"
+    (hidden,) = [f for f in _lint.lint(apart).findings if f.code == "GR402"]
+    assert "(line 8)" in hidden.message and "line 5" not in hidden.message
+
+
+def test_a_pattern_with_a_character_scrapy_never_sends_never_matches() -> None:
+    """GR304 says true: the Scrapy parser's verdict for the URL with a raw space."""
+    from scrapy_gbot_robots.engine.lint_lines import NEVER_SENT
+    from scrapy_gbot_robots.engine.rules import parse
+    from scrapy_gbot_robots.engine.url import crawler_url
+
+    (finding,) = [f for f in _lint.lint(UA + b"Disallow: /a b\n").findings if f.code == "GR304"]
+    assert "write 'Disallow: /a%20b'" in finding.message
+    robots = parse(UA + b"Disallow: /a b\n")
+    assert robots.allowed(crawler_url("https://e.test/a b"), "Googlebot")
+    assert not parse(UA + b"Disallow: /a%20b\n").allowed(crawler_url("https://e.test/a b"), "x")
+    # The set is w3lib's: each character is gone from the path and the query it encodes.
+    for code in range(0x80):
+        char = chr(code)
+        if char in "#?%":
+            continue
+        url = crawler_url(f"https://e.test/a{char}b?q{char}r")
+        assert (char not in url.partition("e.test")[2]) == (char in NEVER_SENT), repr(char)

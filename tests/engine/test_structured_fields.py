@@ -361,3 +361,12 @@ def test_what_a_serialiser_writes_parses_back(
     for m, (_, item, params) in zip(parsed, members, strict=True):
         assert type(m.value) is type(item)  # a token stays a token, a boolean a boolean
         assert [type(v) for _, v in m.parameters] == [type(v) for _, v in params]
+
+
+@pytest.mark.parametrize("value", [b":=aGVsbG8=:", b":a=GVsbG8=:", b":aGVs=bG8=:", b":aGVsbG8===:"])
+def test_a_byte_sequence_has_padding_only_at_its_end(value: bytes) -> None:
+    """Issue 46, item 6: '=' at the start or in the middle was skipped, and the value taken."""
+    with pytest.raises(StructuredFieldError, match="base64"):
+        parse_dictionary(b"a=" + value)
+    assert parse_dictionary(b"a=:aGVsbG8=:")[0].value == b"hello"
+    assert parse_dictionary(b"a=:aGVsbG8:")[0].value == b"hello"  # padding synthesized

@@ -11,7 +11,13 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from scrapy_gbot_robots.page.rules import (
+    CAP_HEAD,
+    CAP_HEADERS,
+    CAP_OTHER,
+    HEADER_CHARS,
+    MAX_HEADER_LINES,
     MAX_HEADERS,
+    MAX_METAS,
     MAX_OTHER,
     NO_RULES,
     PageRules,
@@ -201,6 +207,7 @@ def test_as_json_is_json_and_says_everything() -> None:
             "unavailable_after": ["header"],
         },
         "other": [{"rule": "junk", "source": "meta:robots"}],
+        "capped": [],
     }
 
 
@@ -240,3 +247,63 @@ def test_never_raises_on_arbitrary_headers_and_bodies(
     assert isinstance(rules, PageRules)
     json.dumps(rules.as_json())
     assert rules.indexable(0.0) == (not rules.noindex and not rules.expired(0.0))
+
+
+def test_other_crawlers_lines_push_out_no_rule_and_a_bound_is_said() -> None:
+    """Issue 46, item 3: what applies is read first; another crawler's value does not count."""
+    others = [f"otherbot-{chr(97 + n // 26)}{chr(97 + n % 26)}: noindex" for n in range(600)]
+    rules = read_page_rules("Googlebot", [*others, b"nofollow", b"googlebot: noindex"])
+    assert rules.nofollow and rules.noindex and rules.capped == ()
+    assert rules.source("noindex") == ("header:googlebot",)
+    # A value for another crawler that names ours further on is read.
+    assert read_page_rules("Googlebot", [b"otherbot: noindex, googlebot: nofollow"]).nofollow
+    # Our own values past MAX_HEADERS, more values in all than MAX_HEADER_LINES, a value
+    # past HEADER_CHARS: the page says it was read in part.
+    ours = [b"max-snippet: 5"] * MAX_HEADERS + [b"noindex"]
+    assert read_page_rules("B", ours).capped == (CAP_HEADERS,)
+    assert not read_page_rules("B", ours).noindex
+    assert read_page_rules("B", [b"x: y"] * (MAX_HEADER_LINES + 1)).capped == (CAP_HEADERS,)
+    assert read_page_rules("B", [b"noindex" + b" " * HEADER_CHARS]).capped == (CAP_HEADERS,)
+    # Unknown rules only: kept in `other` (bounded), pushing no rule out, within a budget.
+    junk = [b"zz"] * 100 + [b"nofollow"]
+    assert read_page_rules("B", junk).nofollow
+    assert read_page_rules("B", junk).capped == (CAP_OTHER,)
+
+
+def test_robots_metas_past_the_bound_are_said_and_other_crawlers_metas_never_count() -> None:
+    others = "".join(f'<meta name="otherbot{n}" content="noindex">' for n in range(100))
+    robots = '<meta name="robots" content="max-snippet: 1">' * MAX_METAS
+    late = '<meta name="robots" content="nofollow">'
+    body = f"<html><head>{others}{late}</head><body></body></html>".encode()
+    assert read_page_rules("B", [], body).nofollow
+    body = f"<html><head>{robots}{late}</head><body></body></html>".encode()
+    rules = read_page_rules("B", [], body)
+    assert not rules.nofollow and rules.capped == (CAP_HEAD,)
+    exact = f"<html><head>{robots}</head><body></body></html>".encode()
+    assert read_page_rules("B", [], exact).capped == ()
+    # A head that mentions the names past the 256 KiB looked at (a page whose head ends
+    # there, or never mentions them, is not flagged: nothing was cut).
+    long_head = b"<html><head>" + b'<link rel="robots">' * 20_000
+    assert read_page_rules("B", [], long_head).capped == (CAP_HEAD,)
+    assert read_page_rules("B", [], b"<head></head><body>" + b"x" * 300_000).capped == ()
+
+
+def test_the_fields_are_in_the_order_the_reader_builds_them() -> None:
+    """The reader builds PageRules by position, once per page: the order is its contract."""
+    import dataclasses
+
+    from scrapy_gbot_robots.page.rules import FLAG_FIELDS
+
+    names = [f.name for f in dataclasses.fields(PageRules)]
+    assert names == [
+        *FLAG_FIELDS,
+        "max_snippet",
+        "max_image_preview",
+        "max_video_preview",
+        "unavailable_after",
+        "sources",
+        "other",
+        "capped",
+    ]
+    rules = read_page_rules("B", [b"noindex, max-snippet: 5, max-video-preview: 7"])
+    assert (rules.noindex, rules.max_snippet, rules.max_video_preview) == (True, 5, 7)

@@ -143,7 +143,7 @@ def test_lot_falls_back_to_memory_while_redis_fails_then_hands_items_to_the_flee
 
 def test_lot_close_hands_memory_items_to_redis_even_during_the_backoff(rs: RedisServer) -> None:
     """Redis came back while the lot still waits out its backoff, and the worker closes: the
-    items parked in its memory go to the fleet, not to ``request_dropped``."""
+    items parked in its memory go to the fleet, not to ``parked_request_dropped``."""
     lot = redis_lot(rs.port, backoff=60.0)
     rs.kill()
     for i in range(300):

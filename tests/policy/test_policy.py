@@ -18,6 +18,7 @@ from scrapy_gbot_robots.policy.fetch import (
     max_age,
     next_hop,
     note_page_answer,
+    proxy_refused,
     retry_after_seconds,
     retry_at_once,
     ttl,
@@ -364,3 +365,22 @@ def test_a_server_asking_for_a_wait_is_not_retried_at_once() -> None:
     assert not retry_at_once(FetchResult(status=429, retry_after="Wed, 21 Oct 2099 07:28:00 GMT"))
     assert retry_at_once(FetchResult(status=503, retry_after="0"))  # no wait: retry at once
     assert retry_at_once(FetchResult(status=503))
+
+
+def test_a_proxys_407_is_no_answer_of_the_origin() -> None:
+    """Issue 46, item 1: a 407 that came through a proxy (or a CONNECT tunnel the proxy
+    refused) leaves the origin's rules unknown: a server error, never "no restrictions",
+    and not retried at once (the same credentials get the same answer). Without a proxy a
+    407 is the origin's 4xx, as Google reads it."""
+    proxy = "http://127.0.0.1:3128"
+    for result in (
+        FetchResult(status=407, proxy=proxy),
+        FetchResult(status=None, error="TunnelError", proxy=proxy),
+    ):
+        assert proxy_refused(result) and is_server_error(result)
+        assert not retry_at_once(result)
+        state = evaluate(result, T0, None, CFG)
+        assert state.kind is Kind.SERVER_ERROR and state.reason.startswith("proxy refused (")
+    direct = evaluate(FetchResult(status=407), T0, None, CFG)
+    assert direct.kind is Kind.ALLOW_ALL and not proxy_refused(FetchResult(status=407))
+    assert not proxy_refused(FetchResult(status=403, proxy=proxy))

@@ -68,7 +68,7 @@ def test_counters_per_origin_and_totals() -> None:
     c = ReportCollector()
     a, b = "https://a.example", "https://b.example"
     for origin in (a, a, b):
-        c.deferred(origin)
+        c.parked(origin)
     fetched(c, a, state(200))
     fetched(c, b, state(404))
     for _ in range(5):
@@ -84,7 +84,7 @@ def test_counters_per_origin_and_totals() -> None:
         "checked": 9,
         "allowed": 6,
         "forbidden": 3,
-        "deferred": 3,
+        "parked": 3,
         "dropped": 1,
         "fetches": 2,
         "from_store": 0,
@@ -92,8 +92,8 @@ def test_counters_per_origin_and_totals() -> None:
         "rules": 2,
     }
     by_origin = {o["origin"]: o for o in data["origins"]}
-    assert by_origin[a]["requests"] == {"allowed": 5, "forbidden": 3, "deferred": 2, "dropped": 0}
-    assert by_origin[b]["requests"] == {"allowed": 1, "forbidden": 0, "deferred": 1, "dropped": 1}
+    assert by_origin[a]["requests"] == {"allowed": 5, "forbidden": 3, "parked": 2, "dropped": 0}
+    assert by_origin[b]["requests"] == {"allowed": 1, "forbidden": 0, "parked": 1, "dropped": 1}
     assert by_origin[b]["drop_reasons"] == {"deadline": 1}
     assert [o["origin"] for o in data["origins"]] == [a, b]  # most held back first
     assert [(r["line"], r["forbidden"]) for r in data["rules"]] == [(2, 2), (3, 1)]
@@ -157,12 +157,12 @@ def test_origins_past_the_cap_fold_into_other_keeping_the_most_interesting() -> 
             forbid(c, "https://blocked.example", "/private/1")
             forbid(c, "https://blocked.example", "/private/2")
         if i == 20:
-            c.deferred("https://slow.example")
+            c.parked("https://slow.example")
             c.dropped("https://slow.example", "deadline")
             c.dropped("https://slow.example", "deadline")
             c.dropped("https://slow.example", "deadline")
         if i == 30:
-            c.deferred("https://parked.example")
+            c.parked("https://parked.example")
     c.allowed("https://quiet0.example")  # folded long ago: it comes back as a new entry
     data = c.to_json({})
     assert [o["origin"] for o in data["origins"]] == [
@@ -175,7 +175,7 @@ def test_origins_past_the_cap_fold_into_other_keeping_the_most_interesting() -> 
     assert other["allowed"] == 41 and other["forbidden"] == 0
     assert other["by_state"] == {"rules": 0, "allow_all": 40, "server_error": 0, "unknown": 1}
     totals = data["totals"]
-    assert (totals["allowed"], totals["forbidden"], totals["deferred"], totals["dropped"]) == (
+    assert (totals["allowed"], totals["forbidden"], totals["parked"], totals["dropped"]) == (
         41,
         2,
         2,
@@ -194,16 +194,16 @@ def test_an_origin_folded_recently_and_seen_again_is_taken_back() -> None:
     fetched(c, a, state(200))
     forbid(c, a, "/private/1")
     forbid(c, a, "/private/2")
-    c.deferred(b)
+    c.parked(b)
     fetched(c, "https://c.example", state(404))
     c.allowed("https://c.example")
-    c.deferred(d)  # the table is full: c, the least eventful, is folded
+    c.parked(d)  # the table is full: c, the least eventful, is folded
     assert "https://c.example" not in c._origins
     c.allowed("https://c.example")  # folded, seen again: its record comes back
-    c.deferred(e)
+    c.parked(e)
     data = c.to_json({})
     assert data["totals"]["origins"] == 5  # not 6: c is one origin
-    assert data["totals"]["allowed"] == 2 and data["totals"]["deferred"] == 3
+    assert data["totals"]["allowed"] == 2 and data["totals"]["parked"] == 3
     kept = {o["origin"]: o for o in data["origins"]}
     assert list(kept) == [a, b]
     assert data["folded"]["origins"] == 3
@@ -234,13 +234,13 @@ def test_a_rule_folded_recently_and_seen_again_is_taken_back() -> None:
 def test_compaction_cost_is_amortised_on_a_large_table() -> None:
     c = ReportCollector(max_origins=1000)
     for i in range(20_000):
-        c.deferred(f"https://o{i}.example")
+        c.parked(f"https://o{i}.example")
     # Each compaction folds at least a quarter of the cap: at most 20,000 / 250 of them.
     assert 0 < c.compactions <= 20_000 // 250
     assert len(c._origins) <= 1000 + 250
     data = c.to_json({})
     assert len(data["origins"]) == 1000
-    assert data["totals"]["deferred"] == 20_000 and data["totals"]["origins"] == 20_000
+    assert data["totals"]["parked"] == 20_000 and data["totals"]["origins"] == 20_000
 
 
 def test_rules_past_the_cap_fold_into_other() -> None:
@@ -354,10 +354,10 @@ def test_json_schema_fields() -> None:
     c = ReportCollector(max_origins=5, max_rules=7, examples=2)
     fetched(c, "https://a.example", state(200))
     forbid(c, "https://a.example", "/private/1")
-    c.deferred("https://u.example")
+    c.parked("https://u.example")
     crawl = {"spider": "s", "finish_reason": "finished", "stats": {"robotstxt/forbidden": 1}}
     data = json.loads(json.dumps(c.to_json(crawl)))  # JSON-ready as it is
-    assert data["schema"] == SCHEMA == "gbot-robots-report/1"
+    assert data["schema"] == SCHEMA == "gbot-robots-report/2"
     assert set(data) == {
         "schema",
         "generated_at",
@@ -476,7 +476,7 @@ def _hostile_report() -> dict[str, Any]:
     body = b"User-agent: *\nDisallow: /<b>x</b>\n"
     forbid(c, "https://" + HOSTILE_HOST, "/<b>x</b>/1", body)
     c.dropped("https://c.example", HOSTILE)
-    return c.to_json({"spider": HOSTILE, "user_agent": "TestBot", "stats": {HOSTILE: 1}})
+    return c.to_json({"spider": HOSTILE, "tokens": ["TestBot"], "stats": {HOSTILE: 1}})
 
 
 def test_html_is_well_formed_self_contained_and_escaped() -> None:
@@ -507,7 +507,7 @@ def test_html_shows_control_and_bidi_characters_escaped() -> None:
     url = f"{origin}/private/{TERMINAL_HOSTILE}"
     c.forbidden(origin, url, parse(BODY).decide(url, TOKEN))
     c.dropped("https://b.example", f"reason {TERMINAL_HOSTILE}")
-    page = render(c.to_json({"spider": f"spider{TERMINAL_HOSTILE}", "user_agent": TOKEN}))
+    page = render(c.to_json({"spider": f"spider{TERMINAL_HOSTILE}", "tokens": [TOKEN]}))
     assert_safe(page)
     assert "spider\\x1b]0;pwned\\x07\\x1b[2J\\x9b2J" in page
     assert "\\u202eevil\\u202c" in page  # shown, not obeyed: the cell keeps its order
@@ -638,8 +638,11 @@ def test_report_command_json_re_emits(report_file: Path) -> None:
         (b"<!DOCTYPE html><html></html>", "an .html report? give the .json one"),
         (b'{"a": 1}', "is not a gbot-robots report"),
         (b"[1, 2]", "is not a gbot-robots report"),
-        (b'{"schema": "gbot-robots-report/2", "totals": {}}', "this version of gbot-robots reads"),
+        (b'{"schema": "gbot-robots-report/3", "totals": {}}', "this version of gbot-robots reads"),
         (b'{"schema": "gbot-robots-report/1"}', "is not a complete report"),
+        # Issue 46, item 9: 1,000 nested lists (2 KB) ended in a RecursionError, exit 1.
+        (b"[" * 1000 + b"]" * 1000, "nested deeper than 64 levels"),
+        (b'{"schema": "gbot-robots-report/1", "x": ' + b"[" * 200 + b"]" * 200 + b"}", "deeper"),
     ],
 )
 def test_report_command_usage_errors(tmp_path: Path, content: bytes | None, message: str) -> None:
@@ -650,6 +653,8 @@ def test_report_command_usage_errors(tmp_path: Path, content: bytes | None, mess
     assert proc.returncode == 2, proc.stdout
     assert message in proc.stderr and "Traceback" not in proc.stderr
     assert proc.stderr.startswith("usage: gbot-robots report")
+    errors = [line for line in proc.stderr.splitlines() if "error:" in line]
+    assert len(errors) == 1 and message in errors[0]  # one error line, after the usage
 
 
 def test_report_command_rejects_a_bad_top(report_file: Path) -> None:
@@ -722,7 +727,7 @@ def _observe_report() -> dict[str, Any]:
         a, a + "/open", read_page_rules(TOKEN, [], NOFOLLOW_PAGE), disallowed=False, now=NOW
     )
     c.page_rules_read(u, url, NO_RULES, disallowed=False, now=NOW)
-    return c.to_json({"spider": "audit", "user_agent": TOKEN})
+    return c.to_json({"spider": "audit", "tokens": [TOKEN]})
 
 
 def test_observe_mode_is_said_in_the_json_and_would_stop_is_counted_apart() -> None:
@@ -736,7 +741,7 @@ def test_observe_mode_is_said_in_the_json_and_would_stop_is_counted_apart() -> N
         "allowed": 0,
         "forbidden": 0,
         "would_stop": 2,
-        "deferred": 0,
+        "parked": 0,
         "dropped": 0,
     }
     # Held back: a would-be-stopped origin ranks with the would-be-forbidden ones.
@@ -898,13 +903,13 @@ def test_html_of_an_enforce_crawl_keeps_its_words_and_columns() -> None:
     fetched(c, o, state(200))
     image = ["Googlebot-Image", "Googlebot"]
     c.forbidden(o, o + "/g/1", parse(USAGE_BODY).decide(o + "/g/1", image))
-    _, text = _page_text(c.to_json({"user_agent": "Googlebot-Image, Googlebot"}))
+    _, text = _page_text(c.to_json({"tokens": ["Googlebot-Image", "Googlebot"]}))
     assert "would" not in text.lower() and "Observe mode" not in text
     assert "The rules that blocked the most requests" in text
     assert "Googlebot (own group)" in text  # the token whose group decided
     assert "crawl-delay" not in text and "content usage" not in text  # no origin has any
     assert "mode enforce" in text
-    assert "user agent token(s) obeyed Googlebot-Image, Googlebot" in text
+    assert "token(s) obeyed Googlebot-Image, Googlebot" in text
 
 
 def _cli_summary(tmp_path: Path, data: dict[str, Any], *args: str) -> str:
@@ -927,7 +932,7 @@ def test_report_command_on_an_observe_crawl(tmp_path: Path) -> None:
     usage_row = next(line for line in lines if "Content-Signal:" in line and "usage signal" in line)
     assert usage_row.split()[:2] == ["3", "1"]
     assert "forbidden by a content-usage signal (GBOT_ROBOTS_USAGE: ai-train)" in out
-    assert re.search(r"WOULD FORBID\s+WOULD STOP\s+DEFERRED\s+DROPPED\s+CRAWL-DELAY\s+LINT", out)
+    assert re.search(r"WOULD FORBID\s+WOULD STOP\s+PARKED\s+DROPPED\s+CRAWL-DELAY\s+LINT", out)
     down = next(line for line in lines if line.strip().startswith("https://down.example"))
     assert down.split()[4:7] == ["0", "0", "2"]  # allowed, would forbid, would stop
     assert "3600 s, capped at 30 s" in out and "2 s, applied" in out

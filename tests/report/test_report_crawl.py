@@ -116,13 +116,13 @@ async def test_json_report_matches_the_stats_and_the_server_log(
     stats = crawler.stats.get_stats()
     assert data["schema"] == SCHEMA
     assert ISO_UTC.match(data["generated_at"])
-    assert data["crawl"]["spider"] == "list" and data["crawl"]["user_agent"] == "TestBot"
+    assert data["crawl"]["spider"] == "list" and data["crawl"]["tokens"] == ["TestBot"]
     assert data["crawl"]["finish_reason"] == "finished"
     assert data["crawl"]["stats"]["robotstxt/forbidden"] == stats["robotstxt/forbidden"]
 
     totals = data["totals"]
     assert totals["forbidden"] == stats["robotstxt/forbidden"] == 8
-    assert totals["deferred"] == stats["robotstxt/deferred"]
+    assert totals["parked"] == stats["robotstxt/parked"]
     assert totals["dropped"] == stats["robotstxt/dropped"] == 2
     assert totals["origins"] == len(PAGES)
     assert totals["fetches"] == sum(
@@ -147,7 +147,7 @@ async def test_json_report_matches_the_stats_and_the_server_log(
         ), host
         assert o["requests"]["forbidden"] == len(FORBIDDEN.get(host, ())), host
         assert o["requests"]["dropped"] == len(DROPPED.get(host, ())), host
-        assert o["requests"]["deferred"] >= 1, host  # every first request waited for robots.txt
+        assert o["requests"]["parked"] >= 1, host  # every first request waited for robots.txt
     assert totals["allowed"] == served_total
     assert totals["checked"] == served_total + totals["forbidden"]
 
@@ -344,7 +344,7 @@ async def test_a_crawl_stopped_early_still_writes_the_report(
     assert hang["drop_reasons"] == {"spider closed (shutdown)": 2}
     queued = origins[server.origin("queued.test")]
     assert queued["state"] == "unknown" and queued["fetched_at"] is None
-    assert queued["requests"] == {"allowed": 0, "forbidden": 0, "deferred": 1, "dropped": 1}
+    assert queued["requests"] == {"allowed": 0, "forbidden": 0, "parked": 1, "dropped": 1}
     assert data["origins_by_state"] == {"rules": 1, "allow_all": 0, "server_error": 1, "unknown": 1}
     assert server.count("/robots.txt", host="queued.test") == 0
 
@@ -467,7 +467,7 @@ async def test_the_report_shows_crawl_delay_and_the_token_whose_group_decided(
         },
     )
     data = json.loads(json_path.read_text("utf-8"))
-    assert data["crawl"]["user_agent"] == "Googlebot-Image, Googlebot"
+    assert data["crawl"]["tokens"] == ["Googlebot-Image", "Googlebot"]
     origins = {o["origin"]: o for o in data["origins"]}
     slow, polite = origins[server.origin("slow.test")], origins[server.origin("polite.test")]
     assert slow["crawl_delay"] == {"asked": 3600.0, "applied": 0.5}

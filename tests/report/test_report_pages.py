@@ -258,7 +258,7 @@ def test_headless_chromium_renders_every_section(tmp_path: Path) -> None:
     body = b"User-agent: *\nDisallow: /private/\n"
     c.forbidden(A, A + "/private/1", parse(body).decide(A + "/private/1", TOKEN))
     page = tmp_path / "report.html"
-    write(c.to_json({"spider": "audit", "user_agent": TOKEN}), str(page))
+    write(c.to_json({"spider": "audit", "tokens": [TOKEN]}), str(page))
     dom = _read(_dump_dom(page, tmp_path / "profile"))
     text = _flat(dom)
     # The sections the report always had, and the new one, as the browser built them.

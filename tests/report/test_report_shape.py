@@ -38,8 +38,8 @@ def _folded_report() -> dict[str, Any]:
         fetched(c, origin, state(200 if i % 2 else 503))
         forbid(c, origin, f"/private/{i}")
         c.dropped(origin, "deadline")
-    c.deferred("https://unknown.example")
-    return c.to_json({"spider": "folded", "user_agent": "TestBot", "stats": {"robotstxt/x": 1}})
+    c.parked("https://unknown.example")
+    return c.to_json({"spider": "folded", "tokens": ["TestBot"], "stats": {"robotstxt/x": 1}})
 
 
 REPORTS = {"observe": _observe_report, "hostile": _hostile_report, "folded": _folded_report}

@@ -114,7 +114,7 @@ async def test_round_trip_between_two_processes_view(rs: RedisServer) -> None:
 
 @pytest_twisted.ensureDeferred
 async def test_cache_keep_makes_keys_expire_after_their_fetch_time(rs: RedisServer) -> None:
-    """GBOT_ROBOTS_CACHE_KEEP: the key lives ``keep`` seconds past its ``fetched_at``."""
+    """GBOT_ROBOTS_STORE_KEEP: the key lives ``keep`` seconds past its ``fetched_at``."""
 
     async def body() -> None:
         day = 86_400.0

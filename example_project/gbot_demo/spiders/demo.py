@@ -2,7 +2,7 @@
 
 It listens to the plugin's signals to learn what happened to each request:
 ``request_forbidden`` carries the robots.txt ``Decision`` (deciding line number and rule),
-``request_deferred`` tells that a request was parked until its origin's robots.txt was decided.
+``request_parked`` tells that a request was parked until its origin's robots.txt was decided.
 """
 
 from __future__ import annotations
@@ -37,8 +37,8 @@ class DemoSpider(scrapy.Spider):
         connect(spider.spider_closed, signal=signals.spider_closed)
         connect(spider.print_report, signal=signals.engine_stopped)
         connect(spider.forbidden, signal=robots_signals.request_forbidden)
-        connect(spider.deferred, signal=robots_signals.request_deferred)
-        connect(spider.dropped, signal=robots_signals.request_dropped)
+        connect(spider.parked, signal=robots_signals.request_parked)
+        connect(spider.dropped, signal=robots_signals.parked_request_dropped)
         return spider
 
     async def start(self) -> AsyncIterator[scrapy.Request]:
@@ -57,8 +57,8 @@ class DemoSpider(scrapy.Spider):
     def forbidden(self, request: scrapy.Request, spider: scrapy.Spider, decision: Decision) -> None:
         self.outcomes.forbidden[request.url] = decision
 
-    def deferred(self, request: scrapy.Request, spider: scrapy.Spider) -> None:
-        self.outcomes.deferred.append(request.url)
+    def parked(self, request: scrapy.Request, spider: scrapy.Spider) -> None:
+        self.outcomes.parked.append(request.url)
 
     def dropped(self, request: scrapy.Request, spider: scrapy.Spider, reason: str) -> None:
         self.outcomes.dropped[request.url] = reason
