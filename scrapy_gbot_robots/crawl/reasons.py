@@ -3,7 +3,7 @@
 Two enums with two meanings, never one for the other:
 
 - :class:`ParkReason` answers for a **request**: what it met when it arrived, and so what
-  it waits for (stats, the DEBUG line, ``request_deferred``).
+  it waits for (stats, the DEBUG line, ``request_parked``).
 - :class:`FetchReason` answers for a **fetch**: why the gate wants the origin's robots.txt
   downloaded (the fetch stats).
 

@@ -9,7 +9,7 @@ or a network that drops packets) would freeze the whole crawl that long at each 
 builds a client of its own from the same connection parameters (host or socket, database,
 credentials, TLS), with replies as bytes, no retry, and ``timeout`` (``CALL_TIMEOUT``, 1 s)
 for connecting and for each reply: a call to a hung Redis fails after 1 s instead, like any
-failure (below), and is counted in ``timeouts`` (stat ``robotstxt/parking/timeouts``: each a
+failure (below), and is counted in ``timeouts`` (stat ``robotstxt/lot/timeouts``: each a
 freeze of the crawl avoided). A healthy Redis answers these calls in well under a millisecond
 on a LAN; the largest, ``take_parked_before``, moves at most ``EXPIRE_LIMIT`` items.
 

@@ -315,7 +315,7 @@ async def test_released_requests_go_one_per_turn_not_while_the_engine_is_full() 
     for request in requests:  # each passed the scheduling hook as released, pinned
         coord.scheduled(request)
         assert coord.check(request) is None
-    assert crawler.stats.get_value("robotstxt/undeferred") == 4
+    assert crawler.stats.get_value("robotstxt/released") == 4
 
 
 @pytest_twisted.ensureDeferred

@@ -829,7 +829,7 @@ def paced_gate(
     )
 
 
-def test_a_decided_origins_requests_go_on_one_per_drip_round_robin() -> None:
+def test_a_decided_origins_requests_are_released_one_per_turn_round_robin() -> None:
     gate, actions, store = paced_gate()
     for i in range(3):
         gate.schedule("http://a", f"a{i}", 0.0)
@@ -958,7 +958,7 @@ def test_nothing_goes_on_into_a_closing_crawl_and_the_close_keeps_or_drops_the_r
 
 
 def test_a_shared_lot_releases_at_once() -> None:
-    """A fleet's lot: each drip would be a round trip to Redis."""
+    """A fleet's lot: each turn would be a round trip to Redis."""
     gate, actions, store = paced_gate(lot=SharedMemoryLot())
     gate.schedule("http://a", "a0", 0.0)
     gate.schedule("http://a", "a1", 0.0)

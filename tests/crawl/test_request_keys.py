@@ -31,9 +31,9 @@ def test_the_token_comes_from_meta_then_the_setting_then_the_header() -> None:
     assert free.token_of(Request("http://a.test/")) == "crawlerbot"  # no header yet
     header = Request("http://a.test/", headers={"User-Agent": "MyBot/2.0 (+http://x)"})
     assert free.token_of(header) == "MyBot"
-    meta = Request("http://a.test/", meta={"robotstxt_user_agent": "Other/1.0"})
+    meta = Request("http://a.test/", meta={"gbot_robots_token": "Other/1.0"})
     assert free.token_of(meta) == "Other"
-    several = Request("http://a.test/", meta={"robotstxt_user_agent": ["A-bot", "B/1.0"]})
+    several = Request("http://a.test/", meta={"gbot_robots_token": ["A-bot", "B/1.0"]})
     assert free.token_of(several) == ("A-bot", "B")
     fixed = RequestKeys("settingbot", fixed=True)  # ROBOTSTXT_USER_AGENT wins over the header
     assert fixed.token_of(header) == "settingbot" and fixed.token == "settingbot"

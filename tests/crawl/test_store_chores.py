@@ -1,5 +1,5 @@
 """The store's side of each tick (``crawl/store_chores.py``): the hot path's counts flushed,
-the components' counters copied, and ``GBOT_ROBOTS_CACHE_KEEP``'s pruning at the open and
+the components' counters copied, and ``GBOT_ROBOTS_STORE_KEEP``'s pruning at the open and
 every hour after. A real SQLite store, Scrapy's real stats."""
 
 from __future__ import annotations
@@ -35,7 +35,7 @@ def test_old_states_are_pruned_at_the_open_and_every_hour_and_counts_flushed(
     persistent = SqliteStore(str(tmp_path / "robots.sqlite3"))  # what it wrote, read back
     store = TieredStore(MemoryStore(10), persistent)
     keep = 60 * DAY  # at least the grace period and the longest max-age (the setting's rule)
-    values = {"GBOT_ROBOTS_CACHE_KEEP": keep}
+    values = {"GBOT_ROBOTS_STORE_KEEP": keep}
     chores = StoreChores(load(values.get), store, telemetry.requests, telemetry.run)
     stats = crawler.stats
     start = keep + DAY
@@ -44,7 +44,7 @@ def test_old_states_are_pruned_at_the_open_and_every_hour_and_counts_flushed(
     assert persistent.get_now("http://old.test") is None
     telemetry.requests.hits += 5  # the hot path counts in a plain int
     chores.tick(start + 1.0, MemoryLot())
-    assert stats.get_value("robotstxt/cache/hit") == 5
+    assert stats.get_value("robotstxt/store/hit") == 5
     persistent.put_soon("http://old.test", state)
     chores.tick(start + PRUNE_EVERY - 1.0, MemoryLot())
     assert stats.get_value("robotstxt/store/pruned") == 1  # not an hour yet
