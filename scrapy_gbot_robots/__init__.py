@@ -29,7 +29,7 @@ if TYPE_CHECKING:
     from .addon import Addon
     from .crawl.body import RobotsBodyError, RobotsBodyMiddleware
     from .crawl.middleware import GoogleRobotsTxtMiddleware
-    from .crawl.page_rules import PageRulesMiddleware, page_rules
+    from .crawl.page_rules_middleware import PageRulesMiddleware, page_rules
     from .scrapy_parser import GoogleRobotParser
 
 __all__ = [
@@ -65,8 +65,8 @@ _LAZY = {
     "Addon": ".addon",
     "GoogleRobotsTxtMiddleware": ".middleware",
     "GoogleRobotParser": ".scrapy_parser",
-    "PageRulesMiddleware": ".crawl.page_rules",
-    "page_rules": ".crawl.page_rules",
+    "PageRulesMiddleware": ".crawl.page_rules_middleware",
+    "page_rules": ".crawl.page_rules_middleware",
     "RobotsBodyError": ".body",
     "RobotsBodyMiddleware": ".body",
 }

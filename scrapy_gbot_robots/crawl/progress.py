@@ -20,8 +20,7 @@ from .. import _stats as S
 from ..policy.states import Kind
 
 if TYPE_CHECKING:
-    from .budget import FetchBudget
-    from .tally import Tally
+    from .gate import GateFigures
 
 logger = logging.getLogger("scrapy_gbot_robots.middleware")
 
@@ -47,7 +46,7 @@ class Progress:
         self._then: float | None = None
         self._decided_then = 0
 
-    def tick(self, tally: Tally, budget: FetchBudget) -> None:
+    def tick(self, gate: GateFigures) -> None:
         if not self._interval:
             return
         now = self._clock()
@@ -57,16 +56,16 @@ class Progress:
         if now < self._next:
             return
         self._next = now + self._interval
-        if not (tally.now or budget.in_flight or budget.waiting):
+        if not (gate.parked_now or gate.in_flight or gate.queued):
             self._then, self._decided_then = now, self._decided()
             return
-        self._log(now, tally, budget)
+        self._log(now, gate)
 
     def _decided(self) -> int:
         get = self._stats.get_value
         return sum(int(get(S.ORIGIN_STATE + kind.value, 0)) for kind in Kind)
 
-    def _log(self, now: float, tally: Tally, budget: FetchBudget) -> None:
+    def _log(self, now: float, gate: GateFigures) -> None:
         get = self._stats.get_value
         kinds = ", ".join(
             f"{int(get(S.ORIGIN_STATE + kind.value, 0)):,} {word}"
@@ -84,10 +83,10 @@ class Progress:
                 "decided": f"{decided:,}",
                 "kinds": kinds,
                 "rate": rate,
-                "parked": f"{tally.now:,}",
-                "running": budget.running,
-                "slow": budget.slow,
-                "queued": f"{len(budget.queue):,}",
+                "parked": f"{gate.parked_now:,}",
+                "running": gate.running,
+                "slow": gate.slow,
+                "queued": f"{gate.queued:,}",
                 "released": f"{int(get(S.RELEASED, 0)):,}",
                 "dropped": f"{int(get(S.DROPPED, 0)):,}",
                 "forbidden": f"{int(get(S.FORBIDDEN, 0)):,}",
