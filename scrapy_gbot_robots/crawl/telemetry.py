@@ -602,6 +602,4 @@ def _robot_parser(robots: RobotsTxt) -> Any:
     """Scrapy's ``RobotParser`` interface over the parsed file, for ``robots_parsed``."""
     from ..scrapy_parser import GoogleRobotParser
 
-    parser = GoogleRobotParser(robots.body)
-    parser.robots = robots
-    return parser
+    return GoogleRobotParser(robots.body, robots=robots)
