@@ -29,8 +29,8 @@ from typing import TYPE_CHECKING
 
 from scrapy.robotstxt import RobotParser
 
-from .engine.agent import product_token
 from .engine.rules import RobotsTxt, parse
+from .engine.tokens import product_token
 from .engine.url import crawler_url
 
 if TYPE_CHECKING:

@@ -10,8 +10,8 @@ import re
 from typing import TYPE_CHECKING, TypeVar
 
 from .._meta import USER_AGENT_META
-from ..engine.agent import is_valid_token, product_token
 from ..engine.rules import Tokens  # one product token, or several, most specific first
+from ..engine.tokens import is_valid_token, product_token
 from ..policy.origin import origin_of
 
 if TYPE_CHECKING:

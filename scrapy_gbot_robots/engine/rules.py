@@ -20,7 +20,6 @@ from itertools import repeat
 from operator import getitem, itemgetter
 from typing import Literal, NamedTuple
 
-from .agent import TOKEN_PREFIX_RE, is_valid_token, names_everyone
 from .lines import (
     MAX_BODY_BYTES,
     WS,
@@ -33,8 +32,9 @@ from .lines import (
     matcher_directives,
     physical_lines,
 )
-from .match import path_params_query
-from .match import priority as _priority
+from .path_match import path_params_query
+from .path_match import priority as _priority
+from .tokens import TOKEN_PREFIX_RE, is_valid_token, names_everyone
 from .usage import KEYS as USAGE_KEYS
 from .usage import Usage, UsageIndex, UsagePreference, in_force
 from .wild import EXACT as _EXACT

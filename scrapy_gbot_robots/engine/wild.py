@@ -1,8 +1,8 @@
 """Wildcard rules at any scale: the greedy search, and screens that skip most rules unseen.
 
 A rule with ``*`` or a final ``$`` matches when its literal pieces occur in the path in
-order (the greedy search of :func:`match.wildcard_match`: each piece at its leftmost place
-after the previous one).  Google tries every rule on every path; so did this matcher, and a
+order (the greedy search of :func:`.path_match.wildcard_match`: each piece at its leftmost
+place after the previous one).  Google tries every rule on every path; so did this matcher, and a
 file of a thousand many-``*`` rules made one check cost milliseconds.  What bounds it here,
 without changing a verdict:
 
@@ -11,8 +11,8 @@ without changing a verdict:
   literal prefix (looked up by length, as plain rules are), the tail a ``$`` rule must end
   with (looked up by length from the end), the whole path of a ``/a$`` rule, or one literal
   piece the path must contain (its longest).  Many such pieces are screened together by
-  their grams, the path's grams read and looked up in C (:class:`.grams._Pieces`, in
-  :mod:`.grams`), or by their first eight characters when they are crowded on few grams.
+  their grams, the path's grams read and looked up in C (:class:`.piece_screen.PieceScreen`),
+  or by their first eight characters when they are crowded on few grams.
   The rules that pass are then checked in full, in priority order, until the first that
   matches; past the first ``_CULL`` of them, those whose shared walk (below) fails on the
   path, or whose last piece is not found from where it ends, are dropped in C before the
@@ -22,7 +22,7 @@ without changing a verdict:
   one-character pieces is walked in one pass of an iterator, in C; the walk up to the last
   piece is shared by the rules that have the same one, and done once per path; a rule
   without a walk searches its last piece first; and pieces for which ``str.find`` could be
-  quadratic are searched the linear way (:func:`.needles.risky`).
+  quadratic are searched the linear way (:func:`.linear_find.risky`).
 """
 
 from __future__ import annotations
@@ -34,8 +34,8 @@ from itertools import compress, repeat
 from operator import contains, eq, itemgetter, le, length_hint
 from typing import Any
 
-from .grams import _Pieces
-from .needles import find, risky
+from .linear_find import find, risky
+from .piece_screen import PieceScreen
 
 # Shapes of wildcard and anchored rules, each checked inline by the matcher.
 PREFIX, EXACT, ONE, ONE_END, MANY, MANY_END = range(6)
@@ -177,7 +177,7 @@ def _after_run(path: str, piece: str, count: int, pos: int, danger: bool) -> int
 class Chain:
     """The pieces of a rule with two ``*`` or more, after its literal prefix.
 
-    ``match`` is :func:`match.wildcard_match` for a path that starts with the prefix (the
+    ``match`` is :func:`.path_match.wildcard_match` for a path that starts with the prefix (the
     caller has checked it): the pieces found greedily in order, and with a final ``$`` the
     last one ending the path.  A path shorter than the prefix and the pieces together
     (``need``) cannot match, and is turned away before any search.  ``middle`` is what is
@@ -480,7 +480,7 @@ class WildIndex:
             )
         self._prefix_lengths = tuple(sorted(set(map(len, self._prefixes))))
         self._suffix_lengths = tuple(sorted(set(map(len, self._suffixes))))
-        self._pieces = _Pieces(pieces, searched) if pieces else None
+        self._pieces = PieceScreen(pieces, searched) if pieces else None
         # Each rule's shared walk, numbered from 1 (0: none); only the outermost index culls.
         self._walks: tuple[_Walk, ...] = ()
         self._walk_of: tuple[int, ...] = ()

@@ -15,7 +15,7 @@ from hypothesis import strategies as st
 from test_properties import bodies, reference
 
 from scrapy_gbot_robots import parse
-from scrapy_gbot_robots.engine.match import path_params_query
+from scrapy_gbot_robots.engine.path_match import path_params_query
 
 # What follows a scheme: hosts with and without a path, and the characters that end a host
 # or start a path elsewhere ("?", ";", "#"), escapes, non-ASCII, a NUL, spaces.

@@ -18,7 +18,7 @@ from hypothesis import strategies as st
 
 from scrapy_gbot_robots import Decision, parse
 from scrapy_gbot_robots.engine.lines import directives, escape_pattern
-from scrapy_gbot_robots.engine.match import path_params_query
+from scrapy_gbot_robots.engine.path_match import path_params_query
 from scrapy_gbot_robots.engine.rules import RobotsTxt, _agent_key, _decide_reference, _walk_groups
 
 SETTINGS = settings(

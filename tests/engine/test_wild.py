@@ -26,9 +26,9 @@ from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
 
 from scrapy_gbot_robots import parse
-from scrapy_gbot_robots.engine import grams, rules, wild
+from scrapy_gbot_robots.engine import piece_screen, rules, wild
 from scrapy_gbot_robots.engine.lines import directives
-from scrapy_gbot_robots.engine.match import path_params_query, wildcard_match
+from scrapy_gbot_robots.engine.path_match import path_params_query, wildcard_match
 from scrapy_gbot_robots.engine.rules import RobotsTxt, _agent_key, _decide_reference, _walk_groups
 
 SETTINGS = settings(
@@ -110,22 +110,22 @@ def index_everywhere(signed: str = "") -> Iterator[None]:
     """Every rule set indexed, every prefix and tail nested, every piece filed by grams.
 
     With ``signed="grams"``, every path's grams are read in C and the pieces screened by
-    their other grams (``grams._Signed``), as for the many pieces of a hostile file; with
-    ``signed="heads"``, by their first eight characters (``grams._Heads``), as for pieces
+    their other grams (``piece_screen._Signed``), as for the many pieces of a hostile file; with
+    ``signed="heads"``, by their first eight characters (``piece_screen._Heads``), as for pieces
     crowded on few grams.
     """
     with pytest.MonkeyPatch.context() as patch:
         patch.setattr(rules, "_INDEXED", 0)
         patch.setattr(wild, "_BUCKET", 0)
-        patch.setattr(grams, "_DIRECT_KEYS", 0)
+        patch.setattr(piece_screen, "_DIRECT_KEYS", 0)
         patch.setattr(wild, "_CULL", 0)  # every candidate list culled by its shared walks
         patch.setattr(wild, "_PER_WALK", 1)
         if signed:
-            patch.setattr(grams, "_SIGNED", 0)
-            patch.setattr(grams, "_LOOKUP", 0)
-            patch.setattr(grams, "_CAST_FROM", 0)
-            patch.setattr(grams, "_CROWDED", 0 if signed == "heads" else 10**9)
-            patch.setattr(grams, "_WINDOWS", 0 if signed == "heads" else 10**9)
+            patch.setattr(piece_screen, "_SIGNED", 0)
+            patch.setattr(piece_screen, "_LOOKUP", 0)
+            patch.setattr(piece_screen, "_CAST_FROM", 0)
+            patch.setattr(piece_screen, "_CROWDED", 0 if signed == "heads" else 10**9)
+            patch.setattr(piece_screen, "_WINDOWS", 0 if signed == "heads" else 10**9)
         yield
 
 
@@ -350,7 +350,7 @@ def test_rules_whose_last_piece_is_not_after_their_walk_are_culled() -> None:
 
 
 def test_a_piece_of_several_rules_leads_to_each() -> None:
-    # 300 pieces screened by grams in C (grams._Signed), each the piece of two rules: a
+    # 300 pieces screened by grams in C (piece_screen._Signed), each the piece of two rules: a
     # Disallow of it, and a longer Allow of "q" before it.  A hit leads to both rules (most
     # files give a piece one rule, and then a hit is that rule).
     words = [format(i * 2654435761 % 2**32, "08x") for i in range(300)]
@@ -366,7 +366,7 @@ def test_a_piece_of_several_rules_leads_to_each() -> None:
     assert matcher is not None and matcher._index is not None
     pieces = matcher._index._pieces
     assert pieces is not None
-    (signed,) = [filed for _, filed, _ in pieces._filed if isinstance(filed, grams._Signed)]
+    (signed,) = [filed for _, filed, _ in pieces._filed if isinstance(filed, piece_screen._Signed)]
     assert signed.sure and signed.rule is None  # each hit leads to a tuple of two rules
 
 
@@ -404,13 +404,13 @@ def test_dense_short_pieces_are_found_by_head_and_right() -> None:
     nested = [g for g in matcher._index._prefixes.values() if isinstance(g, wild.WildIndex)]
     screen = nested[0]._pieces if nested else None
     assert screen is not None
-    heads = [s for size, s, _ in screen._filed if size == grams._GRAM]
-    assert heads and isinstance(heads[0], grams._Heads)
+    heads = [s for size, s, _ in screen._filed if size == piece_screen._GRAM]
+    assert heads and isinstance(heads[0], piece_screen._Heads)
     assert heads[0].sure  # a hit of a piece up to eight characters is an occurrence
     # The short pieces (x0 to x99, y0 to y99) fill most pairs too, but 12 characters make
     # 144 pairs: a path holds few distinct ones, so they stay screened by grams.
     pairs = [s for size, s, _ in screen._filed if size == 2]
-    assert pairs and isinstance(pairs[0], grams._Signed)
+    assert pairs and isinstance(pairs[0], piece_screen._Signed)
 
 
 def test_pieces_crowded_on_few_grams_are_screened_by_head_and_right() -> None:
@@ -430,7 +430,8 @@ def test_pieces_crowded_on_few_grams_are_screened_by_head_and_right() -> None:
     assert matcher is not None and matcher._index is not None
     nested = [g for g in matcher._index._prefixes.values() if isinstance(g, wild.WildIndex)]
     screen = nested[0]._pieces if nested else None
-    assert screen is not None and any(isinstance(s, grams._Heads) for _, s, _ in screen._filed)
+    assert screen is not None
+    assert any(isinstance(s, piece_screen._Heads) for _, s, _ in screen._filed)
 
 
 def test_many_short_pieces_are_found_whole_by_windows_and_right() -> None:
@@ -452,7 +453,7 @@ def test_many_short_pieces_are_found_whole_by_windows_and_right() -> None:
     nested = [g for g in matcher._index._prefixes.values() if isinstance(g, wild.WildIndex)]
     screen = nested[0]._pieces if nested else matcher._index._pieces
     assert screen is not None
-    windows = [s for _, s, _ in screen._filed if isinstance(s, grams._Heads)]
+    windows = [s for _, s, _ in screen._filed if isinstance(s, piece_screen._Heads)]
     assert windows and all(s.sure for s in windows)
 
 
@@ -649,7 +650,7 @@ gram_path = st.text(alphabet="ab0/%?é", max_size=300)
     queries=["ab0a0ab" + "/" * 200 + "ab0ab"],
     signed="grams",
 )
-@example(  # a periodic path: its grams gathered in a set first (grams._periodic)
+@example(  # a periodic path: its grams gathered in a set first (piece_screen._periodic)
     pieces=["abab", "abab0", "b0b0", "0aba"],
     searched=False,
     queries=["ab" * 100, "ab" * 100 + "0", "a" * 300],
@@ -676,7 +677,7 @@ def test_a_screened_piece_is_never_left_out(
     # find) is also confirmed, so no other is.
     filed = {piece: [at] for at, piece in enumerate(pieces)}
     with index_everywhere(signed):
-        screen = grams._Pieces(filed, set(pieces) if searched else set())
+        screen = piece_screen.PieceScreen(filed, set(pieces) if searched else set())
         for path in queries:
             found: list[int] = []
             screen.present("/" + path, found)
@@ -727,7 +728,7 @@ def test_only_the_searched_pieces_are_confirmed(
     filed = {piece: [at] for at, piece in enumerate(pieces)}
     confirmed = {piece for at, piece in enumerate(pieces) if at in searched}
     with index_everywhere(signed):
-        screen = grams._Pieces(filed, confirmed)
+        screen = piece_screen.PieceScreen(filed, confirmed)
         for path in queries:
             found: list[int] = []
             screen.present("/" + path, found)
