@@ -15,9 +15,10 @@ from collections.abc import Sequence
 
 from .._safetext import quoted
 from ..engine import lint as _lint
+from ..engine.decision import Decision
 from ..engine.lines import LineKind, LineReport, report
 from ..engine.path_match import path_params_query
-from ..engine.rules import Decision, RobotsTxt, parse
+from ..engine.rules import RobotsTxt, parse
 from ..engine.url import sendable_url
 from ..engine.usage import Usage
 from ._args import (
@@ -200,8 +201,7 @@ def follows(rt: RobotsTxt, reports: Sequence[LineReport], agents: Agents) -> str
         where = _lines_of([g for g in groups if named.lower() in g.tokens])
         if named == first:
             return (
-                f"{first} follows its own group (lines {where}); the * group does not apply "
-                "to it"
+                f"{first} follows its own group (lines {where}); the * group does not apply to it"
             )
         return (
             f"{first} has no group of its own and follows the {named} group (lines {where}), "

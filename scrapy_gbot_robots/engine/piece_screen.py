@@ -1,4 +1,4 @@
-"""Many literal pieces screened at once by a path's grams, for :class:`.wild.WildIndex`.
+"""Many literal pieces screened at once by a path's grams, for :class:`.wild_index.WildIndex`.
 
 A file of thousands of ``*`` rules must not cost a check per rule: the pieces a path could
 hold are found from the path's own grams, read in C, and only those are looked for.

@@ -115,8 +115,8 @@ def test_memory_per_file_stays_bounded_with_many_token_lists() -> None:
         robots.allowed("https://e.com/x", tokens)
         robots.allowed("https://e.com/x", tokens, global_group=False)
         robots.refuses("https://e.com/x", tokens, ("ai-train",))
-    assert robots._others is not None and len(robots._others) <= rules._MAX_AGENTS
-    assert robots._usage is not None and len(robots._usage) <= rules._MAX_AGENTS
+    assert robots._others is not None and len(robots._others) <= rules._MAX_MATCHERS
+    assert robots._usage is not None and len(robots._usage) <= rules._MAX_MATCHERS
 
 
 def test_crawl_delay_and_names_agent_take_the_group_in_force() -> None:

@@ -121,7 +121,7 @@ def test_matchers_that_refuse_nothing_answer_at_the_first_test() -> None:
         rt = parse(body)
         rt.allowed("https://e.com/", "Googlebot")
         matcher = rt._matcher_for("Googlebot")
-        return matcher._firsts == "" and matcher._screen is None
+        return matcher.firsts == "" and matcher.screen is None
 
     assert is_open(b"")
     assert is_open(b"User-agent: *\nAllow: /\n")

@@ -2,7 +2,7 @@
 
 ``decide`` finds the winner the way the verdict's matcher does (screens, longest plain
 prefix, wildcard rules by priority) and then reports, from tables built on the agent's first
-``decide()``, the rule Google's ``matching_line()`` names.  ``_decide_reference`` is the
+``decide()``, the rule Google's ``matching_line()`` names.  ``decide_reference`` is the
 straightforward algorithm: every rule checked in file order, the index.htm fallback tried
 when an allow fails, the first rule of the best priority kept per kind.  The bodies below
 are built to be full of what makes the two differ if anything is off: equal priorities
@@ -17,9 +17,11 @@ from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
 
 from scrapy_gbot_robots import Decision, parse
+from scrapy_gbot_robots.engine.decision import decide_reference
+from scrapy_gbot_robots.engine.groups import token_key, walk_groups
 from scrapy_gbot_robots.engine.lines import directives, escape_pattern
 from scrapy_gbot_robots.engine.path_match import path_params_query
-from scrapy_gbot_robots.engine.rules import RobotsTxt, _agent_key, _decide_reference, _walk_groups
+from scrapy_gbot_robots.engine.rules import RobotsTxt
 
 SETTINGS = settings(
     max_examples=600,
@@ -104,9 +106,9 @@ agents = st.sampled_from(["bot", "Bot", "bot-x", "other", "nobody", ""])
 
 def reference(body: bytes, url: str, agent: str) -> Decision:
     """The rule-by-rule replay, from the same group walk."""
-    specific, agent_rules, global_rules, _ = _walk_groups(directives(body), _agent_key(agent))
+    specific, agent_rules, global_rules, _ = walk_groups(directives(body), token_key(agent))
     rules = agent_rules if specific else global_rules
-    return _decide_reference(path_params_query(url), rules, specific)
+    return decide_reference(path_params_query(url), rules, specific)
 
 
 def check(robots: RobotsTxt, url: str, agent: str) -> None:
@@ -235,7 +237,7 @@ def test_tables_are_built_lazily_and_per_agent() -> None:
     matchers = [robots._matcher, *robots._others.values()]
     assert all(m is not None and m._detail is None for m in matchers)  # allowed() pays nothing
     assert robots.decide("https://e.com/b", "bot").line == 4
-    assert robots._agent == "bot" and robots._matcher is not None  # the fast slot
+    assert robots._token == "bot" and robots._matcher is not None  # the fast slot
     assert robots._matcher._detail is not None
     other = robots._others.get("other")
     assert other is not None and other._detail is None

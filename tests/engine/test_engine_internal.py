@@ -1,8 +1,8 @@
 """The matcher's fast path must give exactly what the general path gives.
 
 The first check of a site goes through ``fast_matcher_lines`` (one regular expression) and
-``_fast_select`` (the group walk specialised to it) when the body allows; ``decide`` and
-bodies with a NUL or an over-long line go through ``directives`` and ``_walk_groups``.
+``fast_select`` (the group walk specialised to it) when the body allows; ``decide`` and
+bodies with a NUL or an over-long line go through ``directives`` and ``walk_groups``.
 These properties pin the two to each other on robots-like bodies built to hit every special
 case (typos, colon-less lines, comments, NUL, CR, BOM, ``%``, non-ASCII).
 """
@@ -17,6 +17,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from scrapy_gbot_robots import parse
+from scrapy_gbot_robots.engine.groups import fast_select, token_key, walk_groups
 from scrapy_gbot_robots.engine.lines import (
     _MATCHER_LINE,
     _PLAIN_LINE,
@@ -28,7 +29,6 @@ from scrapy_gbot_robots.engine.lines import (
     matcher_directives,
     report,
 )
-from scrapy_gbot_robots.engine.rules import _agent_key, _fast_select, _walk_groups
 
 KEYS = [
     b"User-agent", b"user-agent", b"USERAGENT", b"user agent", b"User-agents", b"Allow",
@@ -65,11 +65,11 @@ def _both(data: bytes, user_agent: str) -> tuple[object, object] | None:
     lines = fast_matcher_lines(data)
     if lines is None:
         return None
-    agent = _agent_key(user_agent)
-    specific, agent_rules, global_rules, _ = _walk_groups(matcher_directives(data), agent)
+    agent = token_key(user_agent)
+    specific, agent_rules, global_rules, _ = walk_groups(matcher_directives(data), agent)
     rules = agent_rules if specific else global_rules
     general = (specific, [r[2] for r in rules if r[1]], [r[2] for r in rules if not r[1]])
-    return _fast_select(lines, agent), general
+    return fast_select(lines, agent), general
 
 
 @settings(max_examples=400, deadline=None, suppress_health_check=[HealthCheck.too_slow])
@@ -117,11 +117,11 @@ def test_fast_path_normalises_the_values_of_a_body_with_escapes_or_other_bytes()
     assert robots.allowed("https://x.com/caf", "Googl") is True
     assert robots.allowed("https://x.com/plainx", "Googl") is False
     assert robots.allowed("https://x.com/caf%C3%A9", "bot") is True
-    specific, agent_rules, _, _ = _walk_groups(matcher_directives(data), "googl")
+    specific, agent_rules, _, _ = walk_groups(matcher_directives(data), "googl")
     allows = [rule[2] for rule in agent_rules if rule[1]]
     disallows = [rule[2] for rule in agent_rules if not rule[1]]
     assert specific is True
-    assert _fast_select(found, "googl") == (True, allows, disallows)
+    assert fast_select(found, "googl") == (True, allows, disallows)
     assert disallows == ["/caf%C3%A9", "/caf%C3%A9%AA", "/plain"]
 
 

@@ -1,11 +1,11 @@
 """The wildcard screens never change a verdict: indexed matcher == unindexed == rule by rule.
 
-``engine/wild.py`` skips most wildcard rules without trying them (``WildIndex``) and runs
-the greedy search with shortcuts (``Chain``: a length floor, runs of one piece counted in
-C, a walk shared by rules with the same middle and remembered per path, risky needles
-searched in a padded haystack).  Each shortcut must give exactly what the plain greedy
-search of ``match.wildcard_match`` gives, and the matcher must give exactly what the
-rule-by-rule replay ``_decide_reference`` gives, whatever the index files where.
+``engine/wild_index.py`` skips most wildcard rules without trying them (``WildIndex``) and
+``engine/chain.py`` runs the greedy search with shortcuts (``Chain``: a length floor, runs
+of one piece counted in C, a walk shared by rules with the same middle and remembered per
+path, risky needles searched in a padded haystack).  Each shortcut must give exactly what
+the plain greedy search of ``path_match.wildcard_match`` gives, and the matcher what the
+rule-by-rule replay ``decide_reference`` gives, whatever the index files where.
 
 The bodies are drawn from small alphabets and from pieces that repeat, so that prefixes,
 tails and pieces are shared by many rules (the index nests and files by grams), paths
@@ -26,10 +26,18 @@ from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
 
 from scrapy_gbot_robots import parse
-from scrapy_gbot_robots.engine import piece_screen, rules, wild
+from scrapy_gbot_robots.engine import chain as chain_module
+from scrapy_gbot_robots.engine import matcher as matcher_module
+from scrapy_gbot_robots.engine import piece_screen, wild_index
+from scrapy_gbot_robots.engine.chain import Chain, Walk, share_walks
+from scrapy_gbot_robots.engine.decision import LineDetail, decide_reference
+from scrapy_gbot_robots.engine.groups import token_key, walk_groups
+from scrapy_gbot_robots.engine.linear_find import find, risky
 from scrapy_gbot_robots.engine.lines import directives
+from scrapy_gbot_robots.engine.matcher import Matcher
 from scrapy_gbot_robots.engine.path_match import path_params_query, wildcard_match
-from scrapy_gbot_robots.engine.rules import RobotsTxt, _agent_key, _decide_reference, _walk_groups
+from scrapy_gbot_robots.engine.rules import RobotsTxt
+from scrapy_gbot_robots.engine.wild_index import WildIndex
 
 SETTINGS = settings(
     max_examples=300,
@@ -100,9 +108,14 @@ paths = path_text.map(lambda parts: "/" + "".join(parts))
 
 def reference(body: bytes, path: str) -> bool:
     """The rule-by-rule replay (plain greedy search, no index, no chains)."""
-    specific, agent_rules, global_rules, _ = _walk_groups(directives(body), _agent_key("bot"))
+    specific, agent_rules, global_rules, _ = walk_groups(directives(body), token_key("bot"))
     chosen = agent_rules if specific else global_rules
-    return _decide_reference(path_params_query(SITE + path), chosen, specific).allowed
+    return decide_reference(path_params_query(SITE + path), chosen, specific).allowed
+
+
+def unexplained() -> LineDetail:
+    """A matcher's line detail, for matchers built here to find prefixes: never asked for."""
+    raise AssertionError("these matchers are never asked to decide()")
 
 
 @contextmanager
@@ -115,11 +128,11 @@ def index_everywhere(signed: str = "") -> Iterator[None]:
     crowded on few grams.
     """
     with pytest.MonkeyPatch.context() as patch:
-        patch.setattr(rules, "_INDEXED", 0)
-        patch.setattr(wild, "_BUCKET", 0)
+        patch.setattr(wild_index, "INDEXED", 0)
+        patch.setattr(wild_index, "_BUCKET", 0)
         patch.setattr(piece_screen, "_DIRECT_KEYS", 0)
-        patch.setattr(wild, "_CULL", 0)  # every candidate list culled by its shared walks
-        patch.setattr(wild, "_PER_WALK", 1)
+        patch.setattr(wild_index, "_CULL", 0)  # every candidate list culled by its shared walks
+        patch.setattr(wild_index, "_PER_WALK", 1)
         if signed:
             patch.setattr(piece_screen, "_SIGNED", 0)
             patch.setattr(piece_screen, "_LOOKUP", 0)
@@ -151,12 +164,12 @@ def test_chain_is_the_greedy_search(
     first: str, rest: list[str], run: int, anchored: bool, path: str
 ) -> None:
     pieces = tuple(rest[:-1] + [rest[-2]] * run + rest[-1:])
-    chain = wild.Chain(first, pieces, anchored)
+    chain = Chain(first, pieces, anchored)
     expected = path.startswith(first) and wildcard_match(path, (first, *pieces), anchored)
     assert (path.startswith(first) and chain.match(path)) is expected
     # The same chain sharing its walk with another, asked twice for one path.
-    other = wild.Chain(first, (*pieces[:-1], "zz"), anchored)
-    wild.share_walks([chain, other])
+    other = Chain(first, (*pieces[:-1], "zz"), anchored)
+    share_walks([chain, other])
     assert (path.startswith(first) and chain.match(path)) is expected
     assert (path.startswith(first) and chain.match(path)) is expected
 
@@ -182,7 +195,7 @@ def test_runs_are_counted_as_they_are_found(
             break
         expected += len(piece_)
     for danger in (False, True):
-        assert wild._after_run(path, piece_, count, pos, danger) == expected
+        assert chain_module._after_run(path, piece_, count, pos, danger) == expected
 
 
 @given(
@@ -199,15 +212,15 @@ def test_a_padded_search_finds_what_find_finds(
 ) -> None:
     needle = block * repeats + tail
     haystack = "a" * fill + path + needle[: len(needle) // 2] + path + needle
-    assert wild.find(haystack, needle, pos, True) == haystack.find(needle, pos)
+    assert find(haystack, needle, pos, True) == haystack.find(needle, pos)
 
 
 def test_risky_needles_are_the_periodic_ones() -> None:
-    assert wild.risky("a" * 40 + "b" + "a" * 40)
-    assert wild.risky("ab" * 20 + "c")
-    assert not wild.risky("a" * 30 + "b")  # short: the simple search is cheap enough
-    assert not wild.risky("/wp-content/plugins/some-plugin/assets/")
-    assert not wild.risky("\0" * 40)  # the padding itself: never padded
+    assert risky("a" * 40 + "b" + "a" * 40)
+    assert risky("ab" * 20 + "c")
+    assert not risky("a" * 30 + "b")  # short: the simple search is cheap enough
+    assert not risky("/wp-content/plugins/some-plugin/assets/")
+    assert not risky("\0" * 40)  # the padding itself: never padded
 
 
 # -- the matcher, indexed or not, against the rule-by-rule replay ----------------------------
@@ -311,11 +324,11 @@ def test_rules_whose_shared_walk_fails_are_culled_before_the_loop() -> None:
     assert matcher is not None and matcher._index is not None
     index = matcher._index
     with pytest.MonkeyPatch.context() as patch:
-        patch.setattr(wild, "_CULL", 10**9)
+        patch.setattr(wild_index, "_CULL", 10**9)
         screened = [list(index.candidates(path)) for path in (none, one, every)]
     assert [len(found) for found in screened] == [400, 400, 400]
-    head = wild._CULL  # the loop tries these first: most checks end among them
-    walk_of = {at: entry[5].walk for at, entry in enumerate(matcher._wild) if entry[5]}
+    head = wild_index._CULL  # the loop tries these first: most checks end among them
+    walk_of = {at: entry[4].walk for at, entry in enumerate(matcher._wild) if entry[4]}
     assert list(index.candidates(none)) == screened[0][:head]  # no walk's letters in order
     alive = [at for at in screened[1] if (walk := walk_of[at]) and walk.end(one) >= 0]
     assert len(alive) == 40  # "a*d*g" alone
@@ -339,14 +352,14 @@ def test_rules_whose_last_piece_is_not_after_their_walk_are_culled() -> None:
     assert matcher is not None and matcher._index is not None
     index = matcher._index
     with pytest.MonkeyPatch.context() as patch:
-        patch.setattr(wild, "_CULL", 10**9)
+        patch.setattr(wild_index, "_CULL", 10**9)
         screened = list(index.candidates(before))
     assert len(screened) == 400
-    assert list(index.candidates(before)) == screened[: wild._CULL]
-    chains = [rule[5] for rule in matcher._wild]
+    assert list(index.candidates(before)) == screened[: wild_index._CULL]
+    chains = [rule[4] for rule in matcher._wild]
     (rule_398,) = [at for at, chain in enumerate(chains) if chain and chain.last == "end0398"]
-    assert screened.index(rule_398) >= wild._CULL  # among those the cull decides on
-    assert list(index.candidates(edge)) == [*screened[: wild._CULL], rule_398]
+    assert screened.index(rule_398) >= wild_index._CULL  # among those the cull decides on
+    assert list(index.candidates(edge)) == [*screened[: wild_index._CULL], rule_398]
 
 
 def test_a_piece_of_several_rules_leads_to_each() -> None:
@@ -401,7 +414,7 @@ def test_dense_short_pieces_are_found_by_head_and_right() -> None:
         check(robots, path)
     matcher = robots._matcher
     assert matcher is not None and matcher._index is not None
-    nested = [g for g in matcher._index._prefixes.values() if isinstance(g, wild.WildIndex)]
+    nested = [g for g in matcher._index._prefixes.values() if isinstance(g, WildIndex)]
     screen = nested[0]._pieces if nested else None
     assert screen is not None
     heads = [s for size, s, _ in screen._filed if size == piece_screen._GRAM]
@@ -428,7 +441,7 @@ def test_pieces_crowded_on_few_grams_are_screened_by_head_and_right() -> None:
         check(robots, path)
     matcher = robots._matcher
     assert matcher is not None and matcher._index is not None
-    nested = [g for g in matcher._index._prefixes.values() if isinstance(g, wild.WildIndex)]
+    nested = [g for g in matcher._index._prefixes.values() if isinstance(g, WildIndex)]
     screen = nested[0]._pieces if nested else None
     assert screen is not None
     assert any(isinstance(s, piece_screen._Heads) for _, s, _ in screen._filed)
@@ -450,7 +463,7 @@ def test_many_short_pieces_are_found_whole_by_windows_and_right() -> None:
         check(robots, path)
     matcher = robots._matcher
     assert matcher is not None and matcher._index is not None
-    nested = [g for g in matcher._index._prefixes.values() if isinstance(g, wild.WildIndex)]
+    nested = [g for g in matcher._index._prefixes.values() if isinstance(g, WildIndex)]
     screen = nested[0]._pieces if nested else matcher._index._pieces
     assert screen is not None
     windows = [s for _, s, _ in screen._filed if isinstance(s, piece_screen._Heads)]
@@ -521,9 +534,9 @@ def gated_urls(draw: st.DrawFn) -> str:
 
 
 def check_url(robots: RobotsTxt, url: str) -> None:
-    specific, agent_rules, global_rules, _ = _walk_groups(directives(robots.body), "bot")
+    specific, agent_rules, global_rules, _ = walk_groups(directives(robots.body), "bot")
     chosen = agent_rules if specific else global_rules
-    expected = _decide_reference(path_params_query(url), chosen, specific).allowed
+    expected = decide_reference(path_params_query(url), chosen, specific).allowed
     assert robots.allowed(url, "bot") is expected, (robots.body, url)
 
 
@@ -543,7 +556,7 @@ def test_every_gate_lets_through_what_the_replay_decides(body: bytes, urls: list
     ):
         with pytest.MonkeyPatch.context() as patcher:
             for name, value in patch.items():
-                patcher.setattr(rules, name, value)
+                patcher.setattr(matcher_module, name, value)
             robots = parse(body)
             for url in urls:  # one object: the site prefix is remembered between URLs
                 check_url(robots, url)
@@ -577,12 +590,12 @@ def test_the_longest_plain_prefix_is_found_by_descent_as_by_length(
     # the others by bisection.
     expected = max((k for k in keys if k != "/" and path.startswith(k)), key=len, default=None)
     with pytest.MonkeyPatch.context() as patcher:
-        patcher.setattr(rules, "_DESCENT", descent)
-        patcher.setattr(rules, "_FEW_LENGTHS", few)
-        patcher.setattr(rules, "_SHARED_LENGTH", shared)
-        matcher = rules._AgentMatcher([], keys, False)  # "/" is its root rule, not a key
+        patcher.setattr(matcher_module, "_DESCENT", descent)
+        patcher.setattr(matcher_module, "_FEW_LENGTHS", few)
+        patcher.setattr(matcher_module, "_SHARED_LENGTH", shared)
+        matcher = Matcher([], keys, False, unexplained)  # "/" is its root rule, not a key
         at = matcher._longest(path)
-    assert (matcher._prefilter[at] if at >= 0 else None) == expected
+    assert (matcher.prefilter[at] if at >= 0 else None) == expected
 
 
 def test_prefixes_of_a_thousand_lengths_take_one_step() -> None:
@@ -591,11 +604,11 @@ def test_prefixes_of_a_thousand_lengths_take_one_step() -> None:
     # and no length to try after it, the answer must come from the first search.
     keys = ["/a", *("/" + "a" * k + "b" for k in range(1, 1000))]
     with pytest.MonkeyPatch.context() as patcher:
-        patcher.setattr(rules, "_DESCENT", 1)
-        patcher.setattr(rules, "_by_length", lambda patterns: ())
-        matcher = rules._AgentMatcher([], keys, False)
+        patcher.setattr(matcher_module, "_DESCENT", 1)
+        patcher.setattr(matcher_module, "_by_length", lambda patterns: ())
+        matcher = Matcher([], keys, False, unexplained)
         for path in ("/" + "a" * 5000, "/" + "a" * 500, "/a"):
-            assert matcher._prefilter[matcher._longest(path)] == "/a"
+            assert matcher.prefilter[matcher._longest(path)] == "/a"
     robots = parse(body_of([(False, "/a")] + [(True, key) for key in keys[1:]]))
     for path in ("/" + "a" * 5000, "/" + "a" * 500 + "b", "/b"):
         check(robots, path)
@@ -612,7 +625,7 @@ def test_the_indexed_matcher_equals_the_unindexed_one(
 ) -> None:
     body = body_of(rules_)
     with pytest.MonkeyPatch.context() as patcher:
-        patcher.setattr(rules, "_INDEXED", 10**9)  # every wildcard rule tried, in order
+        patcher.setattr(wild_index, "INDEXED", 10**9)  # every wildcard rule tried, in order
         unfiltered = parse(body)
         verdicts = [unfiltered.allowed(SITE + path, "bot") for path in queries]
     with index_everywhere(signed):
@@ -623,7 +636,7 @@ def test_the_indexed_matcher_equals_the_unindexed_one(
 def test_a_risky_single_piece_is_searched_by_a_chain_and_decides_alike() -> None:
     needle = "a" * 40 + "b" + "a" * 40
     robots = parse(body_of([(False, "/*" + needle), (True, "/x/*" + needle + "*")]))
-    assert any(entry[5] is not None for entry in robots._matcher_for("bot")._wild)
+    assert any(entry[4] is not None for entry in robots._matcher_for("bot")._wild)
     for path in ("/" + "a" * 3000, "/" + "a" * 1000 + needle, "/x/" + needle, "/x/" + "a" * 900):
         check(robots, path)
 
@@ -750,7 +763,7 @@ def test_a_chain_that_searches_its_last_piece_first_is_the_greedy_search(
     # Long paths over few characters: the last piece occurs before, inside and after where
     # the walk ends, and the walk's bounded searches overrun where it must start.
     path = first + path * 3
-    chain = wild.Chain(first, tuple(rest), anchored)
+    chain = Chain(first, tuple(rest), anchored)
     if chain.searches_first(rest[-1]):
         assert not anchored and chain.walk is None and len(rest[-1]) < 32
     assert chain.match(path) is wildcard_match(path, (first, *rest), anchored)
@@ -783,9 +796,9 @@ def test_a_stretch_of_characters_is_walked_as_the_greedy_search(
     # Stretches of one-character pieces (broken by longer pieces and runs) walked in one
     # pass of an iterator, or by one find each, as the path left decides (forced here).
     with pytest.MonkeyPatch.context() as patch:
-        patch.setattr(wild, "_SCAN", scan)
-        walk = wild._Walk(start, pieces)
+        patch.setattr(chain_module, "_SCAN", scan)
+        walk = Walk(start, pieces)
         assert walk.end(path) == greedy_end(path, pieces, start), (pieces, path)
         singles = all(len(part) == 1 for part in pieces)
-        if len(pieces) >= wild._CHARS and singles and all(map(ne, pieces, pieces[1:])):
+        if len(pieces) >= chain_module._CHARS and singles and all(map(ne, pieces, pieces[1:])):
             assert any(step[1] == 0 for step in walk.steps)  # the stretch is one step
