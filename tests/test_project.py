@@ -276,6 +276,79 @@ def test_the_class_length_check_sees_a_long_class(tmp_path: Path) -> None:
     assert _long_classes(tmp_path / "m.py") == [f"m.py:Long ({MAX_CLASS_LINES + 1} lines)"]
 
 
+#: The folders of the package whose every module has its test file,
+#: ``tests/<folder>/test_<module>.py``, or an entry in COVERED_ELSEWHERE.  A folder joins
+#: once its tests are named by module.
+CHECKED_FOLDERS = ("engine",)
+
+#: Modules whose tests live in a file not named after them: module path (from the package)
+#: -> the test file that covers it.  Suites that test a whole folder against an outside
+#: reference (``tests/engine/test_semantics.py``, ``test_properties.py``,
+#: ``test_conformance.py``) come on top of the per-module files, not instead of them.
+COVERED_ELSEWHERE: dict[str, str] = {
+    # Test modules need distinct names, and tests/page/test_rules.py is page/rules.py's.
+    "engine/rules.py": "tests/engine/test_robots_txt.py",
+    # The old import path of engine/tokens.py, kept for code outside the package.
+    "engine/agent.py": "tests/engine/test_tokens.py",
+    # The linter's catalogue and its families of checks, run through the linter.
+    "engine/lint_checks.py": "tests/engine/test_lint.py",
+    "engine/lint_groups.py": "tests/engine/test_lint.py",
+    "engine/lint_lines.py": "tests/engine/test_lint.py",
+    "engine/lint_usage.py": "tests/engine/test_usage.py",
+}
+
+
+def _needs_a_test_file(path: Path) -> bool:
+    """Every module but an ``__init__.py`` that holds only its docstring."""
+    if path.name != "__init__.py":
+        return True
+    body = ast.parse(path.read_text(encoding="utf-8")).body
+    return not all(
+        isinstance(node, ast.Expr) and isinstance(node.value, ast.Constant) for node in body
+    )
+
+
+def _untested(package: Path, tests: Path, folder: str) -> list[str]:
+    """The modules of ``package/folder`` with neither ``tests/folder/test_<module>.py`` nor
+    an entry in COVERED_ELSEWHERE."""
+    return [
+        name
+        for path in sorted((package / folder).glob("*.py"))
+        if _needs_a_test_file(path)
+        and (name := str(path.relative_to(package))) not in COVERED_ELSEWHERE
+        and not (tests / folder / f"test_{path.stem}.py").is_file()
+    ]
+
+
+@pytest.mark.parametrize("folder", CHECKED_FOLDERS)
+def test_each_module_has_a_test_file(folder: str) -> None:
+    missing = _untested(ROOT / "scrapy_gbot_robots", ROOT / "tests", folder)
+    assert not missing, f"no tests/{folder}/test_<module>.py nor COVERED_ELSEWHERE: {missing}"
+
+
+def test_the_test_file_check_sees_a_module_without_one(tmp_path: Path) -> None:
+    (tmp_path / "pkg" / "engine").mkdir(parents=True)
+    (tmp_path / "tests" / "engine").mkdir(parents=True)
+    for name, text in [("__init__.py", '"""Docs only."""\n'), ("tested.py", ""), ("bare.py", "")]:
+        (tmp_path / "pkg" / "engine" / name).write_text(text)
+    (tmp_path / "pkg" / "engine" / "lint_checks.py").write_text("")  # covered elsewhere
+    (tmp_path / "tests" / "engine" / "test_tested.py").write_text("")
+    assert _untested(tmp_path / "pkg", tmp_path / "tests", "engine") == ["engine/bare.py"]
+    (tmp_path / "pkg" / "engine" / "__init__.py").write_text("X = 1\n")  # code: needs tests
+    found = _untested(tmp_path / "pkg", tmp_path / "tests", "engine")
+    assert found == ["engine/__init__.py", "engine/bare.py"]
+
+
+def test_every_covered_elsewhere_entry_names_a_module_and_a_test_file() -> None:
+    package = ROOT / "scrapy_gbot_robots"
+    for module, tests in COVERED_ELSEWHERE.items():
+        assert (package / module).is_file(), f"COVERED_ELSEWHERE: no module {module}"
+        assert (ROOT / tests).is_file(), f"COVERED_ELSEWHERE: no test file {tests} ({module})"
+        # An entry is for a module without its own file: one that has it needs none.
+        test_file = ROOT / "tests" / Path(module).parent / f"test_{Path(module).stem}.py"
+        assert not test_file.is_file(), f"{module} has {test_file.relative_to(ROOT)}"
+
+
 @pytest.mark.parametrize("layer", sorted(LAYERS))
 def test_each_layer_imports_only_the_layers_below_it(layer: str) -> None:
     package = ROOT / "scrapy_gbot_robots"

@@ -122,7 +122,7 @@ def fast_select(lines: list[FastLine], key: str | None) -> Patterns:
 
     The same state machine, specialised to the tuples of :func:`.lines.fast_matcher_lines`
     so that the first check of a site does no per-line bookkeeping it does not need (a third
-    of the time of a first check).  ``tests/engine/test_engine_internal.py`` pins it to
+    of the time of a first check).  ``tests/engine/test_groups.py`` pins it to
     :func:`walk_groups` on random bodies; keep the two in step.
     """
     specific_allows: list[str] = []
