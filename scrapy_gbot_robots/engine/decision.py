@@ -160,9 +160,10 @@ class LineDetail:
         self._index: WildIndex | None = index_for(wild, weight)
 
     @classmethod
-    def of(cls, body: bytes, tokens: Sequence[str], global_group: bool) -> LineDetail:
-        """The line detail of the group in force for ``tokens`` in a body."""
-        return cls(group_in_force(directives(body), tokens, global_group))
+    def of(cls, body: bytes, tokens: str | Sequence[str], global_group: bool) -> LineDetail:
+        """The line detail of the group in force for a token (or tokens) in a body."""
+        listed = (tokens,) if isinstance(tokens, str) else tokens
+        return cls(group_in_force(directives(body), listed, global_group))
 
     def decide(self, path: str, plain: str | None, screened: bool) -> Decision:
         """The :class:`Decision` for ``path``: exactly what :func:`decide_reference` gives.

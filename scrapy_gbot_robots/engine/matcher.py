@@ -12,7 +12,7 @@ hands what the matcher found to the line detail (:class:`.decision.LineDetail`).
 from __future__ import annotations
 
 from bisect import bisect_left, bisect_right
-from collections.abc import Callable, Iterable
+from collections.abc import Iterable
 from itertools import repeat
 from operator import getitem, itemgetter
 
@@ -90,7 +90,7 @@ class Matcher:
 
     * ``prefilter``: the literal prefixes of every rule except the ``/*...`` kind; a URL
       path that starts with none of them (the usual case) needs nothing more, unless
-      ``_trivial`` says there are ``/*...`` rules, which are then screened by ``tails``
+      ``screen`` says there are ``/*...`` rules, which are then screened by ``tails``
       (``endswith`` for anchored ones) and ``_needles`` (substrings the others need).
       ``firsts`` holds the entries' second characters, and ``heads`` (or ``free`` for a
       long prefilter) their first few: most paths are turned away by one of these before
@@ -112,14 +112,16 @@ class Matcher:
     The attributes without an underscore (``prefilter``, ``firsts``, ``heads``, ``head``,
     ``free``, ``screen``, ``tails``) are what ``RobotsTxt.allowed`` reads to run the first
     screens on the URL itself.  Only what verdicts need is kept; the first :meth:`decide`
-    builds the line detail with ``explain`` (given by the caller: the group's rules with
-    their lines), so a crawl that never asks for lines never pays for it.
+    builds the line detail from where the rules came from (the body, the tokens as asked,
+    ``global_group``: references, nothing copied), so a crawl that never asks for lines
+    never pays for it.
     """
 
     __slots__ = (
         "_allow_at",
+        "_body",
         "_detail",
-        "_explain",
+        "_global_group",
         "_groups",
         "_home",
         "_index",
@@ -127,7 +129,7 @@ class Matcher:
         "_needles",
         "_plain_count",
         "_root",
-        "_trivial",
+        "_tokens",
         "_wild",
         "_wild_firsts",
         "firsts",
@@ -149,11 +151,13 @@ class Matcher:
         allows: list[str],
         disallows: list[str],
         specific: bool,
-        explain: Callable[[], LineDetail],
+        body: bytes,
+        tokens: str | tuple[str, ...],
+        global_group: bool,
     ) -> None:
         self.specific = specific
-        self._explain = explain
-        self._detail: LineDetail | None = None  # built by the first decide(), by explain()
+        self._body, self._tokens, self._global_group = body, tokens, global_group
+        self._detail: LineDetail | None = None  # built by the first decide()
         self._home: bool | None = None  # the verdict for "/", on the first home page
         # Built with C-level dict operations: a tie between allow and disallow goes to allow.
         plain = dict.fromkeys(disallows, False)
@@ -189,13 +193,13 @@ class Matcher:
         self._groups: _Lengths | None = None  # built by the first search that needs it
         self._index: WildIndex | None = None
         if wild:
-            self._trivial = self._arrange_wild(wild, ordered)
+            trivial = self._arrange_wild(wild, ordered)
         else:  # most files: what _arrange_wild() gives for no wildcard rule
             self._wild = self._wild_firsts = self.tails = ()
-            self._trivial = root is False  # "Disallow: /" decides every other path
+            trivial = root is False  # "Disallow: /" decides every other path
             self._needles = ("",) if root is False else ()
         self.prefilter = tuple(ordered)
-        self.screen = self._needles if self._trivial else None  # what allowed() reads
+        self.screen = self._needles if trivial else None  # what allowed() reads
         # The second character of each entry (all start with "/"; the others never match,
         # and "/" is the root rule).
         # (each entry is "/" and more; repeats are fine, but a long prefilter drops them)
@@ -379,14 +383,15 @@ class Matcher:
     def decide(self, path: str) -> Decision:
         """The :class:`.decision.Decision` for ``path``, with the line Google would report.
 
-        The line detail is built on the first call (``explain``); this matcher finds what
+        The line detail is built on the first call; this matcher finds what
         the verdict rests on (the longest plain prefix; when no prefilter entry starts the
         path, whether the screens of "/*..." rules let them through) and the detail names
         the rule.
         """
         detail = self._detail
         if detail is None:
-            detail = self._detail = self._explain()
+            detail = LineDetail.of(self._body, self._tokens, self._global_group)
+            self._detail = detail
         free = self.free
         if free is None:
             prefixed = path.startswith(self.prefilter)

@@ -17,9 +17,8 @@ from __future__ import annotations
 
 from bisect import bisect_right
 from collections.abc import Iterable, Sequence
-from functools import partial
 
-from .decision import Decision, LineDetail
+from .decision import Decision
 from .groups import group_in_force, patterns_in_force
 from .lines import MAX_BODY_BYTES, LineKind, directives, physical_lines
 from .matcher import Matcher
@@ -360,11 +359,14 @@ class RobotsTxt:
         return matcher
 
     def _build_matcher(self, user_agent: Tokens, global_group: bool) -> Matcher:
-        """The matcher of the group in force, given how to build its line detail."""
-        tokens = _tokens(user_agent)
+        """The matcher of the group in force; its first decide() builds its line detail."""
+        if isinstance(user_agent, str):
+            asked: str | tuple[str, ...] = user_agent
+            tokens: tuple[str, ...] = (user_agent,)
+        else:  # a list is copied: the caller may change it
+            asked = tokens = tuple(user_agent)
         specific, allows, disallows = patterns_in_force(self.body, tokens, global_group)
-        explain = partial(LineDetail.of, self.body, tokens, global_group)
-        return Matcher(allows, disallows, specific, explain)
+        return Matcher(allows, disallows, specific, self.body, asked, global_group)
 
 
 def parse(body: bytes | str, *, max_bytes: int = MAX_BODY_BYTES) -> RobotsTxt:

@@ -16,21 +16,13 @@ from hypothesis import strategies as st
 
 from scrapy_gbot_robots import parse
 from scrapy_gbot_robots.engine import matcher as matcher_module
-from scrapy_gbot_robots.engine.decision import LineDetail, decide_reference
+from scrapy_gbot_robots.engine.decision import decide_reference
 from scrapy_gbot_robots.engine.groups import walk_groups
 from scrapy_gbot_robots.engine.lines import directives
 from scrapy_gbot_robots.engine.matcher import Matcher
 from scrapy_gbot_robots.engine.path_match import path_params_query
 from scrapy_gbot_robots.engine.rules import RobotsTxt
 
-
-def unexplained() -> LineDetail:
-    """A matcher's line detail, for matchers built here to find prefixes: never asked for."""
-    raise AssertionError("these matchers are never asked to decide()")
-
-
-# Plain prefixes that share heads and second characters, one that starts with another, some
-# that cannot match (no leading "/"), and "/*..." rules whose screens run on the URL.
 PREFIXES = [
     "/a",
     "/ab",
@@ -156,7 +148,7 @@ def test_the_longest_plain_prefix_is_found_by_descent_as_by_length(
         patcher.setattr(matcher_module, "_DESCENT", descent)
         patcher.setattr(matcher_module, "_FEW_LENGTHS", few)
         patcher.setattr(matcher_module, "_SHARED_LENGTH", shared)
-        matcher = Matcher([], keys, False, unexplained)  # "/" is its root rule, not a key
+        matcher = Matcher([], keys, False, b"", "bot", True)  # "/" is its root rule, not a key
         at = matcher._longest(path)
     assert (matcher.prefilter[at] if at >= 0 else None) == expected
 
@@ -169,7 +161,7 @@ def test_prefixes_of_a_thousand_lengths_take_one_step() -> None:
     with pytest.MonkeyPatch.context() as patcher:
         patcher.setattr(matcher_module, "_DESCENT", 1)
         patcher.setattr(matcher_module, "_by_length", lambda patterns: ())
-        matcher = Matcher([], keys, False, unexplained)
+        matcher = Matcher([], keys, False, b"", "bot", True)
         for path in ("/" + "a" * 5000, "/" + "a" * 500, "/a"):
             assert matcher.prefilter[matcher._longest(path)] == "/a"
     robots = parse(body_of([(False, "/a")] + [(True, key) for key in keys[1:]]))
