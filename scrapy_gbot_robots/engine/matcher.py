@@ -16,6 +16,7 @@ from collections.abc import Iterable
 from itertools import repeat
 from operator import getitem, itemgetter
 
+from . import wild_index
 from .decision import Decision, LineDetail
 from .linear_find import risky
 from .shapes import (
@@ -29,7 +30,7 @@ from .shapes import (
     first_match,
     index_htm_fallback,
 )
-from .wild_index import WildIndex, index_for
+from .wild_index import WildIndex
 
 # A wildcard or anchored rule with its verdict (see shapes.Shaped): sorted, by priority,
 # allow first on a tie, as Google ranks them.
@@ -264,9 +265,10 @@ class Matcher:
         firsts.pop("", None)
         firsts.pop("/", None)
         ordered.extend(firsts)
-        self._index = index_for(self._wild, weight)
-        if self._index is not None and trivial:  # the index screens "/*..." rules
-            self.tails, self._needles = (), ("",)
+        if weight > wild_index.INDEXED:  # (read first: most files skip the call)
+            self._index = wild_index.index_for(self._wild, weight)
+            if trivial:  # the index screens "/*..." rules
+                self.tails, self._needles = (), ("",)
         return trivial
 
     def _plain_lengths(self) -> tuple[int, ...]:

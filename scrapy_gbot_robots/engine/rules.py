@@ -3,7 +3,7 @@
 ``parse`` only caps and keeps the bytes.  The first question for a crawler walks the lines
 once (Google's group logic, :mod:`.groups`) and keeps, for that crawler only, a compact
 :class:`.matcher.Matcher`; a broad crawl asks with one token per origin, so that is all it
-pays for.  ``decide`` adds the line that decided (:mod:`.decision`), content-usage
+pays for.  ``decide`` adds the line that decided (:mod:`.decision`); content-usage
 statements are read per group (:mod:`.usage`).
 
 A crawler may have several tokens, most specific first (Google's Googlebot-Image obeys a
