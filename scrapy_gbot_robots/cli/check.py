@@ -201,7 +201,8 @@ def follows(rt: RobotsTxt, reports: Sequence[LineReport], agents: Agents) -> str
         where = _lines_of([g for g in groups if named.lower() in g.tokens])
         if named == first:
             return (
-                f"{first} follows its own group (lines {where}); the * group does not apply to it"
+                f"{first} follows its own group (lines {where}); the * group does not apply "
+                "to it"
             )
         return (
             f"{first} has no group of its own and follows the {named} group (lines {where}), "
