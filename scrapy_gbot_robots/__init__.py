@@ -12,8 +12,9 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any
 
 from ._settings import ConfigError
-from .engine.agent import is_valid_token, product_token
-from .engine.rules import Decision, RobotsTxt, parse
+from .engine.decision import Decision
+from .engine.rules import RobotsTxt, parse
+from .engine.tokens import is_valid_token, product_token
 from .engine.url import crawler_url
 from .engine.usage import Usage, UsagePreference
 from .page.rules import PageRules, read_page_rules

@@ -33,7 +33,8 @@ if TYPE_CHECKING:
     from scrapy.crawler import Crawler
     from scrapy.http import Request, Response
 
-    from ..engine.rules import Decision, RobotsTxt, Tokens
+    from ..engine.decision import Decision
+    from ..engine.rules import RobotsTxt, Tokens
     from ..page.rules import PageRules
     from ..parking.base import Lot
     from ..report.collector import Hop, ReportCollector
@@ -661,6 +662,4 @@ def _robot_parser(robots: RobotsTxt) -> Any:
     """Scrapy's ``RobotParser`` interface over the parsed file, for ``robots_parsed``."""
     from ..scrapy_parser import GoogleRobotParser
 
-    parser = GoogleRobotParser(robots.body)
-    parser.robots = robots
-    return parser
+    return GoogleRobotParser(robots.body, robots=robots)

@@ -17,7 +17,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from .._meta import USAGE_META, VERDICT_META
-from ..engine.rules import Decision
+from ..engine.decision import Decision
 from ..policy.states import Kind, Mode, rules_in_force
 
 if TYPE_CHECKING:
