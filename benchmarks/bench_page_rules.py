@@ -115,7 +115,7 @@ def main() -> None:
         from scrapy import Spider
         from scrapy.utils.test import get_crawler
 
-        from scrapy_gbot_robots.crawl.page_rules import PageRulesMiddleware
+        from scrapy_gbot_robots.crawl.page_rules_middleware import PageRulesMiddleware
     except ImportError as exc:
         sys.exit(f"error: {exc} (install with pip install -e '.[bench]')")
 

@@ -81,6 +81,8 @@ def _measure(mode: str, n: int, origins: int) -> dict[str, float]:
         from scrapy_gbot_robots._meta import SEEN
         from scrapy_gbot_robots.crawl.effects import Outbox
         from scrapy_gbot_robots.crawl.gate import Gate
+        from scrapy_gbot_robots.crawl.lifecycle import Lifecycle
+        from scrapy_gbot_robots.crawl.pacing import Pacing
         from scrapy_gbot_robots.parking.memory import MemoryLot
         from scrapy_gbot_robots.parking.sqlite import SqliteLot
         from scrapy_gbot_robots.policy.states import PolicyConfig
@@ -101,7 +103,8 @@ def _measure(mode: str, n: int, origins: int) -> dict[str, float]:
             PolicyConfig(),
             lot,
             Outbox(),
-            lambda: True,
+            Lifecycle(lambda: True, clock=lambda: 0.0),
+            pacing=Pacing(16),
             park_timeout=600,
             max_fetches=32,
         )

@@ -12,8 +12,9 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any
 
 from ._settings import ConfigError
-from .engine.agent import is_valid_token, product_token
-from .engine.rules import Decision, RobotsTxt, parse
+from .engine.decision import Decision
+from .engine.rules import RobotsTxt, parse
+from .engine.tokens import is_valid_token, product_token
 from .engine.url import crawler_url
 from .engine.usage import Usage, UsagePreference
 from .page.rules import PageRules, read_page_rules
@@ -29,7 +30,7 @@ if TYPE_CHECKING:
     from .addon import Addon
     from .crawl.body import RobotsBodyError, RobotsBodyMiddleware
     from .crawl.middleware import GoogleRobotsTxtMiddleware
-    from .crawl.page_rules import PageRulesMiddleware, page_rules
+    from .crawl.page_rules_middleware import PageRulesMiddleware, page_rules
     from .scrapy_parser import GoogleRobotParser
 
 __all__ = [
@@ -65,8 +66,8 @@ _LAZY = {
     "Addon": ".addon",
     "GoogleRobotsTxtMiddleware": ".middleware",
     "GoogleRobotParser": ".scrapy_parser",
-    "PageRulesMiddleware": ".crawl.page_rules",
-    "page_rules": ".crawl.page_rules",
+    "PageRulesMiddleware": ".crawl.page_rules_middleware",
+    "page_rules": ".crawl.page_rules_middleware",
     "RobotsBodyError": ".body",
     "RobotsBodyMiddleware": ".body",
 }

@@ -12,11 +12,9 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterable
 from typing import TYPE_CHECKING, Any, Protocol, cast
-from weakref import WeakKeyDictionary
 
 from scrapy import signals as _scrapy_signals
 from scrapy.core.engine import ExecutionEngine
-from scrapy.crawler import Crawler
 from scrapy.settings import default_settings as _default_settings
 from scrapy.utils.defer import maybe_deferred_to_future
 from twisted.internet.defer import Deferred, DeferredList
@@ -95,36 +93,6 @@ def signal_sender(crawler: Any) -> Any:
     from pydispatch import dispatcher  # type: ignore[import-untyped]
 
     return getattr(crawler.signals, "sender", dispatcher.Anonymous)
-
-
-#: Receivers connected with :func:`listen`, per crawler, to drop when its engine stops.
-_HELD: WeakKeyDictionary[Any, list[tuple[Callable[..., Any], object]]] = WeakKeyDictionary()
-
-
-def listen(crawler: Any, receiver: Callable[..., Any], signal: object) -> None:
-    """Connect ``receiver`` to ``signal`` for the crawl's life, held by the connection itself.
-
-    Scrapy's signals hold receivers by weak reference: a collaborator that listens would
-    need someone else to keep it alive, and would fall silent when that reference went. A
-    receiver connected here lives as long as the crawl. The connections are dropped once
-    the engine has stopped (after that signal's round), so a finished crawler is freed.
-    """
-    held = _HELD.get(crawler)
-    if held is None:
-        held = _HELD[crawler] = []
-
-        def stopped() -> None:
-            call_later(0, _let_go, crawler)
-
-        crawler.signals.connect(stopped, signal=_scrapy_signals.engine_stopped, weak=False)
-        held.append((stopped, _scrapy_signals.engine_stopped))
-    crawler.signals.connect(receiver, signal=signal, weak=False)
-    held.append((receiver, signal))
-
-
-def _let_go(crawler: Any) -> None:
-    for receiver, signal in _HELD.pop(crawler, ()):
-        crawler.signals.disconnect(receiver, signal=signal, weak=False)
 
 
 def downloader_slot(engine: Any, request: Request) -> Any:
@@ -291,20 +259,6 @@ def body_middleware_enabled(settings: Any, paths: Iterable[str]) -> bool:
         if name in wanted:
             return True
     return False
-
-
-#: Scrapy 2.14 added ``crawler.stop_async()``; before it, ``crawler.stop()`` (a Deferred).
-CRAWLER_HAS_STOP_ASYNC: bool = hasattr(Crawler, "stop_async")
-
-
-def stop_crawler(crawler: Any) -> None:
-    """Stop a crawl as Ctrl-C does (a graceful pause with ``JOBDIR``), on any supported Scrapy."""
-    if CRAWLER_HAS_STOP_ASYNC:
-        from scrapy.utils.defer import deferred_from_coro
-
-        deferred_from_coro(crawler.stop_async())
-    else:
-        crawler.stop()
 
 
 def close_spider(engine: Any, spider: Any, reason: str) -> None:

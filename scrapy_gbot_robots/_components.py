@@ -12,10 +12,11 @@ OURS = "scrapy_gbot_robots.crawl.middleware.GoogleRobotsTxtMiddleware"
 BODY = "scrapy_gbot_robots.crawl.body.RobotsBodyMiddleware"
 #: The spider middleware of GBOT_ROBOTS_PAGE_RULES (robots meta tags, X-Robots-Tag); it
 #: disables itself (NotConfigured, silently) when the setting is "off".
-PAGE_RULES = "scrapy_gbot_robots.crawl.page_rules.PageRulesMiddleware"
+PAGE_RULES = "scrapy_gbot_robots.crawl.page_rules_middleware.PageRulesMiddleware"
 
-#: Every other spelling of the same classes: the package-level re-export, and the public
-#: module path projects name in ``DOWNLOADER_MIDDLEWARES`` (where the classes lived in 0.2.0).
+#: Every other spelling of the same classes: the package-level re-export, the public module
+#: path projects name in ``DOWNLOADER_MIDDLEWARES`` (where the classes lived in 0.2.0), and a
+#: module path deprecated in 0.3.0 (it still imports, with a warning: crawl/page_rules.py).
 _ALIASES = {
     OURS: {
         "scrapy_gbot_robots.GoogleRobotsTxtMiddleware",
@@ -25,7 +26,10 @@ _ALIASES = {
         "scrapy_gbot_robots.RobotsBodyMiddleware",
         "scrapy_gbot_robots.body.RobotsBodyMiddleware",
     },
-    PAGE_RULES: {"scrapy_gbot_robots.PageRulesMiddleware"},
+    PAGE_RULES: {
+        "scrapy_gbot_robots.PageRulesMiddleware",
+        "scrapy_gbot_robots.crawl.page_rules.PageRulesMiddleware",
+    },
 }
 
 

@@ -18,7 +18,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from ._redact import redacted
-from .engine.agent import is_valid_token, product_token
+from .engine.tokens import is_valid_token, product_token
 from .policy.states import PolicyConfig
 
 PREFIX = "GBOT_ROBOTS_"

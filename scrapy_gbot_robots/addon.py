@@ -28,7 +28,7 @@ _DEFAULT_PRIORITY = 100
 #: robots.txt responses before they are decompressed.
 BODY_PRIORITY = 595
 #: The spider middleware of GBOT_ROBOTS_PAGE_RULES (``PAGE_RULES``) goes just after
-#: HttpErrorMiddleware (50): see crawl/page_rules.py.
+#: HttpErrorMiddleware (50): see crawl/page_rules_middleware.py.
 PAGE_RULES_PRIORITY = 60
 
 

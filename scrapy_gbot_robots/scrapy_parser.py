@@ -29,8 +29,8 @@ from typing import TYPE_CHECKING
 
 from scrapy.robotstxt import RobotParser
 
-from .engine.agent import product_token
 from .engine.rules import RobotsTxt, parse
+from .engine.tokens import product_token
 from .engine.url import crawler_url
 
 if TYPE_CHECKING:
@@ -64,8 +64,13 @@ UserAgent = str | bytes | Sequence[str | bytes]
 class GoogleRobotParser(RobotParser):
     """Scrapy ``RobotParser`` backed by the Google-exact engine."""
 
-    def __init__(self, robotstxt_body: bytes) -> None:
-        self.robots: RobotsTxt = parse(robotstxt_body)
+    def __init__(self, robotstxt_body: bytes, *, robots: RobotsTxt | None = None) -> None:
+        """Parse ``robotstxt_body``, or take ``robots``, the same body already parsed.
+
+        The plugin's own middleware hands ``robots_parsed`` listeners the parsed file it
+        already checks against (its matchers built), rather than a second parse of it.
+        """
+        self.robots: RobotsTxt = parse(robotstxt_body) if robots is None else robots
         self._tokens: dict[str, str] = {}
         self._lists: dict[tuple[str | bytes, ...], tuple[str, ...]] = {}
 

@@ -361,6 +361,18 @@ async def crawl(spider_cls: type, settings: dict[str, Any] | None = None, **kwar
     return crawler
 
 
+def stop_as_ctrl_c(crawler: Any) -> None:
+    """Stop a crawl as Ctrl-C does (``CrawlerProcess`` stops each crawler: a graceful pause
+    with ``JOBDIR``), on any supported Scrapy: ``stop_async()`` from 2.14, ``stop()`` before."""
+    from scrapy.utils.defer import deferred_from_coro
+
+    stop_async = getattr(crawler, "stop_async", None)
+    if stop_async is not None:
+        deferred_from_coro(stop_async())
+    else:  # Scrapy < 2.14
+        crawler.stop()
+
+
 class FakeClock:
     """An injectable clock (``GBOT_ROBOTS_CLOCK``) that tests move by hand."""
 

@@ -29,8 +29,8 @@ from scrapy_gbot_robots._settings import (
     renamed_settings,
     unknown_settings,
 )
-from scrapy_gbot_robots.crawl.gate import ParkReason
-from scrapy_gbot_robots.crawl.keys import RequestKeys
+from scrapy_gbot_robots.crawl.reasons import ParkReason
+from scrapy_gbot_robots.crawl.request_keys import RequestKeys
 from scrapy_gbot_robots.crawl.telemetry import Telemetry
 from scrapy_gbot_robots.report.schema import problem, upgraded
 

@@ -19,7 +19,7 @@ from typing import Any
 import pytest
 from scrapy.robotstxt import ProtegoRobotParser, RobotParser
 
-from scrapy_gbot_robots import GoogleRobotParser
+from scrapy_gbot_robots import GoogleRobotParser, parse
 
 SITE = "https://www.site.local"
 
@@ -174,3 +174,42 @@ def test_google_robot_parser_sitemaps_is_a_value_and_a_method() -> None:
     assert list(parser.sitemaps) == ["https://e.com/a.xml", "/b.xml"]
     assert parser.sitemaps == ("https://e.com/a.xml", "/b.xml")
     assert list(GoogleRobotParser(b"").sitemaps()) == []
+
+
+def test_google_robot_parser_can_take_a_file_already_parsed() -> None:
+    # What the plugin hands robots_parsed listeners: the parsed file it checks against, its
+    # matchers built, not a second parse of the same body.
+    robots = parse(b"User-agent: *\nDisallow: /private\n")
+    assert robots.allowed("https://e.com/private", "Googlebot") is False
+    parser = GoogleRobotParser(robots.body, robots=robots)
+    assert parser.robots is robots
+    assert parser.allowed("https://e.com/private/x", "Googlebot") is False
+    assert parser.allowed("https://e.com/public", "Googlebot") is True
+    assert GoogleRobotParser(robots.body).robots is not robots  # the body alone: parsed anew
+
+
+_HEADERS_BODY = b"""\
+# example
+User-agent: *
+Disallow: /private/
+Allow: /private/public
+Crawl-delay: 2.5
+Sitemap: https://example.com/sitemap.xml
+
+User-agent: Googlebot
+Disalow: /nogoogle
+Crawl-delay: 7
+
+sitemap: https://cdn.example.org/other.xml
+"""
+
+
+def test_google_robot_parser_derives_the_token_from_a_full_header() -> None:
+    parser = GoogleRobotParser.from_crawler(None, _HEADERS_BODY)  # type: ignore[arg-type]
+    header = "Mozilla/5.0 (compatible; Googlebot/2.1; +http://www.google.com/bot.html)"
+    assert parser.allowed("https://example.com/private/x", header) is True  # own group
+    assert parser.allowed("https://example.com/nogoogle", header) is False
+    scrapy_header = b"Scrapy/2.19 (+https://scrapy.org)"
+    assert parser.allowed(b"https://example.com/private/x", scrapy_header) is False
+    assert parser.crawl_delay("Googlebot") == 7.0
+    assert parser.sitemaps[0] == "https://example.com/sitemap.xml"

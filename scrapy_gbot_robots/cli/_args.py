@@ -14,8 +14,8 @@ from dataclasses import dataclass
 from typing import IO, NoReturn
 
 from .._safetext import printable, quoted
-from ..engine.agent import is_valid_token, product_token
-from ..engine.crawlers import GOOGLE_CRAWLERS, crawler
+from ..engine.google_crawlers import GOOGLE_CRAWLERS, crawler
+from ..engine.tokens import is_valid_token, product_token
 
 PROG = "gbot-robots"
 

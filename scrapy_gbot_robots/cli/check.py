@@ -15,9 +15,10 @@ from collections.abc import Sequence
 
 from .._safetext import quoted
 from ..engine import lint as _lint
+from ..engine.decision import Decision
 from ..engine.lines import LineKind, LineReport, report
-from ..engine.match import path_params_query
-from ..engine.rules import Decision, RobotsTxt, parse
+from ..engine.path_match import path_params_query
+from ..engine.rules import RobotsTxt, parse
 from ..engine.url import sendable_url
 from ..engine.usage import Usage
 from ._args import (

@@ -12,31 +12,27 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
-from scrapy.downloadermiddlewares.offsite import OffsiteMiddleware
 from scrapy.http import Request
 
-from .._compat import downloader_middlewares, engine_scheduler, scheduler_dupefilter
 from .._meta import SEEN
 
 if TYPE_CHECKING:
     from scrapy.crawler import Crawler
+    from scrapy.downloadermiddlewares.offsite import OffsiteMiddleware
 
 
 class Admission:
-    """The dupefilter and offsite checks of the crawl's own components, found once opened."""
+    """The dupefilter and offsite checks of the crawl's own components, built when the spider
+    opens (:class:`~.wiring.Opener`: the scheduler and the downloader's chain are known)."""
 
-    def __init__(self, crawler: Crawler) -> None:
-        self.crawler = crawler
-        self._offsite: OffsiteMiddleware | None = None
-        self._dupefilter: Any = None
+    __slots__ = ("_crawler", "_dupefilter", "_offsite")
 
-    def find(self) -> None:
-        """Look up the engine's offsite middleware and scheduler dupefilter (at spider_opened)."""
-        engine = self.crawler.engine
-        for mw in downloader_middlewares(engine):
-            if isinstance(mw, OffsiteMiddleware):
-                self._offsite = mw
-        self._dupefilter = scheduler_dupefilter(engine_scheduler(engine))
+    def __init__(
+        self, crawler: Crawler, offsite: OffsiteMiddleware | None, dupefilter: Any
+    ) -> None:
+        self._crawler = crawler
+        self._offsite = offsite
+        self._dupefilter = dupefilter
 
     def admit(self, item: object) -> bool:
         """Whether to park ``item``: new to the dupefilter (then marked seen), and on site."""
@@ -53,7 +49,7 @@ class Admission:
         return True
 
     def _offsite_drops(self, request: Request) -> bool:
-        offsite, spider = self._offsite, self.crawler.spider
+        offsite, spider = self._offsite, self._crawler.spider
         if offsite is None or spider is None or request.meta.get("allow_offsite"):
             return False
         try:

@@ -79,7 +79,6 @@ class FetchBudget:
         self.slow = 0  # fetches in flight moved to the slow lane
         self.running_peak = 0
         self.slow_peak = 0
-        self.slow_total = 0  # fetches ever moved to the slow lane
         self.queued_peak = 0
 
     @property
@@ -159,7 +158,6 @@ class FetchBudget:
         del started[origin]
         self.running -= 1
         self.slow += 1
-        self.slow_total += 1
         if self.slow > self.slow_peak:
             self.slow_peak = self.slow
         return True

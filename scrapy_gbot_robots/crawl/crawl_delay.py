@@ -21,7 +21,7 @@ from typing import TYPE_CHECKING, Any
 
 from scrapy import signals as scrapy_signals
 
-from .._compat import downloader_slot, drop_jitter, listen
+from .._compat import downloader_slot, drop_jitter
 from .._meta import DONT_OBEY
 from ..policy.states import rules_in_force
 
@@ -32,7 +32,7 @@ if TYPE_CHECKING:
     from .._settings import Config
     from ..engine.rules import RobotsTxt
     from ..stores.tiered import TieredStore
-    from .keys import RequestKeys
+    from .request_keys import RequestKeys
     from .telemetry import FetchEvents
 
 logger = logging.getLogger("scrapy_gbot_robots.middleware")
@@ -60,9 +60,9 @@ class CrawlDelay:
         self.cap = config.crawl_delay_max
         # origin -> (the robots.txt copy it was read from, its floor in seconds)
         self._floors: dict[str, tuple[RobotsTxt, float]] = {}
-        # Held by the connections themselves: nothing else needs to keep this object alive.
-        listen(crawler, self._reached, scrapy_signals.request_reached_downloader)
-        listen(crawler, self._downloaded, scrapy_signals.response_downloaded)
+        # Scrapy holds these receivers weakly: the coordinator holds this object.
+        crawler.signals.connect(self._reached, scrapy_signals.request_reached_downloader)
+        crawler.signals.connect(self._downloaded, scrapy_signals.response_downloaded)
 
     def floor(self, origin: str) -> float:
         """The delay the origin's robots.txt in force asks for (capped), 0 when none."""

@@ -1,4 +1,4 @@
-"""What the gate asks for, as values: start a fetch, release items, drop items, send on.
+"""What the gate asks for, as values: start a fetch, release items, drop items, take turns.
 
 The gate (:mod:`.gate`) decides and writes its effects into an :class:`Outbox`; the
 coordinator (:mod:`.coordinator`) takes them after each event and carries them out. So the
@@ -8,23 +8,14 @@ built first. Pure: nothing from Scrapy or Twisted.
 
 from __future__ import annotations
 
-import enum
 from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Generic, Protocol, TypeVar
 
+from .reasons import FetchReason
+
 T = TypeVar("T")
 T_contra = TypeVar("T_contra", contravariant=True)
-
-
-class FetchReason(str, enum.Enum):
-    """Why the gate wants an origin's robots.txt (the stats count some of them)."""
-
-    MISS = "miss"  # first sight of the origin, or its state was forgotten
-    EXPIRED = "expired"  # the good copy expired: the new one decides
-    RETRY = "retry"  # server errors: the origin is stopped until a retry succeeds
-    REFRESH = "refresh"  # a background retry during the 12 h - 30 d grace period
-    RECHECK = "recheck"  # another process holds the fetch lock, or a fetch was cut
 
 
 @dataclass(frozen=True, slots=True)
@@ -37,7 +28,7 @@ class Fetch:
 
 @dataclass(frozen=True, slots=True)
 class Release(Generic[T]):
-    """Send these parked items on, oldest first: their origin is decided."""
+    """Send these parked items back on to the engine, oldest first: their origin is decided."""
 
     origin: str
     items: Sequence[T]
@@ -58,15 +49,16 @@ class Drop(Generic[T]):
 
 
 @dataclass(frozen=True, slots=True)
-class SendOn:
-    """Decided origins wait to have their parked items sent on a few at a time: call
-    :meth:`~.gate.Gate.drip` once per turn of the event loop until ``Gate.dripping`` is False."""
+class TurnsDue:
+    """Decided origins' parked items wait to be released a few at a time: call
+    :meth:`~.gate.Gate.release_turn` once per turn of the event loop while
+    :attr:`~.gate.Gate.turns_due` says so."""
 
 
-Effect = Fetch | Release[T] | Drop[T] | SendOn
+Effect = Fetch | Release[T] | Drop[T] | TurnsDue
 
 
-SEND_ON = SendOn()
+TURNS_DUE = TurnsDue()
 
 
 class Actions(Protocol[T_contra]):
@@ -80,7 +72,7 @@ class Actions(Protocol[T_contra]):
         self, origin: str, items: Sequence[T_contra], reason: str, decided: bool = False
     ) -> None: ...
 
-    def send_on(self) -> None: ...
+    def turns_due(self) -> None: ...
 
 
 class Outbox(Generic[T]):
@@ -100,8 +92,8 @@ class Outbox(Generic[T]):
     def drop(self, origin: str, items: Sequence[T], reason: str, decided: bool = False) -> None:
         self._effects.append(Drop(origin, items, reason, decided))
 
-    def send_on(self) -> None:
-        self._effects.append(SEND_ON)
+    def turns_due(self) -> None:
+        self._effects.append(TURNS_DUE)
 
     def take(self) -> list[Effect[T]]:
         """Every effect written since the last call, oldest first."""

@@ -3,27 +3,33 @@
 Events come in (a request is scheduled, a fetch ended, the clock ticked, the crawl closes);
 effects go out as values into an :class:`~.effects.Outbox` (start a fetch, release waiting
 requests, drop them), which the coordinator carries out once the event is handled: the gate
-never calls back into its caller. Time is always an argument. No I/O and nothing from Scrapy
-or Twisted, so every rule here is unit-tested without a crawl, including the accounting rule:
-every request that enters the gate leaves it released, dropped, or (with ``JOBDIR``)
-persisted for the next run; none is ever lost. The gate decides when items move; moving
-and counting them is :mod:`.parked`'s.
+never calls back into its caller. Time is always an argument, and nothing here comes from
+Scrapy or Twisted, so every rule is unit-tested without a crawl, including the accounting
+rule: every request that enters the gate leaves it released, dropped, or (with ``JOBDIR``)
+persisted for the next run; none is ever lost. Its only I/O is the lot's: parking, taking
+and (each :meth:`Gate.tick`) flushing an SQLite or Redis lot.
+
+The gate decides; its parts keep the books. One record per origin with requests waiting or
+a fetch wanted, and every change to it, are :class:`~.origins.Origins`'s (with where the
+items wait, when they time out and the paced release's turns); the fetches in flight and
+queued are the budget's (:mod:`.budget`, its limit paced by :mod:`.pacing`). Whether the
+crawl is closing is :mod:`.lifecycle`'s to say, and the gate asks it.
 
 The rules:
 
 - A request passes when its origin has a usable decision (rules, no restrictions, or the
   fallback of the 12 h-30 d grace period). Otherwise it is *parked* in the lot, in arrival
   order, and the origin's robots.txt fetch is wanted (first sight, expired copy, due retry).
-- At most the budget's limit of robots.txt fetches run at once (:meth:`Gate.resize` moves it
+- At most the budget's limit of robots.txt fetches run at once (:meth:`Gate.pace` moves it
   between its floor and ceiling), and slow ones may move to a bounded slow lane
   (:mod:`.budget`); origins wanting a fetch beyond that wait in one FIFO, in order of their
   first request; decided origins keep crawling meanwhile. The lane is looked at whenever
   the queue could move (a fetch wanted, one ended, the limit grew, room was made, every
-  :meth:`tick`); nothing else about a moved fetch changes (its park clock runs on, its end
-  is reported the same way).
+  :meth:`Gate.tick`); nothing else about a moved fetch changes (its park clock runs on, its
+  end is reported the same way).
 - No fetch starts from the queue while the fetches in flight would fill the store's room
-  (``room``: how many more origins it can take without forgetting one whose requests are on
-  their way to the downloader); :meth:`Gate.room_made` says when an origin left that state.
+  (how many more origins it can take without forgetting one whose requests are on their
+  way to the downloader); :meth:`Gate.room_made` says when an origin left that state.
 - ``park_timeout`` counts only while the origin's robots.txt is being fetched or failing
   (:mod:`.clock`): a request queued behind the fetch budget does not age, so a big backlog
   never turns into drops. A parked request whose time is up is dropped (``"deadline"``).
@@ -31,99 +37,103 @@ The rules:
   requests (in batches, oldest first); a server error keeps them parked until the retry that
   the policy schedules (backoff, ``Retry-After``) succeeds or their time is up.
 - With a paced release (``pace_release``; not for a lot shared by a fleet, where each take
-  is a round trip), a decided origin's lot items stay parked and the origin becomes *ready*
-  (:mod:`.ready`): :meth:`Gate.drip` sends a few on per turn, round robin over the ready
-  origins, and the close keeps or drops what is left like any parked item. A ready origin
-  blocks nothing (later requests pass), its park clock stops, and an event that makes its
-  decision doubtful (a bounce, a wake-up, a fetch wanted) takes it out of the ready set to be
-  looked at again, as when its fetch ended. A decided request the caller says was taken
-  while the engine is full (``turn``: Scrapy takes start requests as fast as it can then)
-  waits its turn the same way instead of passing (``ParkReason.TURN``): passed, it would
-  wait in the scheduler, among thousands of sites. Only while the store has room to pin its
-  origin as well (:meth:`.FetchBudget.spare`, which a fetch in flight takes too): past that it
-  passes, so waiting never keeps more origin states than ``room`` allows, however many
-  decided sites Scrapy pours out at once.
+  is a round trip), a decided origin's lot items stay parked and the origin waits its turn
+  (:mod:`.turns`): :meth:`Gate.release_turn` releases a few per turn, round robin over those
+  origins, and the close keeps or drops what is left like any parked item. An origin waiting
+  its turn blocks nothing (later requests pass), its park clock stops, and an event that
+  makes its decision doubtful (a bounce, a wake-up, a fetch wanted) takes it out of the
+  turns to be looked at again, as when its fetch ended. A decided request the caller says was
+  taken while the engine is full (``turn``: Scrapy takes start requests as fast as it can
+  then) waits its turn the same way instead of passing (``ParkReason.TURN``): passed, it
+  would wait in the scheduler, among thousands of sites. Only while the store has room to
+  pin its origin as well (:meth:`.FetchBudget.spare`, which a fetch in flight takes too):
+  past that it passes, so waiting never keeps more origin states than the room allows,
+  however many decided sites Scrapy pours out at once.
 - Items that wait in place (:meth:`Gate.wait`: a download already under way, holding a
   download slot, which the spider's close waits for) are *held* in memory beside the lot,
   never persisted. They wait for their origin's robots.txt fetch at most, never for a
   retry: that fetch goes ahead of the budget's queue, and once the origin is stopped by
   server errors they are dropped at once (reason ``"stopped"``).
-- Closing: from the first time ``accepting()`` answers False the crawl is closing, for
-  good. Parked (lot) items are then neither released nor dropped at their deadline: the
-  close keeps them (``JOBDIR``) or drops them. Held items still get their origin decided
-  and are released: their origins' fetches go first, and their park clock runs from the
-  start of the close at the latest, queued or not, so a close lasts at most
-  ``park_timeout`` (plus a fetch already under way).
+- Closing (:mod:`.lifecycle`): parked (lot) items are then neither released nor dropped at
+  their deadline: the close keeps them (``JOBDIR``) or drops them. Held items still get
+  their origin decided and are released: their origins' fetches go first, and their park
+  clock runs from the start of the close at the latest, queued or not, so a close lasts at
+  most ``park_timeout`` (plus a fetch already under way).
 """
 
 from __future__ import annotations
 
-import enum
 from collections.abc import Callable, Sequence
+from dataclasses import dataclass
 from typing import Generic, TypeVar
 
 from ..parking.base import Lot
 from ..policy.states import Kind, Mode, OriginState, PolicyConfig, rules_in_force
-from ..stores.base import OriginStore
+from ..stores.base import Bounded, OriginStore
+from ..stores.tiered import UNBOUNDED
 from .budget import FetchBudget
-from .clock import ParkClock
-from .effects import Actions, FetchReason
-from .parked import ParkedItems
-from .ready import ReadyOrigins
+from .effects import Actions
+from .lifecycle import Lifecycle
+from .origins import FetchState, OriginRecord, Origins
+from .pacing import Pace, Pacing
+from .reasons import STOPPED, WANTS, FetchReason, ParkReason
 from .tally import Tally
-from .waiting import Waiting, first_deadline
+from .waiting import Waiting
 
-__all__ = ["Actions", "FetchReason", "FetchState", "Gate", "ParkReason", "waiting"]
+__all__ = ["Gate", "GateFigures"]
 
 T = TypeVar("T")
 
-#: The drop reason of an item waiting in place whose origin is stopped by server errors.
-STOPPED = "stopped"
 
+@dataclass(frozen=True, slots=True)
+class GateFigures:
+    """The gate's numbers at one moment: for the progress line and the final stats."""
 
-class ParkReason(str, enum.Enum):
-    """Why a request was parked instead of passing."""
+    parked_now: int  # items parked or held now
+    parked_peak: int
+    parked_total: int  # items parked since the start (resumed ones apart)
+    resumed: int
+    released: int
+    dropped: int
+    persisted: int
+    taken_elsewhere: int  # a shared lot's items another process released
+    turn_items: int  # decided requests still parked, waiting their turn
+    turn_peak: int  # the most origins waiting their turn at once
+    running: int  # fetches holding a slot of the budget
+    slow: int  # fetches moved to the slow lane
+    queued: int  # origins waiting for a slot
+    running_peak: int
+    slow_peak: int
+    queued_peak: int
+    limit: int  # the budget's limit now
+    limit_peak: int
 
-    MISS = "miss"  # the origin is unknown: its robots.txt is fetched first
-    EXPIRED = "expired"  # the good copy expired: the new one decides
-    RETRY = "retry"  # a retry after server errors is due
-    STOPPED = "stopped"  # server errors: the origin is not crawled for now
-    WAITING = "waiting"  # the origin already has a fetch under way or requests waiting
-    BOUNCED = "bounced"  # it reached the downloader undecided and came back
-    TURN = "turn"  # decided, but taken while the engine is full: it waits its turn (ready)
+    @property
+    def in_flight(self) -> int:
+        return self.running + self.slow
 
-
-class FetchState(enum.IntEnum):
-    """Where an origin's robots.txt fetch is."""
-
-    NONE = 0
-    QUEUED = 1  # waiting for a slot of the budget
-    RUNNING = 2
-
-
-class _Origin:
-    """What the gate holds for one origin, only while requests wait or a fetch is wanted."""
-
-    __slots__ = (
-        "active_since",
-        "blocking",
-        "failing",
-        "fetch",
-        "held",
-        "parked",
-        "releasing",
-        "why",
-    )
-
-    def __init__(self) -> None:
-        self.parked = 0  # items of this origin in the lot
-        self.held = 0  # items of this origin waiting in place (see Gate.wait)
-        self.fetch = FetchState.NONE
-        self.blocking = False  # whether parked requests wait for the fetch under way
-        self.why: FetchReason | None = None
-        self.failing = False  # the origin is in server error (its park clock runs)
-        self.active_since: float | None = None  # start of the park clock (:mod:`.clock`)
-        self.releasing = False
+    @classmethod
+    def of(cls, tally: Tally, budget: FetchBudget, turn_items: int, turn_peak: int) -> GateFigures:
+        return cls(
+            parked_now=tally.now,
+            parked_peak=tally.peak,
+            parked_total=tally.parked,
+            resumed=tally.resumed,
+            released=tally.released,
+            dropped=tally.dropped,
+            persisted=tally.persisted,
+            taken_elsewhere=tally.taken_elsewhere,
+            turn_items=turn_items,
+            turn_peak=turn_peak,
+            running=budget.running,
+            slow=budget.slow,
+            queued=len(budget.queue),
+            running_peak=budget.running_peak,
+            slow_peak=budget.slow_peak,
+            queued_peak=budget.queued_peak,
+            limit=budget.limit,
+            limit_peak=budget.limit_peak,
+        )
 
 
 class Gate(Generic[T]):
@@ -135,8 +145,9 @@ class Gate(Generic[T]):
         policy: PolicyConfig,
         lot: Lot[T],
         actions: Actions[T],
-        accepting: Callable[[], bool],
+        lifecycle: Lifecycle,
         *,
+        pacing: Pacing,
         park_timeout: float,
         max_fetches: int,
         min_fetches: int | None = None,
@@ -145,86 +156,91 @@ class Gate(Generic[T]):
         observe: bool = False,
         max_slow: int = 0,
         slow_after: float = 0.0,
-        room: Callable[[], int] | None = None,
+        bounds: Bounded = UNBOUNDED,
         pace_release: bool = False,
-        pin: Callable[[str], None] | None = None,
-        unpin: Callable[[str], bool] | None = None,
     ) -> None:
         self._store = store
         self._policy = policy
-        #: Where items wait and how they leave, counted (:mod:`.parked`).
-        self._items = ParkedItems(lot, actions, release_batch=release_batch)
         self._actions = actions
-        #: Whether released items can be sent on now; the first False means the crawl closes
-        #: (:class:`~.lifecycle.Lifecycle`), and the gate never asks again.
-        self._accepting = accepting
-        #: Park deadlines and every other time an origin is looked at again.
-        self._clock = ParkClock(self._items, park_timeout)
-        #: The fetches in flight and the origins waiting for a slot.
-        self.budget = FetchBudget(
+        #: Whether the crawl is open, closing or closed: asked, never copied.
+        self._lifecycle = lifecycle
+        #: The books: each origin's record, its items, their clock, its turn.
+        self._origins = Origins(
+            lot,
+            actions,
+            lifecycle,
+            bounds,
+            park_timeout=park_timeout,
+            release_batch=release_batch,
+        )
+        #: The fetches in flight and the origins waiting for a slot; the store's room
+        #: bounds them (``bounds``: no fetch starts that would fill it).
+        self._budget = FetchBudget(
             max_fetches,
             min_fetches=min_fetches,
             start=start_fetches,
             max_slow=max_slow,
             slow_after=slow_after,
-            room=room,
+            room=bounds.room,
         )
+        self._pacing = pacing
         #: Observe mode: an origin stopped by server errors is decided ("Googlebot would not
         #: crawl it now"), so its requests pass; only the first decision is waited for.
         self._observe = observe
-        self._recs: dict[str, _Origin] = {}
-        self._closed = False
-        self._pace_release = pace_release
-        #: Decided origins whose lot items :meth:`drip` sends on (pinned in the store by
-        #: ``pin``/``unpin`` meanwhile).
-        self.ready = ReadyOrigins(self._items, pin, unpin)
-
-    @property
-    def tally(self) -> Tally:
-        """What entered and left the gate (:mod:`.tally`: nothing is ever lost)."""
-        return self._items.tally
+        #: Decided items wait for :meth:`release_turn` (not with a shared lot: each take
+        #: would be a round trip).
+        self._paced_release = pace_release and not lot.shared
 
     # -- queries ------------------------------------------------------------------------------
     @property
     def busy(self) -> bool:
         """Whether requests wait or fetches are wanted: the crawl must stay open."""
-        return bool(self.tally.now or self.budget.in_flight or self.budget.queue)
+        budget = self._budget
+        return bool(self._origins.tally.now or budget.in_flight or budget.queue)
 
-    @property
-    def closing(self) -> bool:
-        """Whether the gate has learnt that the crawl closes (see the module doc)."""
-        return self._clock.closing_at is not None
+    def busy_anywhere(self) -> bool:
+        """:attr:`busy`, or, with a lot shared by a fleet, any worker's requests wait in it
+        (one read of Redis)."""
+        lot = self._origins.lot
+        return self.busy or (lot.shared and bool(lot.waiting()))
 
     @property
     def close_deadline(self) -> float | None:
         """While closing: when every held item that waited since the close began is given up."""
-        return self._clock.close_deadline
+        return self._origins.close_deadline
 
     @property
-    def dripping(self) -> bool:
-        """Whether :meth:`drip` has items to send on (never once the crawl closes)."""
-        return bool(self.ready) and self._clock.closing_at is None and not self._closed
-
-    def parked_for(self, origin: str) -> int:
-        rec = self._recs.get(origin)
-        return rec.parked + rec.held if rec is not None else 0
+    def turns_due(self) -> bool:
+        """Whether :meth:`release_turn` has items to release (never once the crawl closes)."""
+        return bool(self._origins.turns) and self._lifecycle.closing_at is None
 
     def peek(self, origin: str) -> T | None:
         """The oldest item parked for ``origin`` (the one that made its fetch wanted)."""
-        return self._items.peek(origin)
-
-    @property
-    def lot(self) -> Lot[T]:
-        return self._items.lot
+        return self._origins.peek(origin)
 
     def fetching(self, origin: str) -> bool:
-        rec = self._recs.get(origin)
+        rec = self._origins.get(origin)
         return rec is not None and rec.fetch == FetchState.RUNNING
 
     def holds(self, origin: str) -> bool:
         """Whether a download waits in place for ``origin`` (the engine waits for it)."""
-        rec = self._recs.get(origin)
+        rec = self._origins.get(origin)
         return rec is not None and rec.held > 0
+
+    def figures(self) -> GateFigures:
+        origins = self._origins
+        return GateFigures.of(origins.tally, self._budget, origins.turn_items(), origins.turn_peak)
+
+    def why_waiting(self, now: float) -> Waiting:
+        """Why the parked requests wait now, and when the next retry comes and the first is
+        dropped (the progress line's): the origins' books, and the store for retry times."""
+        store = self._store
+
+        def retry_at(origin: str) -> float | None:
+            state = store.get(origin)
+            return None if state is None else state.refresh_at
+
+        return self._origins.why_waiting(now, retry_at)
 
     # -- events -------------------------------------------------------------------------------
     def schedule(
@@ -236,9 +252,9 @@ class Gate(Generic[T]):
         *,
         turn: bool = False,
     ) -> ParkReason | None:
-        """A request of ``origin`` is about to be scheduled: None lets it pass, else it is parked.
+        """A request of ``origin`` is about to be scheduled: None lets it pass, else it is
+        parked (the gate owns ``item`` until it releases, drops or persists it).
 
-        When parked, the gate owns ``item`` until it releases, drops or persists it.
         ``admit(item)`` is asked just before parking; False lets the item pass instead (the
         scheduler's dupefilter then drops a duplicate as usual) and wants no fetch for it.
         ``turn``: it was taken while the engine is full (a start request); with a paced
@@ -254,60 +270,13 @@ class Gate(Generic[T]):
             return ParkReason.STOPPED
         return self._arrive(origin, item, now, None, held=True)
 
-    def _arrive(
-        self,
-        origin: str,
-        item: T,
-        now: float,
-        admit: Callable[[T], bool] | None,
-        *,
-        held: bool,
-        turn: bool = False,
-    ) -> ParkReason | None:
-        rec = self._recs.get(origin)
-        want: FetchReason | None = None
-        wake, failing = 0.0, False
-        if (
-            rec is not None
-            and not rec.releasing
-            and (rec.parked or rec.held or (rec.fetch and rec.blocking))
-            and origin not in self.ready
-        ):
-            reason: ParkReason | None = ParkReason.WAITING
-        else:
-            fetching = rec is not None and bool(rec.fetch)
-            state = self._store.get(origin)
-            reason, want, wake = _arrival(state, now, self._policy, self._observe, fetching)
-            if want is FetchReason.REFRESH:  # the grace period: obey the fallback, retry meanwhile
-                self._want(origin, self._rec(origin), now, blocking=False, why=want)
-            if reason is None:
-                turn = turn and want is None and (origin in self.ready or self.budget.spare() > 0)
-                if not (turn and self._paced(self._open(now))):
-                    return None
-                reason = ParkReason.TURN
-            failing = state is not None and state.kind is Kind.SERVER_ERROR
-        if admit is not None and not admit(item):
-            return None
-        rec = self._park(origin, rec, item, now, failing=failing, held=held)
-        if reason is ParkReason.TURN:
-            self._ready_up(origin, rec)
-            return reason
-        if want is not None:
-            self._want(origin, rec, now, blocking=True, why=want)
-        elif wake:
-            self._clock.wake(origin, wake)
-        if held and rec.fetch == FetchState.QUEUED:
-            self.budget.urgent.append(origin)  # maybe there already: a started one is skipped
-            self._start_queued(now)
-        return reason
-
     def bounce(self, origin: str, item: T, now: float) -> None:
         """Park a request that reached the downloader undecided; call :meth:`check` soon."""
-        self._park(origin, self._recs.get(origin), item, now)
+        self._origins.park(origin, self._origins.get(origin), item, now)
 
     def check(self, origin: str, now: float) -> None:
         """Look at an origin again: drop what is overdue, release, or want a fetch."""
-        if not self._closed:
+        if not self._lifecycle.closed:
             self._check(origin, now)
 
     def fetch_done(
@@ -321,58 +290,68 @@ class Gate(Generic[T]):
         """The origin's fetch ended (its new state is in the store). ``recheck_at``: another
         process holds the fetch (a fleet's lock), look again then (no error, no backoff).
         ``cut``: the close cut it short; what waits stays parked for the close."""
-        rec = self._recs.get(origin)
+        origins = self._origins
+        rec = origins.get(origin)
         if rec is None or rec.fetch != FetchState.RUNNING:
-            return
-        rec.fetch = FetchState.NONE
-        self.budget.done(origin)
-        if self._closed:
-            return
+            return  # the gate was closed meanwhile (its records went with it)
+        origins.fetch_ended(rec)
+        self._budget.done(origin)
         self._start_queued(now)
         if cut:
-            self._forget(origin, rec)
+            origins.forget(origin, rec)
         elif recheck_at is None:
             self._check(origin, now)
         elif rec.parked or rec.held:
-            rec.why = FetchReason.RECHECK
-            self._clock.wake(origin, recheck_at)
-            self._clock.start(origin, rec, now)
+            origins.recheck(origin, rec, now, recheck_at)
         else:
-            self._forget(origin, rec)
+            origins.forget(origin, rec)
 
     def tick(self, now: float) -> None:
-        """Periodic: durable parking, slow fetches moved, every origin whose time has come."""
-        self._items.lot.flush()
-        if not self._closed:
-            self._open(now)  # the tick is where a close is learnt when nothing else asks
-            budget = self.budget
-            if budget.waiting and (budget.max_slow or budget.room_blocked):
-                self._start_queued(now)  # a fetch may have become slow, or room was made
+        """Periodic: the lot flushed (durable parking), slow fetches moved, the close's
+        deadlines set, every origin whose time has come looked at again."""
+        if self._lifecycle.closed:
+            return
+        origins, budget = self._origins, self._budget
+        origins.lot.flush()
+        accepting = self._accepting(now)  # where a close is learnt when nothing else asks
+        if not accepting:
+            origins.close_deadlines()
+        if budget.waiting and (budget.max_slow or budget.room_blocked or not accepting):
+            self._start_queued(now)  # a fetch may have become slow, or room was made
         # After the pops: a wake-up a check sets at or before ``now`` waits for the next tick.
-        for origin in self._clock.due(now):
+        for origin in origins.due(now):
             self._check(origin, now)
 
+    def pace(self, now: float, active: int, concurrency: int, backlog: int) -> Pace:
+        """The downloader's numbers (``_compat.crawl_load``) move the budget's limit
+        (:mod:`.pacing`); requests waiting their turn are ahead of the downloader as much as
+        the scheduler's ``backlog``, so they count in it."""
+        backlog += self._origins.turn_items()
+        pace = self._pacing.step(self._budget, active, concurrency, backlog)
+        self.resize(pace.limit, now)
+        return pace
+
     def resize(self, limit: int, now: float) -> None:
-        """The pacing controller moved the budget's limit (kept within its bounds)."""
-        if self.budget.resize(limit) and not self._closed:
+        """Move the budget's limit (kept within its bounds); a larger one starts queued
+        fetches at once, a smaller one lets fetches above it run to their end."""
+        if self._budget.resize(limit) and not self._lifecycle.closed:
             self._start_queued(now)
 
-    def room_made(self, now: float) -> None:
-        """An origin's last request on its way to the downloader arrived: the store has room
-        for one more origin, which a fetch waiting for room may take."""
-        if self.budget.room_blocked and not self._closed:
+    def room_made(self, now: float) -> bool:
+        """The store has room for one more origin (one whose requests were on their way
+        arrived); a fetch waiting for room may start. True when one may have."""
+        if self._budget.room_blocked and not self._lifecycle.closed:
             self._start_queued(now)
+            return True
+        return False
 
-    def drip(self, now: float, limit: int) -> int:
-        """Send on up to ``limit`` items of ready origins, one per origin in turn; returns how
-        many. Nothing once the crawl closes: the close keeps or drops what is left."""
-        if self._closed or not self._open(now):
+    def release_turn(self, now: float, limit: int) -> int:
+        """Release up to ``limit`` items of origins waiting their turn, one per origin in
+        turn; returns how many. Nothing once the crawl closes: the close keeps or drops
+        what is left."""
+        if not self._origins.turns or not self._accepting(now):
             return 0
-        sent, done, room = self.ready.send(limit)
-        for origin in done:
-            rec = self._recs.get(origin)
-            if rec is not None:
-                self._forget(origin, rec)
+        sent, room = self._origins.release_turn(limit)
         if room:
             self.room_made(now)
         return sent
@@ -380,101 +359,112 @@ class Gate(Generic[T]):
     def adopt(self, now: float, limit: int = 100) -> int:
         """Shared lot: take charge of origins other processes left waiting (a dead worker's),
         as if their requests were ours (a fleet lock keeps each fetch to one process)."""
-        if not self._items.lot.shared or self._closed or self.closing:
+        origins = self._origins
+        if not origins.lot.shared or self._lifecycle.closing_at is not None:
             return 0
-        waiting = self._items.waiting()[:limit]
-        orphans = [(o, n) for o, n in waiting if o not in self._recs and n > 0]
+        orphans = [(o, n) for o, n in origins.waiting()[:limit] if o not in origins and n > 0]
         self._take_over(orphans, now)
         return len(orphans)
 
     def resume(self, now: float) -> int:
         """Take over the items a previous run left in the lot; their fetches queue in order."""
-        waiting = self._items.waiting()
+        waiting = self._origins.waiting()
         self._take_over(waiting, now)
         return sum(count for _, count in waiting)
 
+    def close(self, persist: bool, reason: str) -> int:
+        """The crawl is closed (:meth:`.Lifecycle.close`): keep what the lot can persist (a
+        shared lot keeps all of it, for the fleet), drop the rest; return how many kept."""
+        self._budget.clear()
+        return self._origins.close(persist or self._origins.lot.shared, reason)
+
+    # -- internals ----------------------------------------------------------------------------
+    def _arrive(
+        self,
+        origin: str,
+        item: T,
+        now: float,
+        admit: Callable[[T], bool] | None,
+        *,
+        held: bool,
+        turn: bool = False,
+    ) -> ParkReason | None:
+        origins = self._origins
+        rec = origins.get(origin)
+        want: FetchReason | None = None
+        wake, failing = 0.0, False
+        if (
+            rec is not None
+            and not rec.releasing
+            and (rec.parked or rec.held or (rec.fetch and rec.blocking))
+            and not origins.in_turn(origin)
+        ):
+            reason: ParkReason | None = ParkReason.WAITING
+        else:
+            fetching = rec is not None and bool(rec.fetch)
+            state = self._store.get(origin)
+            reason, refresh, wake = _arrival(state, now, self._policy, self._observe, fetching)
+            if refresh:  # the grace period: obey the fallback, retry meanwhile
+                self._want(origin, origins.record(origin), now, False, FetchReason.REFRESH)
+            if reason is None:
+                if not (turn and not refresh and self._room_to_wait(origin, now)):
+                    return None
+                reason = ParkReason.TURN
+            failing = state is not None and state.kind is Kind.SERVER_ERROR
+            want = WANTS.get(reason)
+        if admit is not None and not admit(item):
+            return None
+        rec = origins.park(origin, rec, item, now, failing=failing, held=held)
+        if reason is ParkReason.TURN:
+            origins.wait_turn(origin, rec)
+            return reason
+        if want is not None:
+            self._want(origin, rec, now, True, want)
+        elif wake:
+            origins.wake(origin, wake)
+        if held and rec.fetch == FetchState.QUEUED:
+            self._budget.urgent.append(origin)  # maybe there already: a started one is skipped
+            self._start_queued(now)
+        return reason
+
     def _take_over(self, waiting: Sequence[tuple[str, int]], now: float) -> None:
         for origin, count in waiting:
-            self._items.resumed(self._rec(origin), count)
+            self._origins.take_over(origin, count)
         for origin, _ in waiting:  # once all are counted: the fetches queue in order
             self._check(origin, now)
 
-    def close(self, persist: bool, reason: str) -> int:
-        """The crawl ends: keep what the lot can persist, drop the rest; return how many kept."""
-        self._closed = True
-        decided = self.ready.clear()  # waiting their turn, not for robots.txt
-        self._recs.clear()
-        self.budget.clear()
-        self._clock.clear()
-        return self._items.close(persist, reason, decided)
-
-    # -- internals ----------------------------------------------------------------------------
-    def _rec(self, origin: str) -> _Origin:
-        rec = self._recs.get(origin)
-        if rec is None:
-            rec = self._recs[origin] = _Origin()
-        return rec
-
-    def _forget(self, origin: str, rec: _Origin) -> None:
-        if not (rec.parked or rec.held or rec.fetch or rec.releasing or origin in self.ready):
-            self._recs.pop(origin, None)
-            self._clock.cancel(origin)
-
-    def _park(
-        self,
-        origin: str,
-        rec: _Origin | None,
-        item: T,
-        now: float,
-        *,
-        failing: bool = False,
-        held: bool = False,
-    ) -> _Origin:
-        if rec is None:
-            rec = self._rec(origin)
-        self._items.push(origin, rec, item, now, held=held)
-        if failing:
-            rec.failing = True
-        runs = rec.fetch == FetchState.RUNNING or rec.failing
-        self._clock.parked(origin, rec, now, held=held, runs=runs)
-        return rec
-
     def _want(
-        self, origin: str, rec: _Origin, now: float, *, blocking: bool, why: FetchReason
+        self, origin: str, rec: OriginRecord, now: float, blocking: bool, why: FetchReason
     ) -> None:
-        if blocking and origin in self.ready:  # its requests wait for this fetch now
-            self._unready(origin, now)
-        if rec.fetch:
-            rec.blocking = rec.blocking or blocking
+        """A fetch is wanted (``blocking``: the origin's requests wait for it)."""
+        origins = self._origins
+        if blocking and origins.in_turn(origin):  # its requests wait for this fetch now
+            self._leave_turn(origin, now)
+        if not origins.want_fetch(rec, why, blocking=blocking):
             return
-        rec.blocking = blocking
-        rec.why = why
-        accepting = self._open(now)
-        budget = self.budget
-        if budget.has_slot(urgent=bool(rec.held)) and (accepting or rec.held):
+        budget = self._budget
+        if budget.has_slot(urgent=bool(rec.held)) and (self._accepting(now) or rec.held):
             self._start(origin, rec, now)
         else:
-            rec.fetch = FetchState.QUEUED
+            origins.fetch_queued(rec)
             budget.enqueue(origin, urgent=bool(rec.held))
             if budget.max_slow or rec.held:
                 self._start_queued(now)  # a slow fetch may give up its slot (FIFO kept)
-        self._clock.deadline(origin, rec)  # a clock that runs on: the next item's time
+        origins.deadline(origin, rec)  # a clock that runs on: the next item's time
 
-    def _start(self, origin: str, rec: _Origin, now: float) -> None:
-        rec.fetch = FetchState.RUNNING
-        self.budget.start(origin, now)
-        if (rec.parked or rec.held) and rec.active_since is None:
-            self._clock.start(origin, rec, now)
+    def _start(self, origin: str, rec: OriginRecord, now: float) -> None:
+        self._budget.start(origin, now)
+        self._origins.fetch_started(origin, rec, now)
         self._actions.fetch(origin, rec.why or FetchReason.MISS)
 
     def _start_queued(self, now: float) -> None:
         # Origins that downloads wait for in place go first; while closing, only they.
-        closing = not self._open(now)
-        budget = self.budget
-        for queue in (budget.urgent,) if closing else (budget.urgent, budget.queue):
+        origins, budget = self._origins, self._budget
+        queues = (budget.urgent, budget.queue) if self._accepting(now) else (budget.urgent,)
+        for queue in queues:
             while queue:
                 origin = queue[0]
-                rec = self._recs.get(origin)
+                rec = origins.get(origin)
                 if (
                     rec is None
                     or rec.fetch != FetchState.QUEUED
@@ -484,8 +474,7 @@ class Gate(Generic[T]):
                     continue
                 if rec.blocking and not rec.parked and not rec.held:  # nobody waits any more
                     queue.popleft()
-                    rec.fetch = FetchState.NONE
-                    self._forget(origin, rec)
+                    origins.fetch_unwanted(origin, rec)
                     continue
                 # A slot, or one a slow fetch gives up for the origin at the head of the queue.
                 if not budget.make_room(now, urgent=queue is budget.urgent):
@@ -494,129 +483,69 @@ class Gate(Generic[T]):
                 self._start(origin, rec, now)
 
     def _check(self, origin: str, now: float) -> None:
-        rec = self._recs.get(origin)
+        origins = self._origins
+        rec = origins.get(origin)
         if rec is None or rec.releasing:
             return
-        if origin in self.ready:  # looked at again from scratch; still decided: ready again
-            self._unready(origin, now)
-        self._clock.expire(origin, rec, now)
+        if origins.in_turn(origin):  # looked at again from scratch; still decided: back in turn
+            self._leave_turn(origin, now)
+        origins.expire(origin, rec, now)
         if rec.fetch:
-            self._clock.deadline(origin, rec)
+            origins.deadline(origin, rec)
             return
         if not rec.parked and not rec.held:
-            self._forget(origin, rec)
+            origins.forget(origin, rec)
             return
         state = self._store.get(origin)
         if state is None:
-            why = FetchReason.RECHECK if rec.why else FetchReason.MISS
-            self._want(origin, rec, now, blocking=True, why=why)
+            self._want(origin, rec, now, True, FetchReason.RECHECK if rec.why else FetchReason.MISS)
             return
         if state.kind is not Kind.SERVER_ERROR:
             if state.refresh_at <= now:
-                self._want(origin, rec, now, blocking=True, why=FetchReason.EXPIRED)
+                self._want(origin, rec, now, True, FetchReason.EXPIRED)
             else:
                 self._release(origin, rec, now)
             return
         force = rules_in_force(state, now, self._policy)
         if force.mode is not Mode.STOPPED or self._observe:
             self._release(origin, rec, now)
-            if state.refresh_at <= now and self._recs.get(origin) is None:
-                self._want(origin, self._rec(origin), now, blocking=False, why=FetchReason.REFRESH)
+            if state.refresh_at <= now and origin not in origins:
+                self._want(origin, origins.record(origin), now, False, FetchReason.REFRESH)
             return
         if rec.held:  # a download never waits for a retry: it fails now
-            self._items.drop_held(origin, rec, STOPPED)
+            origins.drop_held(origin, rec, STOPPED)
             if not rec.parked:
-                self._forget(origin, rec)
+                origins.forget(origin, rec)
                 return
-        rec.failing = True
         if state.refresh_at <= now:
-            rec.active_since = now if rec.active_since is None else rec.active_since
-            self._want(origin, rec, now, blocking=True, why=FetchReason.RETRY)
-            return
-        self._clock.wake(origin, min(state.refresh_at, force.until))
-        self._clock.start(origin, rec, now)
+            origins.stopped(origin, rec, now, None)
+            self._want(origin, rec, now, True, FetchReason.RETRY)
+        else:
+            origins.stopped(origin, rec, now, min(state.refresh_at, force.until))
 
-    def _release(self, origin: str, rec: _Origin, now: float) -> None:
-        accepting = self._open(now)  # while closing, held items only: close() has the lot's
-        if not accepting and not rec.held:
-            return
-        rec.releasing = True
-        try:
-            if rec.parked and self._paced(accepting):
-                self._items.release(origin, rec, accepting=False)  # held ones go at once
-                self._ready_up(origin, rec)
-            else:
-                self._items.release(origin, rec, accepting=accepting)
-        finally:
-            rec.releasing = False
-            self._items.released(rec, accepting=accepting)
-            self._forget(origin, rec)
+    def _release(self, origin: str, rec: OriginRecord, now: float) -> None:
+        accepting = self._accepting(now)  # while closing, held items only: close() has the lot's
+        if accepting or rec.held:
+            paced = self._paced_release and accepting
+            self._origins.release(origin, rec, accepting=accepting, paced=paced)
 
-    def _paced(self, accepting: bool) -> bool:
-        """Whether decided items wait for :meth:`drip` (a shared lot: each take a round trip)."""
-        return accepting and self._pace_release and not self._items.lot.shared
-
-    def _ready_up(self, origin: str, rec: _Origin) -> None:
-        """The origin is decided: its lot items wait for :meth:`drip`, no clock running."""
-        rec.failing = False
-        self._clock.stop(origin, rec)
-        if self.ready.add(origin, rec):
-            self._actions.send_on()
-
-    def _unready(self, origin: str, now: float) -> None:
-        if self.ready.discard(origin) and not self._closed:
+    def _leave_turn(self, origin: str, now: float) -> None:
+        if self._origins.leave_turn(origin):
             self.room_made(now)
 
-    def _open(self, now: float) -> bool:
-        """Whether the crawl still accepts released items; the first False starts closing."""
-        if self._clock.closing_at is not None:
-            return False
-        if self._accepting():
-            return True
-        self._clock.close_began(now, self._recs.items())
-        self._start_queued(now)
-        return False
+    def _room_to_wait(self, origin: str, now: float) -> bool:
+        """Whether a decided request may wait its turn: a paced release of an open crawl,
+        and the store has room to pin its origin (unless it is pinned already)."""
+        origins = self._origins
+        return (
+            self._paced_release
+            and (origins.in_turn(origin) or self._budget.spare() > 0)
+            and self._accepting(now)
+        )
 
-
-def waiting(gate: Gate[T], now: float, park_timeout: float) -> Waiting:
-    """Why ``gate``'s parked requests wait now, and when the first is retried or dropped (the
-    progress line's, :mod:`.waiting`): one pass over the origins with requests waiting, a
-    bounded number of calls to the lot. Beside the class, which it only reads."""
-    counts = dict.fromkeys(("fetching", "slot", "retry", "turn", "other"), 0)
-    retries: list[float] = []
-    clocks: list[tuple[float, str]] = []
-    aging = not gate.closing  # closing: only the items held in place age
-    recs = gate._recs
-    for origin, rec in recs.items():
-        count = rec.parked + rec.held
-        if not count:
-            continue
-        if origin in gate.ready:
-            kind = "turn"
-        elif rec.failing:
-            kind = "retry"
-            state = gate._store.get(origin)
-            if state is not None:
-                running = rec.fetch == FetchState.RUNNING
-                retries.append(0.0 if running else max(0.0, state.refresh_at - now))
-        elif rec.fetch == FetchState.RUNNING or rec.why is FetchReason.RECHECK:
-            kind = "fetching"
-        elif rec.fetch == FetchState.QUEUED:
-            kind = "slot"
-        else:
-            kind = "other"
-        counts[kind] += count
-        if rec.active_since is not None and ((rec.parked and aging) or rec.held):
-            clocks.append((rec.active_since, origin))
-    items = gate._items
-    first = first_deadline(
-        clocks, lambda o: items.oldest(o, recs[o], aging=aging), park_timeout
-    )
-    return Waiting(
-        **counts,
-        next_retry=min(retries) if retries else None,
-        first_drop=None if first is None else max(0.0, first - now),
-    )
+    def _accepting(self, now: float) -> bool:
+        """Whether the crawl still takes released items (the first False starts the close)."""
+        return self._lifecycle.accepting(now)
 
 
 def _stopped(state: OriginState | None, now: float, policy: PolicyConfig) -> bool:
@@ -628,22 +557,23 @@ def _stopped(state: OriginState | None, now: float, policy: PolicyConfig) -> boo
 
 def _arrival(
     state: OriginState | None, now: float, policy: PolicyConfig, observe: bool, fetching: bool
-) -> tuple[ParkReason | None, FetchReason | None, float]:
+) -> tuple[ParkReason | None, bool, float]:
     """What a request of an origin with no other request waiting meets, by its state.
 
-    (why it is parked, or None: it passes; the fetch it wants, None for none, ``REFRESH`` for
-    a background retry while it passes; when to look again, 0 for no wake-up).
+    (why it is parked, or None: it passes; whether a background retry is due while it
+    passes (``REFRESH``); when to look again, 0 for no wake-up). A parked request wants the
+    fetch :data:`~.reasons.WANTS` names for its reason.
     """
     if state is None:
-        return ParkReason.MISS, FetchReason.MISS, 0.0
+        return ParkReason.MISS, False, 0.0
     if state.kind is not Kind.SERVER_ERROR:
         if state.refresh_at > now or fetching:
-            return None, None, 0.0
-        return ParkReason.EXPIRED, FetchReason.EXPIRED, 0.0
+            return None, False, 0.0
+        return ParkReason.EXPIRED, False, 0.0
     force = rules_in_force(state, now, policy)
     due = state.refresh_at <= now and not fetching
     if force.mode is not Mode.STOPPED or observe:
-        return None, FetchReason.REFRESH if due else None, 0.0
+        return None, due, 0.0
     if due:
-        return ParkReason.RETRY, FetchReason.RETRY, 0.0
-    return ParkReason.STOPPED, None, min(state.refresh_at, force.until)
+        return ParkReason.RETRY, False, 0.0
+    return ParkReason.STOPPED, False, min(state.refresh_at, force.until)

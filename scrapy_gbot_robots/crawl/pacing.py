@@ -11,7 +11,7 @@ the downloader says, once per ``GBOT_ROBOTS_TICK``:
   taken. More robots.txt in flight then means more pages to download sooner.
 - **shrink** (by a quarter, down to the floor) when decided origins pile up ahead of the
   downloader: more than ``pile`` requests wait in the scheduler or, decided, for their turn
-  to be sent on (:mod:`.ready`; the coordinator counts both). The downloader has work
+  to be released (:mod:`.turns`; the coordinator counts both). The downloader has work
   for a while, and a big scheduler costs memory (and CPU with Scrapy's default queue, which
   looks at every site with requests queued on each pop). It shrinks only while that pile
   grows or stands still: once it falls, the limit already shrunk is draining it, and

@@ -2,34 +2,36 @@
 
 Items wait in the lot (parked: persisted with ``JOBDIR``, shared in a fleet) or in memory
 beside it (held: downloads waiting in place, never persisted). Every way out (released in
-batches, dropped at a deadline or when the origin is stopped, kept or dropped at the close)
-is counted in the :class:`~.tally.Tally` here and written to the gate's
-:class:`~.effects.Actions`, so the accounting rule has one home. The gate (:mod:`.gate`)
-decides when; this module only moves and counts. Pure: nothing from Scrapy or Twisted.
+batches or one per turn, dropped at a deadline or when the origin is stopped, kept or
+dropped at the close) is counted in the :class:`~.tally.Tally` here and written to the
+gate's :class:`~.effects.Actions`, so the accounting rule has one home.
+
+The gate (:mod:`.gate`) decides when, and keeps each origin's counts in its record: every
+method here is told how many of the origin's items the gate counts and answers how many of
+them left, so that the gate alone changes its record. In a lot shared between processes,
+what leaves may be another process's (it parked them): only what the gate counted is
+answered, the rest goes to the tally as released or dropped all the same. Pure: nothing
+from Scrapy or Twisted.
 """
 
 from __future__ import annotations
 
-from collections.abc import Container, Sequence
-from typing import Generic, Protocol, TypeVar
+from collections.abc import Container, Iterator, Sequence
+from typing import Generic, TypeVar
 
 from ..parking.base import Lot
 from ..parking.memory import MemoryLot
 from .effects import Actions
+from .reasons import DEADLINE
 from .tally import Tally
 
 T = TypeVar("T")
 
 
-class Counts(Protocol):
-    """How many items of one origin the gate counts, in the lot and held."""
-
-    parked: int
-    held: int
-
-
 class ParkedItems(Generic[T]):
     """The lot, the items held beside it, and the tally; see the module docstring."""
+
+    __slots__ = ("_actions", "_batch", "_held", "lot", "tally")
 
     def __init__(self, lot: Lot[T], actions: Actions[T], *, release_batch: int) -> None:
         self.lot = lot
@@ -44,90 +46,97 @@ class ParkedItems(Generic[T]):
         item = self.lot.peek(origin)
         return self._held.peek(origin) if item is None else item
 
-    def push(self, origin: str, counts: Counts, item: T, now: float, *, held: bool) -> None:
-        if held:
-            self._held.push(origin, item, now)
-            counts.held += 1
-        else:
-            self.lot.push(origin, item, now)
-            counts.parked += 1
+    def push(self, origin: str, item: T, now: float, *, held: bool) -> None:
+        (self._held if held else self.lot).push(origin, item, now)
         self.tally.park()
 
-    def resumed(self, counts: Counts, n: int) -> None:
-        """``n`` items another run or process left in the lot are ours now."""
-        counts.parked += n
+    def resumed(self, n: int) -> None:
+        """``n`` items another run or process left in the lot are the gate's now."""
         self.tally.resume(n)
 
-    def oldest(self, origin: str, counts: Counts, *, aging: bool) -> float | None:
-        """When the oldest item that ages was parked (held ones always age; the lot's when
-        ``aging``)."""
-        oldest = self._held.oldest(origin) if counts.held else None
+    def held_origins(self) -> Iterator[str]:
+        """The origins with items waiting in place."""
+        return (origin for origin, _ in self._held.waiting())
+
+    def oldest(self, origin: str, *, held: bool, aging: bool) -> float | None:
+        """When the oldest item that ages was parked (held ones always age, when ``held``;
+        the lot's when ``aging``)."""
+        oldest = self._held.oldest(origin) if held else None
         if aging:
             in_lot = self.lot.oldest(origin)
             oldest = in_lot if oldest is None or in_lot is None else min(oldest, in_lot)
         return oldest
 
-    def expire(self, origin: str, counts: Counts, cutoff: float, *, aging: bool) -> None:
-        """Drop what was parked at or before ``cutoff`` (the lot's only when ``aging``)."""
-        if counts.held:
-            held = self._held.take_parked_before(origin, cutoff)
-            if held:
-                counts.held -= len(held)
-                self.tally.drop(len(held))
-                self._actions.drop(origin, held, "deadline")
-        if not aging:
-            return
-        items = self.lot.take_parked_before(origin, cutoff)
-        if items:
-            self.tally.drop(len(items), self._uncount(counts, len(items)))
-            self._actions.drop(origin, items, "deadline")
-        if counts.parked and self.lot.oldest(origin) is None:
-            # The lot holds none of what we count: another process took them from a shared
-            # lot (or Redis cannot be reached now: adopt() finds them again). Stop counting,
-            # or the origin would wake at a past deadline and hold the crawl open for ever.
-            self.tally.lost_to_others(self._uncount(counts, counts.parked))
+    def expire(
+        self, origin: str, cutoff: float, *, held: int, parked: int, aging: bool
+    ) -> tuple[int, int]:
+        """Drop what was parked at or before ``cutoff`` (the lot's only when ``aging``).
 
-    def drop_held(self, origin: str, counts: Counts, reason: str) -> None:
-        held = self._held.take(origin, counts.held)
-        counts.held -= len(held)
-        self.tally.drop(len(held))
-        self._actions.drop(origin, held, reason)
+        Returns how many of the ``held`` and of the ``parked`` items the gate counts left.
+        A lot that holds none of the ``parked`` ones (another process took them from a shared
+        lot, or Redis cannot be reached now: ``adopt`` finds them again) gives them all up,
+        or the origin would wake at a past deadline and hold the crawl open for ever.
+        """
+        held_gone = parked_gone = 0
+        if held:
+            items = self._held.take_parked_before(origin, cutoff)
+            if items:
+                held_gone = len(items)
+                self.tally.drop(held_gone)
+                self._actions.drop(origin, items, DEADLINE)
+        if aging:
+            items = self.lot.take_parked_before(origin, cutoff)
+            if items:
+                parked_gone = min(len(items), parked)
+                self.tally.drop(len(items), parked_gone)
+                self._actions.drop(origin, items, DEADLINE)
+            if parked > parked_gone and self.lot.oldest(origin) is None:
+                parked_gone += self._lost(parked - parked_gone)
+        return held_gone, parked_gone
 
-    def release(self, origin: str, counts: Counts, *, accepting: bool) -> None:
-        """Release the held items, then (when ``accepting``) the lot's, in batches."""
-        while counts.held > 0:  # first: they hold download slots, and the close waits for them
-            held = self._held.take(origin, self._batch)
-            if not held:
+    def drop_held(self, origin: str, n: int, reason: str) -> int:
+        """Drop the origin's ``n`` held items; returns how many there were."""
+        items = self._held.take(origin, n)
+        self.tally.drop(len(items))
+        self._actions.drop(origin, items, reason)
+        return len(items)
+
+    def release(self, origin: str, *, held: int, parked: int, accepting: bool) -> tuple[int, int]:
+        """Release the held items, then (when ``accepting``) the lot's, in batches; returns
+        how many of the ``held`` and of the ``parked`` left. What a shared lot no longer holds
+        of the ``parked`` was taken by another process: given up here too."""
+        held_gone = parked_gone = 0
+        while held_gone < held:  # first: they hold download slots, and the close waits for them
+            items = self._held.take(origin, self._batch)
+            if not items:
                 break
-            counts.held -= len(held)
-            self.tally.release(len(held))
-            self._actions.release(origin, held)
+            held_gone += len(items)
+            self.tally.release(len(items))
+            self._actions.release(origin, items)
         shared = self.lot.shared
-        while accepting and (counts.parked > 0 or shared):
+        while accepting and (parked_gone < parked or shared):
             items = self.lot.take(origin, self._batch)
             if not items:
                 break
-            self.tally.release(len(items), self._uncount(counts, len(items)))
+            mine = min(len(items), parked - parked_gone)
+            parked_gone += mine
+            self.tally.release(len(items), mine)
             self._actions.release(origin, items)
+        if shared and accepting and parked > parked_gone:
+            parked_gone += self._lost(parked - parked_gone)
+        return held_gone, parked_gone
 
-    def send(self, origin: str, counts: Counts, n: int) -> int:
-        """Release up to ``n`` of the lot's items (a paced release); returns how many.
-
-        A lot that holds none of what is counted (only a shared one can) stops the count, as
-        :meth:`expire` does, or the origin would hold the crawl open for ever.
-        """
-        items = self.lot.take(origin, n)
+    def release_one(self, origin: str, parked: int) -> tuple[int, int]:
+        """Release the oldest of the lot's items (a turn); returns (how many went, how many
+        of the ``parked`` left). A lot that holds none of what is counted (only a shared one
+        can) gives the count up, as :meth:`expire` does."""
+        items = self.lot.take(origin, 1)
         if items:
-            self.tally.release(len(items), self._uncount(counts, len(items)))
+            mine = min(len(items), parked)
+            self.tally.release(len(items), mine)
             self._actions.release(origin, items)
-        elif counts.parked:
-            self.tally.lost_to_others(self._uncount(counts, counts.parked))
-        return len(items)
-
-    def released(self, counts: Counts, *, accepting: bool) -> None:
-        """After a release: what a shared lot no longer holds was taken by another process."""
-        if self.lot.shared and accepting and counts.parked:
-            self.tally.lost_to_others(self._uncount(counts, counts.parked))
+            return len(items), mine
+        return 0, self._lost(parked)
 
     def close(self, persist: bool, reason: str, decided: Container[str] = ()) -> int:
         """The crawl ends: keep what the lot can persist, drop the rest; return how many kept.
@@ -146,9 +155,8 @@ class ParkedItems(Generic[T]):
     def waiting(self) -> Sequence[tuple[str, int]]:
         return self.lot.waiting()
 
-    def _uncount(self, counts: Counts, n: int) -> int:
-        """Forget ``n`` items of ``counts``; in a shared lot they may be other processes'
-        items. Returns how many of them were counted here."""
-        mine = min(n, counts.parked)
-        counts.parked -= mine
-        return mine
+    def _lost(self, n: int) -> int:
+        """``n`` counted items are gone from a shared lot: another process has them."""
+        if n:
+            self.tally.lost_to_others(n)
+        return n

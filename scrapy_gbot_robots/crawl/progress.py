@@ -10,7 +10,7 @@ released, dropped and forbidden so far: a crawl that waits says what it waits fo
 when. It is logged only while requests are parked or fetches are wanted, so a crawl whose
 sites are all decided is not flooded. ``LOGSTATS_INTERVAL = 0`` turns it off, as it does
 Scrapy's. The numbers are read, never counted here: the stats are telemetry's, the rest the
-gate's (:func:`.gate.waiting`, asked only when the line is logged).
+gate's (:meth:`.gate.Gate.why_waiting`, asked only when the line is logged).
 """
 
 from __future__ import annotations
@@ -24,8 +24,7 @@ from .. import _stats as S
 from ..policy.states import Kind
 
 if TYPE_CHECKING:
-    from .budget import FetchBudget
-    from .tally import Tally
+    from .gate import GateFigures
     from .waiting import Waiting
 
 logger = logging.getLogger("scrapy_gbot_robots.middleware")
@@ -65,7 +64,7 @@ class Progress:
         self._then: float | None = None
         self._decided_then = 0
 
-    def tick(self, tally: Tally, budget: FetchBudget, waiting: Callable[[], Waiting]) -> None:
+    def tick(self, gate: GateFigures, waiting: Callable[[], Waiting]) -> None:
         if not self._interval:
             return
         now = self._clock()
@@ -75,16 +74,16 @@ class Progress:
         if now < self._next:
             return
         self._next = now + self._interval
-        if not (tally.now or budget.in_flight or budget.waiting):
+        if not (gate.parked_now or gate.in_flight or gate.queued):
             self._then, self._decided_then = now, self._decided()
             return
-        self._log(now, tally, budget, waiting())
+        self._log(now, gate, waiting())
 
     def _decided(self) -> int:
         get = self._stats.get_value
         return sum(int(get(S.ORIGIN_STATE + kind.value, 0)) for kind in Kind)
 
-    def _log(self, now: float, tally: Tally, budget: FetchBudget, waiting: Waiting) -> None:
+    def _log(self, now: float, gate: GateFigures, waiting: Waiting) -> None:
         get = self._stats.get_value
         kinds = ", ".join(
             f"{int(get(S.ORIGIN_STATE + kind.value, 0)):,} {word}"
@@ -102,11 +101,11 @@ class Progress:
                 "decided": f"{decided:,}",
                 "kinds": kinds,
                 "rate": rate,
-                "parked": _count(tally.now, "request"),
+                "parked": _count(gate.parked_now, "request"),
                 "why": f" ({why})" if (why := waiting.text(self._park_timeout)) else "",
-                "running": _count(budget.running, "fetch", "es"),
-                "slow": budget.slow,
-                "queued": f"{len(budget.queue):,}",
+                "running": _count(gate.running, "fetch", "es"),
+                "slow": gate.slow,
+                "queued": f"{gate.queued:,}",
                 "released": f"{int(get(S.RELEASED, 0)):,}",
                 "dropped": f"{int(get(S.DROPPED, 0)):,}",
                 "forbidden": f"{int(get(S.FORBIDDEN, 0)):,}",

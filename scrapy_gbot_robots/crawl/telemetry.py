@@ -24,7 +24,7 @@ from .._meta import PAGE_RULES_META
 from ..policy.origin import robots_url
 from ..policy.states import Kind, OriginState
 from ..report.labels import duration
-from .gate import STOPPED, ParkReason
+from .reasons import STOPPED, ParkReason
 from .stat_writer import StatWriter
 
 if TYPE_CHECKING:
@@ -34,15 +34,15 @@ if TYPE_CHECKING:
     from scrapy.crawler import Crawler
     from scrapy.http import Request, Response
 
-    from ..engine.rules import Decision, RobotsTxt, Tokens
+    from ..engine.decision import Decision
+    from ..engine.rules import RobotsTxt, Tokens
     from ..page.rules import PageRules
     from ..parking.base import Lot
     from ..report.collector import Hop, ReportCollector
     from ..stores.tiered import TieredStore
-    from .budget import FetchBudget
-    from .effects import FetchReason
+    from .gate import GateFigures
     from .pacing import Pace
-    from .tally import Tally
+    from .reasons import FetchReason
 
 #: The logger named in the README and the docs (the middleware's historical module path).
 logger = logging.getLogger("scrapy_gbot_robots.middleware")
@@ -611,24 +611,22 @@ class RunEvents(_Telling):
             message = "Kept %(n)d parked requests in %(where)s for the next run with this JOBDIR"
         logger.info(message, {"n": count, "where": where}, extra=self._extra())
 
-    def closed(
-        self, tally: Tally, budget: FetchBudget, store: TieredStore, releasing_peak: int
-    ) -> None:
+    def closed(self, gate: GateFigures, store: TieredStore) -> None:
         """The crawl's final counts: the gate's peaks and the store's totals (the hot
         path's counts are :meth:`RequestEvents.flush`'s)."""
         stats = self.stats
-        stats.set_value(S.PARKED_PEAK, tally.peak)
-        stats.set_value(S.RELEASING_PEAK, releasing_peak)
-        stats.set_value(S.FETCH_IN_FLIGHT_PEAK, budget.running_peak)
-        stats.set_value(S.FETCH_SLOW_PEAK, budget.slow_peak)
-        stats.set_value(S.FETCH_QUEUE_PEAK, budget.queued_peak)
-        stats.set_value(S.FETCH_BUDGET_PEAK, budget.limit_peak)
-        stats.set_value(S.FETCH_BUDGET, budget.limit)
+        stats.set_value(S.PARKED_PEAK, gate.parked_peak)
+        stats.set_value(S.RELEASING_PEAK, gate.turn_peak)
+        stats.set_value(S.FETCH_IN_FLIGHT_PEAK, gate.running_peak)
+        stats.set_value(S.FETCH_SLOW_PEAK, gate.slow_peak)
+        stats.set_value(S.FETCH_QUEUE_PEAK, gate.queued_peak)
+        stats.set_value(S.FETCH_BUDGET_PEAK, gate.limit_peak)
+        stats.set_value(S.FETCH_BUDGET, gate.limit)
         stats.set_value(S.STORE_PINNED_PEAK, store.pinned_peak)
         if store.pinned_evictions:
             stats.set_value(S.STORE_EVICTED_PINNED, store.pinned_evictions)
-        if tally.taken_elsewhere:
-            stats.set_value(S.LOT_TAKEN_ELSEWHERE, tally.taken_elsewhere)
+        if gate.taken_elsewhere:
+            stats.set_value(S.LOT_TAKEN_ELSEWHERE, gate.taken_elsewhere)
         if store.evictions:
             stats.set_value(S.STORE_EVICTED, store.evictions)
         if store.reads:
@@ -663,6 +661,4 @@ def _robot_parser(robots: RobotsTxt) -> Any:
     """Scrapy's ``RobotParser`` interface over the parsed file, for ``robots_parsed``."""
     from ..scrapy_parser import GoogleRobotParser
 
-    parser = GoogleRobotParser(robots.body)
-    parser.robots = robots
-    return parser
+    return GoogleRobotParser(robots.body, robots=robots)

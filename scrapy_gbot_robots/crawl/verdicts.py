@@ -1,8 +1,9 @@
 """What the check of one request decides, once its origin's rules in force are known.
 
-- **Enforce** (the default): a disallowed URL raises ``IgnoreRequest``; with
-  ``GBOT_ROBOTS_USAGE``, so does a URL whose content-usage signals say "no" to one of the
-  crawl's uses. The usual case (one token, no usage, no report) is one ``allowed()`` call.
+- **Enforce** (the default): a disallowed URL is :class:`Forbidden` (the coordinator raises
+  ``IgnoreRequest``); with ``GBOT_ROBOTS_USAGE``, so is a URL whose content-usage signals say
+  "no" to one of the crawl's uses. The usual case (one token, no usage, no report) is one
+  ``allowed()`` call.
 - **Observe** (``GBOT_ROBOTS_MODE = "observe"``): nothing is forbidden or dropped because of
   robots.txt; each request carries what Googlebot would have done in
   ``request.meta["gbot_robots_verdict"]`` (see docs/meta.md), and telemetry counts what
@@ -11,12 +12,12 @@
 
 from __future__ import annotations
 
+import enum
+from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
-from scrapy.exceptions import IgnoreRequest
-
 from .._meta import USAGE_META, VERDICT_META
-from ..engine.rules import Decision
+from ..engine.decision import Decision
 from ..policy.states import Kind, Mode, rules_in_force
 
 if TYPE_CHECKING:
@@ -26,11 +27,34 @@ if TYPE_CHECKING:
     from ..engine.rules import RobotsTxt
     from ..engine.usage import UsagePreference
     from ..stores.tiered import TieredStore
-    from .keys import RequestKeys
+    from .request_keys import RequestKeys
     from .telemetry import RequestEvents
 
 FORBIDDEN = "Forbidden by robots.txt"
 FORBIDDEN_BY_USAGE = "Forbidden by a robots.txt content-usage signal"
+
+
+class Checked(enum.Enum):
+    """Two of the three answers of :meth:`Verdicts.check` (the third is :class:`Forbidden`)."""
+
+    ALLOWED = "allowed"  # download it (observing: whatever robots.txt says)
+    UNDECIDED = "undecided"  # no usable decision for its origin yet: it waits
+
+
+@dataclass(frozen=True, slots=True)
+class Forbidden:
+    """The rules in force, or a content-usage signal, forbid the request: it is refused with
+    ``IgnoreRequest(reason)`` (never in observe mode)."""
+
+    reason: str
+
+
+ALLOWED = Checked.ALLOWED
+UNDECIDED = Checked.UNDECIDED
+#: The usual refusal: one object, not one per forbidden request.
+BY_RULES = Forbidden(FORBIDDEN)
+#: What :meth:`Verdicts.check` answers.
+CheckResult = Checked | Forbidden
 
 
 class Verdicts:
@@ -67,14 +91,13 @@ class Verdicts:
         # ...and no report: an allowed() call is the whole check.
         self._allowed_only = self._plain and telemetry.report is None
 
-    def obeyed(self, request: Request, origin: str, url: str) -> bool:
-        """True when the rules in force let ``request`` through; False while undecided.
-
-        Raises ``IgnoreRequest`` when they forbid it (never in observe mode).
-        """
+    def check(self, request: Request, origin: str, url: str) -> CheckResult:
+        """What the rules in force say of ``request``: :data:`ALLOWED`, :data:`UNDECIDED`
+        (its origin has no usable decision yet), or :class:`Forbidden` (never in observe
+        mode), each counted by telemetry."""
         state = self.store.get(origin)
         if state is None:
-            return False
+            return UNDECIDED
         # state.fixed: rules_in_force's own answer for states the clock cannot change.
         force = state.fixed or rules_in_force(state, self.clock(), self.policy)
         if force.mode is Mode.STOPPED:
@@ -86,26 +109,25 @@ class Verdicts:
             telemetry.allowed(origin)
             if self.observe:
                 request.meta[VERDICT_META] = _verdict(True, state.kind.value)
-            return True
+            return ALLOWED
         token = self.keys.token_of(request)
         if self._allowed_only:  # the usual case: one allowed() is the whole check
             if robots.allowed(url, token):
-                return True
+                return ALLOWED
             telemetry.forbidden(request, robots, token, origin)
-            raise IgnoreRequest(FORBIDDEN)
+            return BY_RULES
         if self._plain:
             # With the report on, one decide() is the check: it costs what allowed() costs
             # and names the deciding rule, so a forbidden request needs no second pass.
             decision = robots.decide(url, token)
             if decision.allowed:
                 telemetry.allowed(origin)
-                return True
+                return ALLOWED
             telemetry.forbidden(request, robots, token, origin, decision)
-            raise IgnoreRequest(FORBIDDEN)
-        self._judge(request, origin, robots, token)
-        return True
+            return BY_RULES
+        return self._judge(request, origin, robots, token)
 
-    def _judge(self, request: Request, origin: str, robots: RobotsTxt, token: Any) -> None:
+    def _judge(self, request: Request, origin: str, robots: RobotsTxt, token: Any) -> CheckResult:
         """Every option: the global group, usage signals, their meta, observe mode."""
         url, group, telemetry = request.url, self.global_group, self.telemetry
         decision = robots.decide(url, token, group)
@@ -123,22 +145,23 @@ class Verdicts:
                 telemetry.allowed(origin)
             else:
                 telemetry.would_forbid(request, origin, deciding, token)
-            return
+            return ALLOWED
         if refused is not None:
             telemetry.forbidden(request, robots, token, origin, deciding, by_usage=True)
-            raise IgnoreRequest(f"{FORBIDDEN_BY_USAGE} (line {refused.line}: {refused.text})")
+            return Forbidden(f"{FORBIDDEN_BY_USAGE} (line {refused.line}: {refused.text})")
         if not decision.allowed:
             telemetry.forbidden(request, robots, token, origin, decision)
-            raise IgnoreRequest(FORBIDDEN)
+            return BY_RULES
         telemetry.allowed(origin)
+        return ALLOWED
 
-    def _stopped(self, request: Request, origin: str) -> bool:
-        """An origin stopped by server errors: undecided (False), or, observing, let through."""
+    def _stopped(self, request: Request, origin: str) -> CheckResult:
+        """An origin stopped by server errors: undecided, or, observing, let through."""
         if not self.observe:
-            return False
+            return UNDECIDED
         request.meta[VERDICT_META] = _verdict(False, Kind.SERVER_ERROR.value)
         self.telemetry.would_stop(request, origin)
-        return True
+        return ALLOWED
 
 
 def _usage_decision(refused: UsagePreference, rules: Decision) -> Decision:

@@ -1,10 +1,10 @@
 """Why the parked requests wait, and what happens to them next: the progress line's words.
 
 A crawl whose robots.txt answers 503 once sat logging "2 requests parked" every minute for ten
-minutes, and nothing said why, nor when they would be retried or dropped. The gate counts its
-parked requests by what they wait for (:meth:`.gate.Gate.waiting` fills a :class:`Waiting`);
-this module says it, and finds the first park deadline at a bounded cost. Pure: nothing from
-Scrapy or Twisted, time always an argument.
+minutes, and nothing said why, nor when they would be retried or dropped. The gate's books
+count its parked requests by what they wait for (:meth:`.origins.Origins.why_waiting` fills a
+:class:`Waiting`); this module says it, and finds the first park deadline at a bounded cost.
+Pure: nothing from Scrapy or Twisted, time always an argument.
 """
 
 from __future__ import annotations

@@ -1,65 +1,54 @@
-"""From a crawler's settings to the crawl's coordinator: the one place that builds the parts.
+"""From a crawler to the crawl's coordinator: the one place that builds the parts.
 
-:func:`configure` reads and checks the settings (a bad one stops the crawl before any
-request, naming the setting); :func:`build` turns the crawler and its :class:`Config` into
-every collaborator, each built whole and passed in through its constructor (with the family
-of telemetry events it tells), in an order where every arrow points one way
-(:mod:`.coordinator` owns the conversation between them):
+:func:`build` turns the crawler and its shared parts (:mod:`.shared_parts`: the settings, a
+bad one stopping the crawl before any request, the keys, the telemetry) into every
+collaborator, each built whole and passed in through its constructor (with the family of
+telemetry events it tells), in an order where every arrow points one way (:mod:`.coordinator`
+owns the conversation between them)::
 
-    keys, lifecycle, telemetry → read-backs → store → lot choice, outbox → gate
-    → fetcher, verdicts, admission, housekeeping, pacing, crawl-delay, report files
+    shared parts, lifecycle → read-backs → store → outbox, JOBDIR's lot → fetcher
+    → fetch runs, exits, verdicts, store chores, crawl-delay, report files, opener
     → coordinator
+
+What needs the spider and its scheduler is built when the spider opens, by the
+:class:`~.opener.Opener` built here and given to the coordinator: the lot, the gate that
+parks in it, the admission checks. So the lot is chosen before the gate is built, and
+nothing is changed once built.
 """
 
 from __future__ import annotations
 
 import logging
-import warnings
-from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
-from weakref import WeakKeyDictionary
-
-from scrapy import signals as scrapy_signals
-from scrapy.exceptions import NotConfigured, ScrapyDeprecationWarning
 
 from .._compat import (
     asyncio_available,
     body_middleware_enabled,
     crawl_started,
     engine_accepts_requests,
-    listen,
 )
 from .._components import BODY, spellings
 from .._redact import redacted
-from .._settings import (
-    Config,
-    ConfigError,
-    configured_token,
-    load,
-    renamed_settings,
-    unknown_settings,
-)
+from .._settings import Config, ConfigError
 from ..engine.rules import Tokens
 from ..parking.codec import RequestCodec
 from ..stores.base import OriginStore, PersistentStore
 from ..stores.compact import CompactStore
 from ..stores.memory import MemoryStore
 from ..stores.tiered import TieredStore
-from .admission import Admission
 from .coordinator import Coordinator
 from .crawl_delay import CrawlDelay
 from .effects import Outbox
-from .fetcher import Downloader, EngineDownloader, Fetcher
-from .gate import Gate
-from .housekeeping import Housekeeping
-from .keys import RequestKeys
+from .exits import Exits
+from .fetch_runs import FetchRuns
 from .lifecycle import Lifecycle
-from .lots import LotChoice, jobdir_lot
-from .pacing import Pacing
+from .opener import Opener, jobdir_lot
 from .progress import Progress
 from .read_back import ReadBacks
 from .reporting import ReportFiles
-from .telemetry import Telemetry
+from .robots_fetch import Downloader, EngineDownloader, Fetcher
+from .shared_parts import shared
+from .store_chores import StoreChores
 from .verdicts import Verdicts
 
 if TYPE_CHECKING:
@@ -72,110 +61,6 @@ if TYPE_CHECKING:
 logger = logging.getLogger("scrapy_gbot_robots.middleware")
 
 
-#: Scrapy's default parser, and ours: replacing them changes nothing the user asked for.
-_PARSERS_WE_REPLACE_QUIETLY = frozenset({"ProtegoRobotParser", "GoogleRobotParser"})
-
-
-def configure(crawler: Crawler) -> Config:
-    """The crawler's :class:`Config`; ``NotConfigured`` when robots.txt is not obeyed."""
-    for name, suggestion in unknown_settings(crawler.settings.attributes):
-        hint = f"; did you mean {suggestion}?" if suggestion else ""
-        logger.warning(
-            "Unknown setting %(name)s is ignored (not a scrapy-gbot-robots setting)%(hint)s",
-            {"name": name, "hint": hint},
-        )
-    for old, new in renamed_settings(crawler.settings.attributes):
-        also = f" ({new} is set too, and wins)" if crawler.settings.get(new) is not None else ""
-        warnings.warn(
-            f"{old} is deprecated: use {new}, its name since 0.3{also}",
-            ScrapyDeprecationWarning,
-            stacklevel=2,
-        )
-    config = load(crawler.settings.get)
-    if not config.obey:
-        logger.info("ROBOTSTXT_OBEY is False: robots.txt is not fetched nor obeyed")
-        raise NotConfigured
-    parser = crawler.settings.get("ROBOTSTXT_PARSER")
-    name = parser if isinstance(parser, str) else getattr(parser, "__qualname__", repr(parser))
-    if parser and name.rpartition(".")[2] not in _PARSERS_WE_REPLACE_QUIETLY:
-        logger.warning(
-            "ROBOTSTXT_PARSER = %(parser)r is not used: with scrapy-gbot-robots, robots.txt is "
-            "matched by Google's rules (scrapy_gbot_robots.GoogleRobotsTxtMiddleware), "
-            "whatever ROBOTSTXT_PARSER says",
-            {"parser": name},
-        )
-    return config
-
-
-@dataclass(frozen=True)
-class Shared:
-    """What both of our middlewares use, built once per crawler by whichever comes first:
-    the settings, the token(s), the request keys, and the one telemetry (with the report)."""
-
-    config: Config
-    token: Tokens
-    token_source: str
-    keys: RequestKeys
-    telemetry: Telemetry
-
-
-#: Per crawler, its parts, or None when robots.txt is not obeyed (said once, by the first).
-_SHARED: WeakKeyDictionary[Crawler, Shared | None] = WeakKeyDictionary()
-
-
-def shared(crawler: Crawler) -> Shared:
-    """The crawler's :class:`Shared` parts (``NotConfigured`` when robots.txt is not obeyed).
-
-    Kept until the engine stops, so that the downloader middleware and the page-rules spider
-    middleware count into one stats home and one report, whatever order Scrapy builds them in;
-    the settings are read, and their start-up lines logged, once per crawler, also when
-    robots.txt is not obeyed ("ROBOTSTXT_OBEY is False" was logged once per component).
-    """
-    if crawler in _SHARED:
-        found = _SHARED[crawler]
-        if found is None:
-            raise NotConfigured
-        return found
-    try:
-        config = configure(crawler)
-    except NotConfigured:
-        _SHARED[crawler] = None
-        raise
-    token, source, warning = configured_token(config)
-    if warning:
-        logger.warning(warning)
-    report = None
-    if config.report:
-        from ..report.collector import ReportCollector  # only when asked for
-
-        report = ReportCollector(
-            max_origins=config.report_max_origins,
-            max_rules=config.report_max_rules,
-            examples=config.report_examples,
-            error_stop=config.policy.error_stop,
-            mode=config.mode,
-            tokens=token,
-            global_group=config.global_group,
-            uses=config.usage,
-            page_rules=config.page_rules,
-        )
-    found = _SHARED[crawler] = Shared(
-        config=config,
-        token=token,
-        token_source=source,
-        keys=RequestKeys(token, fixed=source == "ROBOTSTXT_USER_AGENT"),
-        telemetry=Telemetry(
-            crawler, report, debug=_debug_visible(crawler), diagnostic=config.diagnostic_stats
-        ),
-    )
-
-    def forget() -> None:
-        _SHARED.pop(crawler, None)
-
-    listen(crawler, forget, scrapy_signals.engine_stopped)
-    return found
-
-
 def build(crawler: Crawler, downloader: Downloader | None = None) -> Coordinator:
     """The crawl's coordinator, with every collaborator it needs (see the module doc).
 
@@ -186,34 +71,13 @@ def build(crawler: Crawler, downloader: Downloader | None = None) -> Coordinator
     report = telemetry.report
     # `scrapy shell` never starts a crawl: there, only the spider's close means closing.
     started = crawl_started(crawler)
-    lifecycle = Lifecycle(lambda: engine_accepts_requests(crawler, crawl_started=started))
+    lifecycle = Lifecycle(
+        lambda: engine_accepts_requests(crawler, crawl_started=started), config.clock
+    )
     read_backs = ReadBacks(telemetry.fetches, lifecycle, limit=config.memory_size)
     store = open_store(config, crawler, prepare=_matcher_of(token), on_read=read_backs.seen)
     codec = RequestCodec(lambda: crawler.spider, telemetry.requests.unserializable)
     outbox: Outbox[Any] = Outbox()
-    # The JOBDIR's lot, or the fleet's that the coordinator chooses once the scheduler is known.
-    lots: LotChoice[Any] = LotChoice(jobdir_lot(crawler, codec))
-    # Robots.txt downloads bypass the engine's own concurrency limit: the budget's ceiling
-    # is their only bound; the pacing moves the limit between its floor and it.
-    max_fetches = config.fetch_ceiling
-    gate: Gate[Any] = Gate(
-        store,
-        config.policy,
-        lots,
-        outbox,
-        lifecycle.accepting,
-        park_timeout=config.park_timeout,
-        max_fetches=max_fetches,
-        min_fetches=config.fetch_floor,
-        start_fetches=config.fetch_start,
-        observe=config.observe,
-        max_slow=config.slow_lane(),
-        slow_after=config.slow_fetch_after,
-        room=store.room,
-        pace_release=config.release_per_turn > 0,
-        pin=store.pin,
-        unpin=store.unpin,
-    )
     bounded_body = body_middleware_enabled(crawler.settings, spellings(BODY))
     fetcher = Fetcher(
         config,
@@ -224,8 +88,9 @@ def build(crawler: Crawler, downloader: Downloader | None = None) -> Coordinator
         lock_ttl=lock_ttl(config, store.persistent),
         bounded_body=bounded_body,
     )
-    if config.crawl_delay:
-        CrawlDelay(crawler, config, keys, store, telemetry.fetches)  # it listens, and holds itself
+    crawl_delay = (
+        CrawlDelay(crawler, config, keys, store, telemetry.fetches) if config.crawl_delay else None
+    )
     report_files = None
     if report is not None:
         report_files = ReportFiles(
@@ -234,36 +99,33 @@ def build(crawler: Crawler, downloader: Downloader | None = None) -> Coordinator
             config.report,
             tokens=token,
             settings={
-                "concurrent_fetches": max_fetches,
+                "concurrent_fetches": config.fetch_ceiling,
                 "store": config.store_at[0],
                 "park_timeout": config.park_timeout,
                 "mode": config.mode,
             },
         )
+    # Opened now: a JOBDIR that cannot hold the lot stops the crawl before any request.
+    opener = Opener(
+        crawler, config, store, lifecycle, outbox, codec, jobdir_lot(crawler, codec)
+    )
     return Coordinator(
         crawler,
-        config,
-        keys=keys,
-        token_source=parts.token_source,
+        parts,
         store=store,
-        gate=gate,
-        lots=lots,
-        outbox=outbox,
-        fetcher=fetcher,
         lifecycle=lifecycle,
-        request_events=telemetry.requests,
-        fetch_events=telemetry.fetches,
-        run_events=telemetry.run,
+        outbox=outbox,
+        opener=opener,
+        fetches=FetchRuns(fetcher, lifecycle, telemetry.fetches),
+        exits=Exits(crawler, lifecycle, telemetry.requests),
         verdicts=Verdicts(config, keys, store, telemetry.requests),
-        admission=Admission(crawler),
-        housekeeping=Housekeeping(config, store, telemetry.requests, telemetry.run),
+        chores=StoreChores(config, store, telemetry.requests, telemetry.run),
         progress=Progress(
             crawler.stats,
             crawler.settings.getfloat("LOGSTATS_INTERVAL", 60.0),
             config.park_timeout,
         ),
-        pacing=Pacing(config.concurrent_requests),
-        codec=codec,
+        crawl_delay=crawl_delay,
         report_files=report_files,
         bounded_body=bounded_body,
     )
@@ -278,12 +140,6 @@ def _matcher_of(token: Tokens) -> Callable[[OriginState], None]:
             state.robots.names_agent(token)
 
     return prepare
-
-
-def page_rules_parts(crawler: Crawler) -> Shared | None:
-    """What the page-rules spider middleware needs, or None when the setting is "off"."""
-    parts = shared(crawler)
-    return parts if parts.config.reads_page_rules else None
 
 
 def open_store(
@@ -320,7 +176,7 @@ def open_persistent(config: Config, crawler: Crawler) -> PersistentStore | None:
     kind, where = config.store_at
     setting = config.store_setting  # the setting the user wrote, or JOBDIR for its default
     if kind == "sqlite":
-        from ..stores.sqlite import SqliteError, SqliteStore  # see crawl/lots.py
+        from ..stores.sqlite import SqliteError, SqliteStore  # see jobdir_lot
 
         try:
             return SqliteStore(where, max_bytes=config.policy.max_bytes)
@@ -362,10 +218,3 @@ def lock_ttl(config: Config, persistent: PersistentStore | None) -> float:
     return config.download_timeout * hops * (config.retry_times + 1) + 30.0
 
 
-def _debug_visible(crawler: Crawler) -> bool:
-    """Whether per-request DEBUG lines can be seen (Scrapy filters at its handler)."""
-    level = crawler.settings.get("LOG_LEVEL", "DEBUG")
-    numeric = logging.getLevelName(level) if isinstance(level, str) else level
-    return not crawler.settings.getbool("LOG_ENABLED", True) or (
-        isinstance(numeric, int) and numeric <= logging.DEBUG
-    )

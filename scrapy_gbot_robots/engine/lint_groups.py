@@ -12,11 +12,11 @@ from dataclasses import dataclass, field
 from itertools import pairwise
 
 from .._safetext import display, short
-from .agent import is_valid_token
 from .lines import LineKind, LineReport
 from .lint_checks import Emit
 from .lint_lines import DISPLAY_KEY, RULES, agent_is_global, agent_token
 from .rules import parse
+from .tokens import is_valid_token
 
 
 @dataclass(slots=True)

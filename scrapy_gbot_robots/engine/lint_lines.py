@@ -12,10 +12,10 @@ import re
 from urllib.parse import urlsplit
 
 from .._safetext import display, printable, quoted, short
-from .agent import names_everyone, token_prefix
 from .lines import MAX_LINE_BYTES, LineKind, LineReport
 from .lint_checks import Emit
 from .lint_usage import usage_mechanism
+from .tokens import names_everyone, token_prefix
 
 #: What ``bytes.strip()`` strips: a line made of these alone is blank.
 ASCII_WS = b" \t\n\v\f\r"

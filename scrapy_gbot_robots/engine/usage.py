@@ -45,7 +45,7 @@ from dataclasses import dataclass
 from typing import Final, Literal
 
 from .lines import escape_pattern
-from .match import wildcard_match
+from .path_match import wildcard_match
 from .structured_fields import StructuredFieldError, Token, parse_dictionary
 
 Mechanism = Literal["content-usage", "content-signal"]

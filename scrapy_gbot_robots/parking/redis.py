@@ -9,7 +9,7 @@ or a network that drops packets) would freeze the whole crawl that long at each 
 builds a client of its own from the same connection parameters (host or socket, database,
 credentials, TLS), with replies as bytes, no retry, and ``timeout`` (``CALL_TIMEOUT``, 1 s)
 for connecting and for each reply: a call to a hung Redis fails after 1 s instead, like any
-failure (below), and is counted in ``timeouts`` (stat ``robotstxt/parking/timeouts``: each a
+failure (below), and is counted in ``timeouts`` (stat ``robotstxt/lot/timeouts``: each a
 freeze of the crawl avoided). A healthy Redis answers these calls in well under a millisecond
 on a LAN; the largest, ``take_parked_before``, moves at most ``EXPIRE_LIMIT`` items.
 
@@ -267,7 +267,6 @@ class RedisLot(Generic[T]):
         self.errors = 0
         self.outages = 0
         self.timeouts = 0  # calls cut at ``timeout``: freezes of the crawl avoided
-        self.recovered = 0  # items of lost takes put back in Redis
         self.min_backoff = min_backoff
         self.max_backoff = max(min_backoff, max_backoff)
         self._down = False
@@ -493,8 +492,8 @@ class RedisLot(Generic[T]):
             self._failed(exc, "recover")
             return
         self._unsure.clear()
+        # Still counted in ``_mine``: their take returned nothing.
         back = sum(n for n in counts if isinstance(n, int))
-        self.recovered += back  # still counted in ``_mine``: their take returned nothing
         if back:
             logger.info(
                 "Redis lot %(key)s: %(n)d parked requests whose take got no reply "

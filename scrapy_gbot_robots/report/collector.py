@@ -32,7 +32,8 @@ from datetime import datetime, timezone
 from typing import Any
 
 from .._safetext import short
-from ..engine.rules import Decision, RobotsTxt
+from ..engine.decision import Decision
+from ..engine.rules import RobotsTxt
 from ..page.rules import PageRules
 from ..policy.states import Kind, OriginState
 from .labels import _STATES, OBSERVE, SCHEMA, is_usage_directive, iso, state_summary

@@ -3,6 +3,9 @@
 - :class:`OriginStore`: the synchronous view every check reads (``get`` on each request),
   bounded in memory. :class:`~.memory.MemoryStore` is the default; ``GBOT_ROBOTS_STORE`` may
   name another.
+- :class:`Bounded`: what a front store declares when it is bounded in memory and can keep the
+  origins whose requests are on their way (pins); :class:`~.memory.MemoryStore` does, a store
+  of one's own need not (the tiered store then answers for it: no bound, nothing counted).
 - :class:`PersistentStore`: a tier that keeps every origin across restarts or between the
   processes of a fleet (:class:`~.sqlite.SqliteStore`, :class:`~.redis.RedisStore`), behind
   the in-memory one (:class:`~.tiered.TieredStore`). Every capability the crawl uses is
@@ -30,6 +33,50 @@ class OriginStore(Protocol):
 
     def __len__(self) -> int:
         """How many origins are remembered."""
+
+
+@runtime_checkable
+class Bounded(Protocol):
+    """A front store's capability: a bound, pins that keep an origin within it, and counts of
+    what it let go of. The tiered store asks once, when it is built, whether its front has it.
+
+    A pin says a request of the origin passed the scheduling check and is on its way to the
+    download check: forgotten meanwhile, the origin would be fetched again. ``room()`` is how
+    many more origins can be decided without forgetting a pinned one (the fetch budget waits
+    for it).
+    """
+
+    @property
+    def evictions(self) -> int:
+        """Origins forgotten to stay within the bound."""
+
+    @property
+    def failing_evictions(self) -> int:
+        """Of those, origins in a server-error streak."""
+
+    @property
+    def pinned_evictions(self) -> int:
+        """Pinned origins forgotten anyway, at the hard bound."""
+
+    @property
+    def pinned_peak(self) -> int:
+        """The most origins pinned at once."""
+
+    @property
+    def pinned(self) -> int:
+        """Origins pinned now."""
+
+    def pin(self, origin: str) -> None:
+        """A request of ``origin`` is on its way: keep its state (one pin per request)."""
+
+    def unpin(self, origin: str) -> bool:
+        """That request arrived; True when the origin's last pin went."""
+
+    def unpin_all(self) -> int:
+        """Forget every pin (nothing is on its way any more); how many origins were pinned."""
+
+    def room(self) -> int:
+        """How many more origins can be decided without forgetting a pinned one."""
 
 
 class PersistentStore(Protocol):

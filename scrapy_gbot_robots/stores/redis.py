@@ -23,7 +23,7 @@ Keys (``prefix`` defaults to ``gbot_robots``):
   process lives, so the TTL only bounds how long a *dead* holder blocks the others. A process
   that finds the lock taken looks again for up to ``lock_wait`` (10 s) before it answers
   False, so it usually gets the lock, and with it the holder's fresh state, as soon as the
-  holder is done (crawl/fetcher.py otherwise looks again only a second later).
+  holder is done (crawl/robots_fetch.py otherwise looks again only a second later).
 
 Faults never stop or slow the crawl. A connection error marks Redis down: one WARNING (when
 the outage starts), ``outages`` and ``errors`` counted; while down, every operation answers

@@ -9,9 +9,8 @@ import sys
 from collections.abc import Callable
 
 from ..policy.states import OriginState
-from .base import OriginStore, PersistentStore
+from .base import Bounded, OriginStore, PersistentStore
 from .compact import CompactStore
-from .memory import MemoryStore
 
 
 class TieredStore:
@@ -23,11 +22,13 @@ class TieredStore:
     handed to the persistent store. With neither, ``get`` *is* the front's ``get``: the
     per-request lookup pays no extra call.
 
-    Pins (:meth:`MemoryStore.pin`) are the front's when it is a :class:`MemoryStore`; a
-    custom front store knows nothing of them, and its room is unbounded.
+    Pins, room and eviction counts are the front's when it declares them (:class:`Bounded`,
+    as :class:`~.memory.MemoryStore` does); a store of one's own that does not is answered for
+    by :data:`UNBOUNDED`: no pins, unbounded room, nothing counted.
     """
 
     __slots__ = (
+        "_bounds",
         "_on_read",
         "_prepare",
         "compact",
@@ -70,27 +71,26 @@ class TieredStore:
         self._on_read = on_read
         plain = persistent is None and compact is None
         self.get = front.get if plain else self._get_or_read_back
-        if isinstance(front, MemoryStore):
-            self.pin, self.unpin = front.pin, front.unpin
-        else:
-            self.pin, self.unpin = _no_pin, _no_unpin
+        #: The front's bound and pins, declared (asked once, here), or UNBOUNDED's answers.
+        self._bounds: Bounded = front if isinstance(front, Bounded) else UNBOUNDED
+        self.pin, self.unpin = self._bounds.pin, self._bounds.unpin
 
     def room(self) -> int:
         """How many more origins can be decided without forgetting a pinned one."""
-        return self.front.room() if isinstance(self.front, MemoryStore) else sys.maxsize
+        return self._bounds.room()
 
     @property
     def pinned(self) -> int:
-        return self.front.pinned if isinstance(self.front, MemoryStore) else 0
+        return self._bounds.pinned
 
     def unpin_all(self) -> int:
         """Forget every pin (nothing is on its way to the download check any more)."""
-        return self.front.unpin_all() if isinstance(self.front, MemoryStore) else 0
+        return self._bounds.unpin_all()
 
     @property
     def evictions(self) -> int:
         """Origins the in-memory store forgot (0 for a custom store that does not say)."""
-        return self.front.evictions if isinstance(self.front, MemoryStore) else 0
+        return self._bounds.evictions
 
     @property
     def failing_evictions(self) -> int:
@@ -98,7 +98,7 @@ class TieredStore:
         there is one: the front's go there, clocks and last good copy included)."""
         if self.compact is not None:
             return self.compact.failing_forgotten
-        return self.front.failing_evictions if isinstance(self.front, MemoryStore) else 0
+        return self._bounds.failing_evictions
 
     @property
     def forgotten(self) -> int:
@@ -113,18 +113,18 @@ class TieredStore:
         one's own, which does not say."""
         if self.persistent is not None:
             return False
-        if not isinstance(self.front, MemoryStore):
+        if self._bounds is UNBOUNDED:
             return True
         return (self.forgotten if self.compact is not None else self.evictions) > 0
 
     @property
     def pinned_evictions(self) -> int:
         """Pinned origins forgotten at the in-memory store's hard bound (2 x its size)."""
-        return self.front.pinned_evictions if isinstance(self.front, MemoryStore) else 0
+        return self._bounds.pinned_evictions
 
     @property
     def pinned_peak(self) -> int:
-        return self.front.pinned_peak if isinstance(self.front, MemoryStore) else 0
+        return self._bounds.pinned_peak
 
     def _get_or_read_back(self, origin: str) -> OriginState | None:
         state = self.front.get(origin)
@@ -160,9 +160,30 @@ class TieredStore:
         return len(self.front)
 
 
-def _no_pin(origin: str) -> None:
-    """A custom front store: nothing to pin."""
+class _Unbounded:
+    """What a front store that declares no bound answers (see :class:`Bounded`): unbounded
+    room, no pins kept (none needed: nothing is forgotten to make room), nothing counted."""
+
+    __slots__ = ()
+
+    evictions = 0
+    failing_evictions = 0
+    pinned_evictions = 0
+    pinned_peak = 0
+    pinned = 0
+
+    def pin(self, origin: str) -> None:
+        return None
+
+    def unpin(self, origin: str) -> bool:
+        return False
+
+    def unpin_all(self) -> int:
+        return 0
+
+    def room(self) -> int:
+        return sys.maxsize
 
 
-def _no_unpin(origin: str) -> bool:
-    return False
+#: The one :class:`_Unbounded`: the tiered store's answers for a store of one's own.
+UNBOUNDED: Bounded = _Unbounded()

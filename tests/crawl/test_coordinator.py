@@ -1,10 +1,14 @@
 """The coordinator in the fast layer: Scrapy's real crawler, signals and stats, a fake engine
-and a downloader that answers when the test says so.
+(as Scrapy's own robots.txt middleware tests use a mock crawler) and a downloader that
+answers when the test says so.
 
-What only the coordinator does: carry out the gate's effects (fetch, release, drop), wait in
-place, tell the gate a fetch ended, and the close (bounded, nothing written after it, the
-report last). Real crawls cover the same ground end to end (``test_close.py``,
-``test_commands.py``); here each step is pinned without a network.
+What only the coordinator does: build the gate when the spider opens (``crawl/opener.py``),
+carry out the gate's effects (fetch runs, ``crawl/fetch_runs.py``; releases and drops through
+the engine, ``crawl/exits.py``; the paced release's turns, held while the engine is full),
+wait in place, tell the gate a fetch ended, keep the spider open while requests wait, and
+the close (bounded, nothing written after it, the report last, ``JOBDIR`` keeping what is
+parked for the next run). Real crawls cover the same ground end to end (``test_close.py``,
+``test_commands.py``, ``test_jobdir.py``); here each step is pinned without a network.
 """
 
 from __future__ import annotations
@@ -18,7 +22,7 @@ from typing import Any
 import pytest
 import pytest_twisted
 from scrapy import Spider
-from scrapy.exceptions import IgnoreRequest
+from scrapy.exceptions import DontCloseSpider, IgnoreRequest
 from scrapy.http import Request, Response, TextResponse
 from scrapy.utils.defer import maybe_deferred_to_future
 from scrapy.utils.test import get_crawler
@@ -33,16 +37,30 @@ ORIGIN = "http://a.test"
 RULES = b"User-agent: *\nDisallow: /private\n"
 
 
+class Downloader:
+    """The downloader as the coordinator reads it: full or not, and its bookkeeping."""
+
+    def __init__(self) -> None:
+        self.full = False
+        self.active: set[Request] = set()
+        self.total_concurrency = 16
+
+    def needs_backout(self) -> bool:
+        return self.full
+
+
 class Engine:
     """The engine as the coordinator sees it: open or closing, and ``crawl()``."""
 
     def __init__(self) -> None:
         self._slot = type("Slot", (), {"closing": None, "scheduler": None, "nextcall": None})()
         self.crawled: list[Request] = []
-        self.downloader = None
+        self.unfiltered: list[bool] = []  # each request's dont_filter when it was crawled
+        self.downloader = Downloader()
 
     def crawl(self, request: Request) -> None:
         self.crawled.append(request)
+        self.unfiltered.append(request.dont_filter)
 
     def close(self) -> None:
         self._slot.closing = Deferred()
@@ -248,3 +266,104 @@ async def test_pins_left_when_nothing_is_on_its_way_go_at_the_next_tick() -> Non
     finally:
         engine.close()
         await Deferred.fromFuture(started(coord.closed(crawler.spider, "finished")))
+
+
+async def closed(
+    coord: Coordinator, engine: Engine, crawler: Any, reason: str = "finished"
+) -> None:
+    engine.close()
+    await Deferred.fromFuture(started(coord.closed(crawler.spider, reason)))
+
+
+@pytest_twisted.ensureDeferred
+async def test_a_request_before_the_open_builds_the_gate_once() -> None:
+    """A request scheduled before our spider_opened handler ran (another extension's) is
+    parked as any other: the gate and its lot are built then, and the open reuses them."""
+    coord, engine, answers, crawler = build()
+    with pytest.raises(IgnoreRequest, match="parked"):
+        coord.scheduled(Request(ORIGIN + "/early"))
+    gate = coord._gate
+    coord.opened(crawler.spider)
+    try:
+        assert coord._gate is gate
+        await until(lambda: answers.asked, "the fetch")
+        answers.answer(ORIGIN + "/robots.txt")
+        await until(lambda: engine.crawled, "the release")
+        assert [r.url for r in engine.crawled] == [ORIGIN + "/early"]
+    finally:
+        await closed(coord, engine, crawler)
+
+
+@pytest_twisted.ensureDeferred
+async def test_released_requests_go_one_per_turn_not_while_the_engine_is_full() -> None:
+    coord, engine, answers, crawler = build()
+    requests = [Request(ORIGIN + f"/p{n}") for n in range(3)]
+    for request in requests:
+        with pytest.raises(IgnoreRequest, match="parked"):
+            coord.scheduled(request)
+    await until(lambda: answers.asked, "the fetch")
+    engine.downloader.full = True
+    answers.answer(ORIGIN + "/robots.txt")
+    await sleep(0.05)
+    assert engine.crawled == []  # decided, but the downloader has no room: they wait
+    with pytest.raises(IgnoreRequest, match="parked"):  # a start request waits its turn too
+        coord.scheduled(Request(ORIGIN + "/start", meta={"is_start_request": True}))
+    assert crawler.stats.get_value("robotstxt/waited_turn") == 1
+    engine.downloader.full = False
+    await until(lambda: len(engine.crawled) == 4, "the turns")
+    assert engine.crawled[:3] == requests  # oldest first, one per turn
+    assert engine.unfiltered == [False, False, False, False]  # the dupefilter saw none yet
+    for request in requests:  # each passed the scheduling hook as released, pinned
+        coord.scheduled(request)
+        assert coord.check(request) is None
+    assert crawler.stats.get_value("robotstxt/released") == 4
+
+
+@pytest_twisted.ensureDeferred
+async def test_a_request_dropped_at_its_deadline_goes_to_its_errback_through_the_engine() -> None:
+    coord, engine, answers, crawler = build({"GBOT_ROBOTS_PARK_TIMEOUT": 0.2})
+    coord.opened(crawler.spider)
+    try:
+        request = Request(ORIGIN + "/late")
+        with pytest.raises(IgnoreRequest, match="parked"):
+            coord.scheduled(request)
+        with pytest.raises(DontCloseSpider):  # a request waits: the spider stays open
+            coord.idle(crawler.spider)
+        await until(lambda: engine.crawled, "the drop", bound=5.0)  # robots.txt never answers
+        assert engine.crawled == [request] and engine.unfiltered == [True]
+        assert request.dont_filter is False  # given back as it was
+        coord.scheduled(request)  # marked DROPPED: the hook lets it through
+        with pytest.raises(IgnoreRequest, match=r"undecided \(deadline\)"):
+            coord.check(request)
+        assert crawler.stats.get_value("robotstxt/dropped") == 1
+        with pytest.raises(DontCloseSpider):  # the robots.txt download is still in flight
+            coord.idle(crawler.spider)
+        answers.answer(ORIGIN + "/robots.txt")
+        await until(lambda: coord.origin_state(ORIGIN) is not None, "the decision")
+        coord.idle(crawler.spider)  # nothing waits any more: the spider may close
+    finally:
+        await closed(coord, engine, crawler)
+
+
+@pytest_twisted.ensureDeferred
+async def test_a_jobdir_keeps_what_is_parked_and_the_next_run_takes_it_over(
+    tmp_path: Path, short_close: None
+) -> None:
+    settings = {"JOBDIR": str(tmp_path / "job")}
+    coord, engine, _, crawler = build(settings)
+    coord.opened(crawler.spider)
+    with pytest.raises(IgnoreRequest, match="parked"):
+        coord.scheduled(Request(ORIGIN + "/kept"))
+    await closed(coord, engine, crawler, "shutdown")  # a pause: Ctrl-C with JOBDIR
+    assert crawler.stats.get_value("robotstxt/persisted") == 1
+    assert crawler.stats.get_value("robotstxt/dropped") is None
+    coord2, engine2, answers2, crawler2 = build(settings)
+    coord2.opened(crawler2.spider)
+    try:
+        assert crawler2.stats.get_value("robotstxt/resumed") == 1
+        await until(lambda: answers2.asked, "the resumed origin's fetch")
+        answers2.answer(ORIGIN + "/robots.txt")
+        await until(lambda: engine2.crawled, "the release")
+        assert [r.url for r in engine2.crawled] == [ORIGIN + "/kept"]
+    finally:
+        await closed(coord2, engine2, crawler2)

@@ -15,12 +15,16 @@ from hypothesis import settings
 from hypothesis import strategies as st
 from hypothesis.stateful import RuleBasedStateMachine, invariant, precondition, rule
 
-from scrapy_gbot_robots.crawl.gate import Gate, ParkReason
+from scrapy_gbot_robots.crawl.gate import Gate, GateFigures
+from scrapy_gbot_robots.crawl.lifecycle import Lifecycle
+from scrapy_gbot_robots.crawl.pacing import Pacing
+from scrapy_gbot_robots.crawl.reasons import ParkReason
 from scrapy_gbot_robots.parking.memory import MemoryLot
 from scrapy_gbot_robots.parking.sqlite import SqliteLot
 from scrapy_gbot_robots.policy.fetch import FetchResult, evaluate
 from scrapy_gbot_robots.policy.states import Mode, PolicyConfig, rules_in_force
 from scrapy_gbot_robots.stores.memory import MemoryStore
+from scrapy_gbot_robots.stores.tiered import UNBOUNDED
 
 CFG = PolicyConfig()
 RULES = b"User-agent: *\nDisallow: /private\n"
@@ -36,7 +40,9 @@ class Recorder:
         self.decided_drops: list[str] = []
         self.released_closed: list[str] = []  # released once the crawl was closing
         self.open = True
-        self.send_ons = 0  # times the gate asked for a paced release to start
+        self.turns = 0  # times the gate asked for the paced release's turns to start
+        #: The crawl's one closing state, which the gate asks (the test's engine: ``open``).
+        self.lifecycle = Lifecycle(self.accepting, clock=lambda: 0.0)
 
     def fetch(self, origin: str, why: str) -> None:
         self.fetches.append((origin, why))
@@ -52,8 +58,8 @@ class Recorder:
         self.dropped.extend((origin, item, reason) for item in items)
         self.decided_drops.extend(item for item in items if decided)
 
-    def send_on(self) -> None:
-        self.send_ons += 1
+    def turns_due(self) -> None:
+        self.turns += 1
 
     def accepting(self) -> bool:
         return self.open
@@ -79,17 +85,16 @@ def make_gate(
         CFG,
         lot if lot is not None else MemoryLot(),  # type: ignore[arg-type]
         actions,
-        actions.accepting,
+        actions.lifecycle,
+        pacing=Pacing(16),
         park_timeout=timeout,
         max_fetches=max_fetches,
         max_slow=max_slow,
         slow_after=slow_after,
         observe=observe,
         min_fetches=min_fetches,
-        room=store.room if room or paced else None,
+        bounds=store if room or paced else UNBOUNDED,
         pace_release=paced,
-        pin=store.pin if paced else None,
-        unpin=store.unpin if paced else None,
     )
     return gate, actions, store
 
@@ -109,10 +114,18 @@ def finish(
     gate.fetch_done(origin, now)
 
 
+def figures(gate: Gate[str]) -> GateFigures:
+    return gate.figures()
+
+
 def accounted(gate: Gate[str]) -> bool:
-    inflow = gate.tally.resumed + gate.tally.parked
-    out = gate.tally.released + gate.tally.dropped + gate.tally.persisted + gate.tally.now
-    return inflow == out
+    f = gate.figures()
+    return f.resumed + f.parked_total == f.released + f.dropped + f.persisted + f.parked_now
+
+
+def in_turn(gate: Gate[str], origin: str) -> bool:
+    """Whether the origin waits its turn (the gate's books: read here, never changed)."""
+    return gate._origins.in_turn(origin)
 
 
 def test_first_request_parks_and_fetches_later_ones_wait() -> None:
@@ -120,7 +133,7 @@ def test_first_request_parks_and_fetches_later_ones_wait() -> None:
     assert gate.schedule("http://a", "a1", 0.0) is ParkReason.MISS
     assert gate.schedule("http://a", "a2", 0.1) is ParkReason.WAITING
     assert actions.fetches == [("http://a", "miss")]
-    assert gate.parked_for("http://a") == 2 and gate.busy
+    assert figures(gate).parked_now == 2 and gate.busy
     finish(gate, store, "http://a", 1.0)
     assert actions.released == [("http://a", "a1"), ("http://a", "a2")]
     assert gate.schedule("http://a", "a3", 2.0) is None  # decided: passes
@@ -133,7 +146,7 @@ def test_budget_bounds_fetches_and_serves_origins_in_order_of_first_request() ->
     for i, origin in enumerate(origins):
         gate.schedule(origin, f"r{i}", float(i))
     assert [o for o, _ in actions.fetches] == origins[:2]
-    assert gate.budget.running == 2 and len(gate.budget.queue) == 4
+    assert figures(gate).running == 2 and figures(gate).queued == 4
     # A decided origin keeps crawling while others wait for the budget.
     store.put("http://done", evaluate(FetchResult(status=200, body=RULES), 0.0, None, CFG))
     assert gate.schedule("http://done", "x", 7.0) is None
@@ -141,10 +154,10 @@ def test_budget_bounds_fetches_and_serves_origins_in_order_of_first_request() ->
     assert [o for o, _ in actions.fetches] == origins[:3]
     finish(gate, store, origins[0], 9.0)
     assert [o for o, _ in actions.fetches] == origins[:4]
-    assert gate.budget.running_peak == 2
+    assert figures(gate).running_peak == 2
     for origin in origins[2:]:
         finish(gate, store, origin, 10.0)
-    assert gate.budget.running == 0 and len(gate.budget.queue) == 0
+    assert figures(gate).running == 0 and figures(gate).queued == 0
     assert sorted(item for _, item in actions.released) == [f"r{i}" for i in range(6)]
     assert accounted(gate)
 
@@ -169,7 +182,7 @@ def test_server_error_keeps_requests_parked_until_a_retry_succeeds() -> None:
     gate, actions, store = make_gate(timeout=10_000.0)
     gate.schedule("http://e", "e1", 0.0)
     finish(gate, store, "http://e", 1.0, status=503)
-    assert actions.released == [] and gate.parked_for("http://e") == 1
+    assert actions.released == [] and figures(gate).parked_now == 1
     assert gate.schedule("http://e", "e2", 2.0) is ParkReason.WAITING
     retry_at = store.get("http://e").refresh_at  # type: ignore[union-attr]
     gate.tick(retry_at - 1)
@@ -189,7 +202,7 @@ def test_stopped_origin_drops_at_the_deadline_counted_from_the_first_error() -> 
     assert actions.dropped == []
     gate.tick(31.0)
     assert actions.dropped == [("http://e", "e1", "deadline")]
-    assert not gate.busy or gate.budget.running  # nothing waits any more
+    assert not gate.busy or figures(gate).running  # nothing waits any more
     assert accounted(gate)
 
 
@@ -218,7 +231,7 @@ def test_expired_copy_parks_and_refetches_once() -> None:
 def test_admit_false_lets_a_duplicate_pass_without_parking_or_fetching() -> None:
     gate, actions, _ = make_gate()
     assert gate.schedule("http://a", "dup", 0.0, admit=lambda item: False) is None
-    assert actions.fetches == [] and gate.tally.now == 0
+    assert actions.fetches == [] and figures(gate).parked_now == 0
     assert gate.schedule("http://a", "new", 0.0, admit=lambda item: True) is ParkReason.MISS
 
 
@@ -227,21 +240,23 @@ def test_nothing_is_released_while_the_crawl_closes_and_close_drops_the_rest() -
     gate.schedule("http://a", "a1", 0.0)
     actions.open = False
     finish(gate, store, "http://a", 1.0)
-    assert actions.released == [] and gate.parked_for("http://a") == 1
+    assert actions.released == [] and figures(gate).parked_now == 1
     assert gate.close(persist=False, reason="spider closed (shutdown)") == 0
     assert actions.dropped == [("http://a", "a1", "spider closed (shutdown)")]
     assert accounted(gate)
 
 
 def test_while_closing_what_waits_in_place_is_released_and_the_parked_kept() -> None:
-    gate, actions, store = make_gate()
+    lot: MemoryLot[str] = MemoryLot()
+    gate, actions, store = make_gate(lot=lot)
     gate.schedule("http://a", "a1", 0.0)
     assert gate.wait("http://a", "held-a2", 0.5) is ParkReason.WAITING
-    assert gate.parked_for("http://a") == 2 and len(gate.lot) == 1  # held beside the lot
+    assert figures(gate).parked_now == 2 and len(lot) == 1  # held beside the lot
     actions.open = False
     finish(gate, store, "http://a", 1.0)
     assert actions.released == [("http://a", "held-a2")]
-    assert gate.closing and gate.parked_for("http://a") == 1
+    assert actions.lifecycle.closing_at == 1.0  # the gate asked, and the close began then
+    assert figures(gate).parked_now == 1
     assert gate.close(persist=False, reason="spider closed (shutdown)") == 0
     assert actions.dropped == [("http://a", "a1", "spider closed (shutdown)")]
     assert accounted(gate)
@@ -280,11 +295,11 @@ def test_a_download_waiting_in_place_fails_at_once_when_its_origin_is_stopped() 
     assert gate.wait("http://down", "held-file", 0.0) is ParkReason.WAITING
     finish(gate, store, "http://down", 1.0, status=503)
     assert actions.dropped == [("http://down", "held-file", "stopped")]
-    assert gate.parked_for("http://down") == 1  # the page waits for the retry, as before
+    assert figures(gate).parked_now == 1  # the page waits for the retry, as before
     # Later downloads of that origin are refused without being held, even when a retry is due.
     assert gate.wait("http://down", "held-2", 2.0) is ParkReason.STOPPED
     assert gate.wait("http://down", "held-3", 5000.0) is ParkReason.STOPPED
-    assert gate.parked_for("http://down") == 1 and gate.tally.parked == 2
+    assert figures(gate).parked_now == 1 and figures(gate).parked_total == 2
     assert accounted(gate)
 
 
@@ -348,7 +363,7 @@ def test_bounced_request_is_parked_and_released_by_check() -> None:
     gate, actions, store = make_gate()
     store.put("http://a", evaluate(FetchResult(status=404), 0.0, None, CFG))
     gate.bounce("http://a", "b1", 1.0)
-    assert gate.parked_for("http://a") == 1
+    assert figures(gate).parked_now == 1
     gate.check("http://a", 1.0)
     assert actions.released == [("http://a", "b1")]
     assert accounted(gate)
@@ -417,7 +432,8 @@ def test_release_happens_in_bounded_batches() -> None:
         CFG,
         MemoryLot(),
         actions,
-        actions.accepting,
+        actions.lifecycle,
+        pacing=Pacing(16),
         park_timeout=10.0,
         max_fetches=1,
         release_batch=100,
@@ -448,7 +464,7 @@ def test_items_another_process_took_do_not_hold_the_crawl_open() -> None:
     ticked.start()
     ticked.join(5.0)
     assert not ticked.is_alive(), "tick never returned"
-    assert gate.tally.now == 0 and gate.tally.taken_elsewhere == 1
+    assert figures(gate).parked_now == 0 and figures(gate).taken_elsewhere == 1
     finish(gate, store, "http://a", 102.0)
     assert not gate.busy and actions.released == [] and actions.dropped == []
 
@@ -471,24 +487,24 @@ def test_wake_ups_of_origins_long_gone_do_not_pile_up() -> None:
     for i in range(3_000):
         finish(gate, store, f"http://o{i}", 1.0)
     gate.tick(2.0)
-    assert not gate.busy and len(gate._clock) <= 1024
+    assert not gate.busy and gate._origins.wakeups <= 1024
 
 
 def test_a_larger_limit_starts_queued_fetches_at_once_a_smaller_one_none() -> None:
     gate, actions, store = make_gate(max_fetches=8, min_fetches=2)
     for i in range(10):
         gate.schedule(f"http://o{i}", f"r{i}", 0.0)
-    assert len(actions.fetches) == 2 and gate.budget.limit == 2  # it starts at the floor
+    assert len(actions.fetches) == 2 and figures(gate).limit == 2  # it starts at the floor
     gate.resize(5, 1.0)
     assert [o for o, _ in actions.fetches] == [f"http://o{i}" for i in range(5)]  # in order
     gate.resize(100, 1.0)  # kept at the ceiling
-    assert len(actions.fetches) == 8 and gate.budget.running == 8
+    assert len(actions.fetches) == 8 and figures(gate).running == 8
     gate.resize(3, 2.0)
     for i in range(5):
         finish(gate, store, f"http://o{i}", 3.0)
     assert len(actions.fetches) == 8  # 3 still running: the lowered limit
     finish(gate, store, "http://o5", 3.0)
-    assert len(actions.fetches) == 9 and gate.budget.running == 3
+    assert len(actions.fetches) == 9 and figures(gate).running == 3
 
 
 def test_no_more_origins_are_decided_than_the_store_keeps_while_their_requests_travel() -> None:
@@ -499,7 +515,7 @@ def test_no_more_origins_are_decided_than_the_store_keeps_while_their_requests_t
     origins = [f"http://o{i}" for i in range(8)]
     for i, origin in enumerate(origins):
         gate.schedule(origin, f"r{i}", 0.0)
-    assert len(actions.fetches) == 3 and gate.budget.room_blocked  # 3 fill the store
+    assert len(actions.fetches) == 3  # 3 fill the store: the others wait for room
     travelling: list[str] = []
 
     def decide(origin: str) -> None:
@@ -510,7 +526,7 @@ def test_no_more_origins_are_decided_than_the_store_keeps_while_their_requests_t
             travelling.append(released)
         # The bound: pinned origins + fetches in flight within the store, but for the one
         # fetch a finished fetch may start before its own requests are pinned.
-        assert store.pinned + gate.budget.in_flight <= 3 + 1
+        assert store.pinned + figures(gate).in_flight <= 3 + 1
 
     def checked(origin: str) -> None:
         travelling.remove(origin)
@@ -547,8 +563,16 @@ def test_a_download_waiting_in_place_does_not_wait_for_room() -> None:
 
 def test_max_fetches_must_be_positive() -> None:
     with pytest.raises(ValueError, match="max_fetches"):
+        recorder = Recorder()
         Gate(
-            MemoryStore(1), CFG, MemoryLot(), Recorder(), bool, park_timeout=1.0, max_fetches=0
+            MemoryStore(1),
+            CFG,
+            MemoryLot(),
+            recorder,
+            recorder.lifecycle,
+            pacing=Pacing(16),
+            park_timeout=1.0,
+            max_fetches=0,
         )
     with pytest.raises(ValueError, match="max_slow"):
         make_gate(max_slow=-1, slow_after=5.0)
@@ -560,9 +584,9 @@ def test_a_slow_fetch_leaves_the_budget_for_the_slow_lane_and_frees_its_slot() -
         gate.schedule(origin, origin[7:], 0.0)
     assert [o for o, _ in actions.fetches] == ["http://dead"]
     gate.tick(4.9)  # not slow yet
-    assert gate.budget.running == 1 and gate.budget.slow == 0 and len(gate.budget.queue) == 3
+    assert figures(gate).running == 1 and figures(gate).slow == 0 and figures(gate).queued == 3
     gate.tick(5.0)
-    assert (gate.budget.running, gate.budget.slow) == (1, 1)
+    assert (figures(gate).running, figures(gate).slow) == (1, 1)
     assert [o for o, _ in actions.fetches] == ["http://dead", "http://h1"]
     assert gate.fetching("http://dead")
     finish(gate, store, "http://h1", 6.0)
@@ -570,16 +594,18 @@ def test_a_slow_fetch_leaves_the_budget_for_the_slow_lane_and_frees_its_slot() -
     assert [o for o, _ in actions.fetches][-1] == "http://h2"
     # h2 is slow too, but the lane is full: it keeps its slot, the bound holds.
     gate.tick(20.0)
-    assert (gate.budget.running, gate.budget.slow) == (1, 1) and len(gate.budget.queue) == 1
+    assert (figures(gate).running, figures(gate).slow) == (1, 1) and figures(gate).queued == 1
     finish(gate, store, "http://dead", 30.0, status=None)  # its timeout: a server error
-    assert gate.parked_for("http://dead") == 1  # stopped: its request waits, not released
+    assert ("http://dead", "dead") not in actions.released  # stopped: its request waits
+    assert not [item for _, item, _ in actions.dropped]
     # The lane has room again and h3 waits: the slow h2 moves, h3 starts at once.
-    assert (gate.budget.running, gate.budget.slow) == (1, 1) and gate.fetching("http://h3")
+    assert (figures(gate).running, figures(gate).slow) == (1, 1) and gate.fetching("http://h3")
     finish(gate, store, "http://h3", 31.0)
     finish(gate, store, "http://h2", 32.0)
-    assert (gate.budget.running, gate.budget.slow) == (0, 0) and not len(gate.budget.queue)
-    budget = gate.budget
-    assert budget.running_peak == 1 and budget.slow_peak == 1 and budget.slow_total == 2
+    assert (figures(gate).running, figures(gate).slow) == (0, 0) and not figures(gate).queued
+    assert figures(gate).running_peak == 1 and figures(gate).slow_peak == 1
+    # Two moved to the lane (dead, then h2): four fetches, never more than one slot + lane.
+    assert [o for o, _ in actions.fetches] == ["http://dead", "http://h1", "http://h2", "http://h3"]
     assert accounted(gate)
 
 
@@ -587,9 +613,11 @@ def test_a_slow_fetch_moves_as_soon_as_an_origin_waits_not_before() -> None:
     gate, actions, _ = make_gate(max_fetches=1, max_slow=2, slow_after=5.0)
     gate.schedule("http://dead", "d", 0.0)
     gate.tick(100.0)
-    assert (gate.budget.running, gate.budget.slow) == (1, 0)  # nobody waits: it keeps its slot
+    # Nobody waits: it keeps its slot.
+    assert (figures(gate).running, figures(gate).slow) == (1, 0)
     assert gate.schedule("http://new", "n", 101.0) is ParkReason.MISS
-    assert (gate.budget.running, gate.budget.slow) == (1, 1)  # moved by the request, no tick needed
+    # Moved by the request, no tick needed:
+    assert (figures(gate).running, figures(gate).slow) == (1, 1)
     assert [o for o, _ in actions.fetches] == ["http://dead", "http://new"]
 
 
@@ -598,7 +626,7 @@ def test_the_slow_lane_keeps_the_park_clock_and_the_crawl_open() -> None:
     gate.schedule("http://dead", "d", 0.0)
     gate.schedule("http://next", "n", 0.0)
     gate.tick(2.0)
-    assert gate.budget.slow == 1
+    assert figures(gate).slow == 1
     finish(gate, store, "http://next", 3.0)
     gate.tick(9.9)
     assert actions.dropped == []
@@ -616,8 +644,8 @@ def test_every_host_dead_the_downloads_in_flight_stay_within_budget_plus_lane() 
         gate.schedule(f"http://o{i}", f"r{i}", 0.0)
     for second in range(1, 200):
         gate.tick(float(second))
-        assert gate.budget.running <= 2 and gate.budget.slow <= 3
-    assert len(actions.fetches) == 5 and (gate.budget.running, gate.budget.slow) == (2, 3)
+        assert figures(gate).running <= 2 and figures(gate).slow <= 3
+    assert len(actions.fetches) == 5 and (figures(gate).running, figures(gate).slow) == (2, 3)
     # Timeouts end them: each freed place is taken again, never more than the bound.
     for second in range(200, 400):
         for origin, _ in list(actions.fetches):
@@ -625,9 +653,9 @@ def test_every_host_dead_the_downloads_in_flight_stay_within_budget_plus_lane() 
                 finish(gate, store, origin, float(second), status=None)
                 break
         gate.tick(float(second))
-        assert gate.budget.running <= 2 and gate.budget.slow <= 3
+        assert figures(gate).running <= 2 and figures(gate).slow <= 3
     assert [o for o, _ in actions.fetches[:50]] == [f"http://o{i}" for i in range(50)]
-    assert gate.budget.slow_peak == 3 and gate.budget.running_peak == 2
+    assert figures(gate).slow_peak == 3 and figures(gate).running_peak == 2
 
 
 def test_no_slow_lane_when_its_size_or_its_threshold_is_zero() -> None:
@@ -636,7 +664,7 @@ def test_no_slow_lane_when_its_size_or_its_threshold_is_zero() -> None:
         gate.schedule("http://dead", "d", 0.0)
         gate.schedule("http://next", "n", 0.0)
         gate.tick(1000.0)
-        assert gate.budget.max_slow == 0 and gate.budget.slow == 0
+        assert figures(gate).slow == 0 and figures(gate).slow_peak == 0
         assert [o for o, _ in actions.fetches] == ["http://dead"]
 
 
@@ -660,8 +688,8 @@ class GateMachine(RuleBasedStateMachine):
         record = self.actions.fetch
 
         def fetch(origin: str, why: str) -> None:  # just after the gate took the slot
-            budget, rec = self.gate.budget, self.gate._recs.get(origin)
-            if budget.in_flight > self.store.room() and not (rec and rec.held):
+            rec = self.gate._origins.get(origin)
+            if figures(self.gate).in_flight > self.store.room() and not (rec and rec.held):
                 self.starts_over_room.append(origin)
             record(origin, why)
 
@@ -712,7 +740,7 @@ class GateMachine(RuleBasedStateMachine):
 
     @rule(limit=st.integers(min_value=0, max_value=5))
     def pacing_moves_the_limit(self, limit: int) -> None:
-        self.allowed = max(self.allowed, self.gate.budget.limit)
+        self.allowed = max(self.allowed, figures(self.gate).limit)
         self.gate.resize(limit, self.now)
 
     @rule(data=st.data())
@@ -740,18 +768,18 @@ class GateMachine(RuleBasedStateMachine):
     def nothing_lost(self) -> None:
         gate = self.gate
         assert accounted(gate)
-        assert gate.tally.parked + self.passed + self.refused == self.sent
+        assert figures(gate).parked_total + self.passed + self.refused == self.sent
         handed = len(self.actions.released) + len(self.actions.dropped)
-        assert handed + gate.tally.now == gate.tally.parked
+        assert handed + figures(gate).parked_now == figures(gate).parked_total
         # The bound on downloads: the budget's limit (a lowered one lets running fetches
         # end) + slow lane, and each fetch in exactly one of them.
-        budget = gate.budget
+        budget = figures(gate)
         assert 1 <= budget.limit <= 3
         if budget.running <= budget.limit:
             self.allowed = budget.limit
         assert 0 <= budget.running <= self.allowed and 0 <= budget.slow <= 1
         fetching = sum(gate.fetching(o) for o in ("http://a", "http://b", "http://c", "http://d"))
-        assert gate.budget.running + gate.budget.slow == fetching
+        assert figures(gate).running + figures(gate).slow == fetching
 
     @invariant()
     def closing_releases_only_what_waits_in_place(self) -> None:
@@ -763,12 +791,14 @@ class GateMachine(RuleBasedStateMachine):
         for item in [item for item in self.held if item in handed]:
             del self.held[item]
         gate = self.gate
-        if gate.budget.running < gate.budget.limit:  # a free slot goes to a held item's origin
-            queued = [o for o, rec in gate._recs.items() if rec.held and rec.fetch == 1]
+        if figures(gate).running < figures(gate).limit:  # a free slot goes to a held item's origin
+            recs = [gate._origins.get(o) for o in self.ORIGINS]
+            queued = [rec for rec in recs if rec is not None and rec.held and rec.fetch == 1]
             assert queued == []
         for origin in self.ORIGINS:  # a download never waits for a retry
             state = self.store.get(origin)
-            if gate._recs.get(origin) is not None and gate._recs[origin].held and state:
+            rec = gate._origins.get(origin)
+            if rec is not None and rec.held and state:
                 force = rules_in_force(state, self.now, CFG)
                 assert force.mode is not Mode.STOPPED or gate.fetching(origin), origin
         if self.closed_at is None:
@@ -780,45 +810,45 @@ class GateMachine(RuleBasedStateMachine):
         self.gate.close(persist=False, reason="end")
         assert accounted(self.gate)
         items = [i for _, i in self.actions.released] + [i for _, i, _ in self.actions.dropped]
-        assert len(items) == len(set(items)) == self.gate.tally.parked
+        assert len(items) == len(set(items)) == figures(self.gate).parked_total
 
 
 TestGateMachine = GateMachine.TestCase
 TestGateMachine.settings = settings(max_examples=150, stateful_step_count=40, deadline=None)
 
 
-# -- the paced release (crawl/ready.py) --------------------------------------------------------
+# -- the paced release (crawl/turns.py) --------------------------------------------------------
 
 
 def paced_gate(
     *, store_size: int = 1000, max_fetches: int = 4, lot: object | None = None
 ) -> tuple[Gate[str], Recorder, MemoryStore]:
-    """A gate whose decided origins wait for drip(), pinned in its store meanwhile."""
+    """A gate whose decided origins wait for release_turn(), pinned in its store meanwhile."""
     return make_gate(
         store_size=store_size, max_fetches=max_fetches, lot=lot, paced=True
     )
 
 
-def test_a_decided_origins_requests_go_on_one_per_drip_round_robin() -> None:
+def test_a_decided_origins_requests_are_released_one_per_turn_round_robin() -> None:
     gate, actions, store = paced_gate()
     for i in range(3):
         gate.schedule("http://a", f"a{i}", 0.0)
         gate.schedule("http://b", f"b{i}", 0.0)
     finish(gate, store, "http://a", 1.0)
     finish(gate, store, "http://b", 1.0)
-    assert actions.released == [] and actions.send_ons == 1  # asked once, not per origin
-    assert gate.dripping and list(gate.ready) == ["http://a", "http://b"]
-    assert gate.ready.items() == 6 and gate.tally.now == 6 and gate.busy
+    assert actions.released == [] and actions.turns == 1  # asked once, not per origin
+    assert gate.turns_due and in_turn(gate, "http://a") and in_turn(gate, "http://b")
+    assert figures(gate).turn_items == 6 and figures(gate).parked_now == 6 and gate.busy
     assert store.pinned == 2  # neither can be forgotten before its requests have gone
-    sent = [gate.drip(2.0, 1) for _ in range(4)]
+    sent = [gate.release_turn(2.0, 1) for _ in range(4)]
     assert sent == [1, 1, 1, 1]
     assert [item for _, item in actions.released] == ["a0", "b0", "a1", "b1"]
-    assert gate.drip(2.0, 10) == 2  # the rest, still one origin after the other
+    assert gate.release_turn(2.0, 10) == 2  # the rest, still one origin after the other
     assert [item for _, item in actions.released][4:] == ["a2", "b2"]
-    assert not gate.dripping and not gate.busy and len(gate.ready) == 0
-    assert store.pinned == 0 and gate.parked_for("http://a") == 0
-    assert gate.drip(3.0, 1) == 0 and accounted(gate)
-    assert gate.ready.peak == 2
+    assert not gate.turns_due and not gate.busy and not in_turn(gate, "http://a")
+    assert store.pinned == 0 and figures(gate).parked_now == 0
+    assert gate.release_turn(3.0, 1) == 0 and accounted(gate)
+    assert figures(gate).turn_peak == 2
 
 
 def test_a_later_request_of_a_ready_origin_passes_and_held_ones_go_at_once() -> None:
@@ -828,7 +858,7 @@ def test_a_later_request_of_a_ready_origin_passes_and_held_ones_go_at_once() -> 
     finish(gate, store, "http://a", 1.0)
     assert actions.released == [("http://a", "held:a")]  # it holds a download slot
     assert gate.schedule("http://a", "a1", 1.5) is None  # decided: nothing to wait for
-    assert gate.drip(2.0, 5) == 1 and actions.released[-1] == ("http://a", "a0")
+    assert gate.release_turn(2.0, 5) == 1 and actions.released[-1] == ("http://a", "a0")
 
 
 def test_a_decided_request_taken_while_the_engine_is_full_waits_its_turn() -> None:
@@ -837,13 +867,13 @@ def test_a_decided_request_taken_while_the_engine_is_full_waits_its_turn() -> No
     gate, actions, store = paced_gate()
     gate.schedule("http://a", "a0", 0.0)
     finish(gate, store, "http://a", 1.0)
-    assert gate.drip(1.0, 5) == 1 and not gate.dripping  # a0 went: a is decided, not ready
+    assert gate.release_turn(1.0, 5) == 1 and not gate.turns_due  # a0 went: a is decided, not ready
     assert gate.schedule("http://a", "a1", 2.0) is None  # room in the engine: it passes
     assert gate.schedule("http://a", "a2", 2.0, turn=True) is ParkReason.TURN
     assert gate.schedule("http://a", "a3", 2.0, turn=True) is ParkReason.TURN
-    assert list(gate.ready) == ["http://a"] and gate.ready.items() == 2 and store.pinned == 1
+    assert in_turn(gate, "http://a") and figures(gate).turn_items == 2 and store.pinned == 1
     assert actions.fetches == [("http://a", "miss")]  # decided: no fetch for them
-    assert gate.drip(3.0, 1) == 1 and gate.drip(3.0, 1) == 1 and not gate.dripping
+    assert gate.release_turn(3.0, 1) == 1 and gate.release_turn(3.0, 1) == 1 and not gate.turns_due
     assert [item for _, item in actions.released] == ["a0", "a2", "a3"]
     assert store.pinned == 0 and accounted(gate) and not gate.busy
     # Undecided, it parks for its robots.txt as any request does.
@@ -857,7 +887,7 @@ def test_a_request_waits_its_turn_only_while_the_store_has_room_to_pin_its_origi
     for origin in ("http://a", "http://b"):
         gate.schedule(origin, f"{origin[-1]}0", 0.0)
         finish(gate, store, origin, 1.0)
-    while gate.drip(1.0, 1):
+    while gate.release_turn(1.0, 1):
         pass
     assert store.pinned == 0 and "http://a" in store and "http://b" in store
     store.pin("http://b")  # a request of b passed and is on its way: one pin of two
@@ -865,11 +895,12 @@ def test_a_request_waits_its_turn_only_while_the_store_has_room_to_pin_its_origi
     assert store.room() == 0
     assert gate.schedule("http://b", "b1", 2.0, turn=True) is None  # no room: it passes
     assert gate.schedule("http://a", "a2", 2.0, turn=True) is ParkReason.TURN  # pinned already
-    assert list(gate.ready) == ["http://a"] and gate.ready.items() == 2
-    assert gate.drip(3.0, 1) == 1 and gate.drip(3.0, 1) == 1 and not gate.dripping
+    assert in_turn(gate, "http://a") and not in_turn(gate, "http://b")
+    assert figures(gate).turn_items == 2
+    assert gate.release_turn(3.0, 1) == 1 and gate.release_turn(3.0, 1) == 1 and not gate.turns_due
     assert store.room() == 1  # a went on: its pin went with it
     assert gate.schedule("http://b", "b2", 4.0, turn=True) is ParkReason.TURN
-    assert gate.drip(5.0, 1) == 1 and store.unpin("http://b")
+    assert gate.release_turn(5.0, 1) == 1 and store.unpin("http://b")
     released = [item for _, item in actions.released]
     assert released == ["a0", "b0", "a1", "a2", "b2"] and accounted(gate) and not gate.busy
     assert [origin for origin, _ in actions.fetches] == ["http://a", "http://b"]
@@ -886,7 +917,7 @@ def test_a_request_waits_its_turn_only_with_a_paced_release_of_an_open_crawl() -
     finish(gate, store, "http://a", 1.0)
     actions.open = False  # the crawl closes: Scrapy's own queues take it, as before
     assert gate.schedule("http://a", "a1", 2.0, turn=True) is None
-    assert gate.ready.items() == 1  # a0 only, which the close keeps or drops
+    assert figures(gate).turn_items == 1  # a0 only, which the close keeps or drops
 
 
 def test_nothing_goes_on_into_a_closing_crawl_and_the_close_keeps_or_drops_the_rest(
@@ -903,16 +934,16 @@ def test_nothing_goes_on_into_a_closing_crawl_and_the_close_keeps_or_drops_the_r
         for i in range(5):
             gate.schedule("http://a", f"a{i}", 0.0)
         finish(gate, store, "http://a", 1.0)
-        assert gate.drip(1.0, 2) == 2
+        assert gate.release_turn(1.0, 2) == 2
         actions.open = False  # CloseSpider, Ctrl-C, a JOBDIR pause
-        assert gate.drip(1.1, 2) == 0 and not gate.dripping
+        assert gate.release_turn(1.1, 2) == 0 and not gate.turns_due
         gate.tick(1.2)
         assert gate.close(persist=persist, reason="spider closed (shutdown)") == (
             3 if persist else 0
         )
         assert actions.released_closed == [] and accounted(gate)
         if persist:
-            assert gate.tally.persisted == 3 and actions.dropped == []
+            assert figures(gate).persisted == 3 and actions.dropped == []
         else:
             assert [(item, why) for _, item, why in actions.dropped] == [
                 (f"a{i}", "spider closed (shutdown)") for i in (2, 3, 4)
@@ -927,13 +958,13 @@ def test_nothing_goes_on_into_a_closing_crawl_and_the_close_keeps_or_drops_the_r
 
 
 def test_a_shared_lot_releases_at_once() -> None:
-    """A fleet's lot: each drip would be a round trip to Redis."""
+    """A fleet's lot: each turn would be a round trip to Redis."""
     gate, actions, store = paced_gate(lot=SharedMemoryLot())
     gate.schedule("http://a", "a0", 0.0)
     gate.schedule("http://a", "a1", 0.0)
     finish(gate, store, "http://a", 1.0)
     assert [item for _, item in actions.released] == ["a0", "a1"]
-    assert actions.send_ons == 0 and not gate.dripping and store.pinned == 0
+    assert actions.turns == 0 and not gate.turns_due and store.pinned == 0
 
 
 def test_a_bounce_or_an_expired_copy_takes_an_origin_out_of_its_turn() -> None:
@@ -945,17 +976,17 @@ def test_a_bounce_or_an_expired_copy_takes_an_origin_out_of_its_turn() -> None:
     # decided, so it simply waits its turn behind the others.
     gate.bounce("http://a", "a-bounced", 1.5)
     gate.check("http://a", 1.5)
-    assert "http://a" in gate.ready and gate.ready.items() == 3 and store.pinned == 1
+    assert in_turn(gate, "http://a") and figures(gate).turn_items == 3 and store.pinned == 1
     # The copy expires while requests wait their turn: they wait for the new one instead.
     expired = store.get("http://a")
     assert expired is not None
     later = expired.refresh_at + 1.0
     assert gate.schedule("http://a", "a2", later) is ParkReason.EXPIRED
-    assert "http://a" not in gate.ready and store.pinned == 0
-    assert actions.fetches[-1] == ("http://a", "expired") and gate.drip(later, 9) == 0
+    assert not in_turn(gate, "http://a") and store.pinned == 0
+    assert actions.fetches[-1] == ("http://a", "expired") and gate.release_turn(later, 9) == 0
     finish(gate, store, "http://a", later + 1.0)
-    assert "http://a" in gate.ready
-    assert gate.drip(later + 2.0, 9) == 4
+    assert in_turn(gate, "http://a")
+    assert gate.release_turn(later + 2.0, 9) == 4
     assert [item for _, item in actions.released] == ["a0", "a1", "a-bounced", "a2"]
     assert accounted(gate) and not gate.busy
 
@@ -972,14 +1003,14 @@ def test_origins_waiting_their_turn_hold_their_place_in_the_store() -> None:
     finish(gate, store, "http://a", 1.0)
     finish(gate, store, "http://b", 1.0)
     assert [o for o, _ in actions.fetches] == ["http://a", "http://b"]  # c waits for room
-    assert store.pinned == 2 and gate.budget.room_blocked
+    assert store.pinned == 2
     assert "http://a" in store and "http://b" in store  # neither forgotten
-    gate.drip(2.0, 3)  # a0, b0, a1: a has gone, b still waits, so still no room
+    gate.release_turn(2.0, 3)  # a0, b0, a1: a has gone, b still waits, so still no room
     assert [o for o, _ in actions.fetches] == ["http://a", "http://b"]
-    gate.drip(2.0, 1)  # b1: its place goes to c
+    gate.release_turn(2.0, 1)  # b1: its place goes to c
     assert [o for o, _ in actions.fetches][-1] == "http://c"
     finish(gate, store, "http://c", 3.0)
-    while gate.drip(4.0, 1):
+    while gate.release_turn(4.0, 1):
         pass
     assert [item for _, item in actions.released] == ["a0", "b0", "a1", "b1", "c0", "c1"]
     assert len(actions.fetches) == 3 and accounted(gate)
@@ -996,43 +1027,44 @@ class PacedGateMachine(GateMachine):
             CFG,
             MemoryLot(),
             self.actions,
-            self.actions.accepting,
+            self.actions.lifecycle,
+            pacing=Pacing(16),
             park_timeout=50.0,
             max_fetches=3,
             min_fetches=1,
             max_slow=1,
             slow_after=5.0,
-            room=self.store.room,
+            bounds=self.store,
             pace_release=True,
-            pin=self.store.pin,
-            unpin=self.store.unpin,
         )
         del gate
 
     @rule(origin=st.sampled_from(GateMachine.ORIGINS))
     def a_start_request_taken_while_the_engine_is_full(self, origin: str) -> None:
         self.sent += 1
-        room = origin in self.gate.ready or self.store.room() > 0  # to pin it, if it waits
+        room = in_turn(self.gate, origin) or self.store.room() > 0  # to pin it, if it waits
         reason = self.gate.schedule(origin, f"{origin}#{self.sent}", self.now, turn=True)
         if reason is None:
             self.passed += 1
         else:  # undecided, or decided and waiting its turn: never into a closing crawl,
             # never beyond the store's room
             assert reason is not ParkReason.TURN or (self.closed_at is None and room)
-            assert reason is not ParkReason.TURN or origin in self.gate.ready
+            assert reason is not ParkReason.TURN or in_turn(self.gate, origin)
 
     @rule(n=st.integers(min_value=1, max_value=3))
     def a_turn_of_the_event_loop(self, n: int) -> None:
         before = len(self.actions.released)
-        sent = self.gate.drip(self.now, n)
+        sent = self.gate.release_turn(self.now, n)
         assert sent == len(self.actions.released) - before <= n
 
     @invariant()
     def a_ready_origin_is_decided_and_kept(self) -> None:
-        for origin in self.gate.ready:
-            assert origin in self.store and self.gate.parked_for(origin) > 0
+        for origin in self.ORIGINS:
+            if in_turn(self.gate, origin):
+                rec = self.gate._origins.get(origin)
+                assert origin in self.store and rec is not None and rec.parked > 0
         if self.closed_at is not None:
-            assert not self.gate.dripping
+            assert not self.gate.turns_due
 
 
 TestPacedGateMachine = PacedGateMachine.TestCase

@@ -17,10 +17,8 @@ from typing import Any
 
 import pytest
 import pytest_twisted
-from _httpserver import BASE_SETTINGS, Server, make_spider
+from _httpserver import BASE_SETTINGS, Server, make_spider, stop_as_ctrl_c
 from scrapy.exceptions import CloseSpider
-
-from scrapy_gbot_robots._compat import stop_crawler
 
 pytestmark = pytest.mark.crawl
 
@@ -80,7 +78,7 @@ def _files_spider(start: list[str], files: list[str], trigger: str) -> Any:
             if trigger == "raise":
                 raise CloseSpider("enough")
             if trigger == "stop":
-                stop_crawler(self.crawler)
+                stop_as_ctrl_c(self.crawler)
 
     return FilesSpider
 

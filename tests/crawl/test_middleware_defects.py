@@ -13,7 +13,7 @@ from scrapy.exceptions import IgnoreRequest
 
 from scrapy_gbot_robots._compat import engine_download
 from scrapy_gbot_robots._meta import SCHEDULED
-from scrapy_gbot_robots.crawl.keys import ORIGIN_MEMO
+from scrapy_gbot_robots.crawl.request_keys import ORIGIN_MEMO
 
 pytestmark = pytest.mark.crawl
 

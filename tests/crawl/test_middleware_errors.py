@@ -20,6 +20,7 @@ from _httpserver import (
     make_spider,
     make_timeline_spider,
     middleware_of,
+    stop_as_ctrl_c,
 )
 
 pytestmark = pytest.mark.crawl
@@ -226,9 +227,7 @@ async def test_lru_bound_forgets_and_refetches(server: Server) -> None:
 async def test_spider_closing_drops_parked_requests_with_signal(server: Server) -> None:
     server.route("/robots.txt", hang=True)
     def close(spider: Any) -> None:
-        from scrapy_gbot_robots._compat import stop_crawler
-
-        stop_crawler(spider.crawler)
+        stop_as_ctrl_c(spider.crawler)
 
     crawler = await crawl(
         make_timeline_spider([(0.3, close)], urls=[server.url("/a"), server.url("/b")]),

@@ -87,7 +87,7 @@ async def _sampled_crawl(
 @pytest.mark.parametrize("per_turn", [1, 0])
 @pytest_twisted.ensureDeferred
 async def test_nothing_goes_on_while_the_downloader_is_full(server: Server, per_turn: int) -> None:
-    """Like Scrapy's own start requests: sent on while the downloader had room, decided
+    """Like Scrapy's own start requests: released only while the downloader has room, or decided
     requests would only pile up in the scheduler (whose queue may cost per site queued)."""
     server.route("/robots.txt", delay=0.2, body=RULES)  # every page parked before it answers
     for n in range(40):
@@ -132,10 +132,10 @@ async def test_sites_waiting_their_turn_are_not_forgotten_by_a_small_store(
 
 def _closing_spider(urls: list[str], close_after: int | None) -> type:
     """Closes the crawl from ``request_scheduled`` once ``close_after`` parked requests have
-    been sent on: the rest are still waiting their turn, whatever the machine's speed."""
+    been released: the rest are still waiting their turn, whatever the machine's speed."""
 
     class Closing(make_spider(urls=urls)):  # type: ignore[misc]
-        sent_on = 0
+        released = 0
         seen: set[str] = set()  # noqa: RUF012 (one crawl per class)
 
         @classmethod
@@ -148,8 +148,8 @@ def _closing_spider(urls: list[str], close_after: int | None) -> type:
             if request.url not in self.seen:  # its first time: parked
                 self.seen.add(request.url)
                 return
-            self.sent_on += 1  # its second: sent on
-            if self.sent_on == close_after:
+            self.released += 1  # its second: released
+            if self.released == close_after:
                 close_spider(self.crawler.engine, self, "enough")
 
     return Closing
@@ -170,7 +170,7 @@ async def test_a_close_while_requests_wait_their_turn_drops_and_counts_them(
     # (nor parked) yet when the close began.
     parked = stats["robotstxt/parked"]
     sent, dropped = stats["robotstxt/released"], stats["robotstxt/dropped"]
-    assert sent + dropped == parked > 100  # each one sent on, or given up and counted
+    assert sent + dropped == parked > 100  # each one released, or dropped and counted
     assert 5 <= sent < 20  # none went on after the close began
     assert len(spider.dropped) == dropped
     assert all(reason.startswith("spider closed") for _, reason in spider.dropped)

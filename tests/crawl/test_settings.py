@@ -11,7 +11,7 @@ import pytest_twisted
 from _httpserver import Server, crawl, make_spider
 
 from scrapy_gbot_robots._settings import Config, ConfigError, configured_token, load
-from scrapy_gbot_robots.crawl import wiring
+from scrapy_gbot_robots.crawl import shared_parts
 
 
 def _load(**values: Any) -> Config:
@@ -306,7 +306,7 @@ def test_every_setting_works_in_custom_settings() -> None:
 
     crawler = get_crawler(Spider, {"ROBOTSTXT_OBEY": False, "GBOT_ROBOTS_PARK_TIMEOUT": 1})
     mw = GoogleRobotsTxtMiddleware.from_crawler(crawler)
-    config = wiring.configure(crawler)  # what the middleware was built from, read once
+    config = shared_parts.configure(crawler)  # what the middleware was built from, read once
     policy = config.policy
     assert mw.token == "PerSpiderBot"
     assert config.clock is time.monotonic

@@ -16,7 +16,10 @@ from scrapy.utils.test import get_crawler
 
 from scrapy_gbot_robots import signals
 from scrapy_gbot_robots.crawl.effects import Outbox
-from scrapy_gbot_robots.crawl.gate import Gate, ParkReason
+from scrapy_gbot_robots.crawl.gate import Gate
+from scrapy_gbot_robots.crawl.lifecycle import Lifecycle
+from scrapy_gbot_robots.crawl.pacing import Pacing
+from scrapy_gbot_robots.crawl.reasons import ParkReason
 from scrapy_gbot_robots.crawl.telemetry import Telemetry
 from scrapy_gbot_robots.engine.rules import parse
 from scrapy_gbot_robots.parking.memory import MemoryLot
@@ -144,7 +147,8 @@ def test_closed_copies_the_gates_peaks_and_the_stores_totals() -> None:
         PolicyConfig(),
         MemoryLot(),
         Outbox(),
-        lambda: True,
+        Lifecycle(lambda: True, clock=lambda: 0.0),
+        pacing=Pacing(16),
         park_timeout=9,
         max_fetches=4,
         pace_release=True,
@@ -154,8 +158,8 @@ def test_closed_copies_the_gates_peaks_and_the_stores_totals() -> None:
     cfg = PolicyConfig()
     store.put("http://o0.test", evaluate(FetchResult(status=404), 0.0, None, cfg))
     store.put("http://o1.test", evaluate(FetchResult(status=404), 0.0, None, cfg))
-    gate.fetch_done("http://o1.test", 0.0)  # decided: its page waits its turn to be sent on
-    t.closed(gate.tally, gate.budget, store, gate.ready.peak)
+    gate.fetch_done("http://o1.test", 0.0)  # decided: its page waits its turn
+    t.closed(gate.figures(), store)
     assert t.crawler.stats.get_value("robotstxt/parked_peak") == 3
     assert t.crawler.stats.get_value("robotstxt/releasing_peak") == 1
     assert t.crawler.stats.get_value("robotstxt/fetch_in_flight_peak") == 3

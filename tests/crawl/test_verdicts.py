@@ -8,19 +8,25 @@ origin, and an undecided one.
 
 from __future__ import annotations
 
+import re
 from typing import Any
 
-import pytest
 from scrapy import Spider
-from scrapy.exceptions import IgnoreRequest
 from scrapy.http import Request
 from scrapy.utils.test import get_crawler
 
 from scrapy_gbot_robots import signals
 from scrapy_gbot_robots._settings import load
-from scrapy_gbot_robots.crawl.keys import RequestKeys
+from scrapy_gbot_robots.crawl.request_keys import RequestKeys
 from scrapy_gbot_robots.crawl.telemetry import Telemetry
-from scrapy_gbot_robots.crawl.verdicts import Verdicts
+from scrapy_gbot_robots.crawl.verdicts import (
+    ALLOWED,
+    BY_RULES,
+    UNDECIDED,
+    CheckResult,
+    Forbidden,
+    Verdicts,
+)
 from scrapy_gbot_robots.policy.fetch import FetchResult, evaluate
 from scrapy_gbot_robots.report.collector import ReportCollector
 from scrapy_gbot_robots.stores.memory import MemoryStore
@@ -52,23 +58,23 @@ def decide(store: TieredStore, status: int | None = 200, body: bytes = BODY) -> 
     store.put(ORIGIN, evaluate(result, NOW, None, load(no_settings.get).policy))
 
 
-def check(v: Verdicts, path: str) -> bool:
+def check(v: Verdicts, path: str) -> CheckResult:
     request = Request(ORIGIN + path)
-    return v.obeyed(request, ORIGIN, request.url)
+    return v.check(request, ORIGIN, request.url)
 
 
-def test_undecided_is_false_and_counts_nothing() -> None:
+def test_undecided_is_its_own_answer_and_counts_nothing() -> None:
     v, _, crawler = verdicts()
-    assert check(v, "/a") is False
+    assert check(v, "/a") is UNDECIDED
     assert crawler.stats.get_stats() == {}
 
 
 def test_the_hot_path_allows_forbids_and_counts() -> None:
     v, store, crawler = verdicts()
     decide(store)
-    assert check(v, "/a") is True
-    with pytest.raises(IgnoreRequest, match=r"Forbidden by robots\.txt"):
-        check(v, "/private/x")
+    assert check(v, "/a") is ALLOWED
+    refused = check(v, "/private/x")
+    assert refused is BY_RULES and refused.reason == "Forbidden by robots.txt"
     assert crawler.stats.get_value("robotstxt/forbidden") == 1
 
 
@@ -81,16 +87,16 @@ def test_the_signal_names_the_deciding_line() -> None:
         seen.append(decision)
 
     crawler.signals.connect(forbidden, signals.request_forbidden)  # held: a weak reference
-    with pytest.raises(IgnoreRequest):
-        check(v, "/private/x")
+    assert isinstance(check(v, "/private/x"), Forbidden)
     assert [(d.line, d.rule) for d in seen] == [(2, "Disallow: /private")]
 
 
 def test_a_usage_signal_refuses_what_the_crawl_uses_it_for() -> None:
     v, store, crawler = verdicts(GBOT_ROBOTS_USAGE=["ai-train"])
     decide(store)
-    with pytest.raises(IgnoreRequest, match=r"content-usage signal .*line 3"):
-        check(v, "/a")
+    refused = check(v, "/a")
+    assert isinstance(refused, Forbidden)
+    assert re.search(r"content-usage signal .*line 3", refused.reason)
     assert crawler.stats.get_value("robotstxt/forbidden_by_usage") == 1
 
 
@@ -98,7 +104,7 @@ def test_observe_mode_forbids_nothing_and_says_what_googlebot_would_do() -> None
     v, store, crawler = verdicts(GBOT_ROBOTS_MODE="observe")
     decide(store)
     request = Request(ORIGIN + "/private/x")
-    assert v.obeyed(request, ORIGIN, request.url) is True
+    assert v.check(request, ORIGIN, request.url) is ALLOWED
     verdict = request.meta["gbot_robots_verdict"]
     assert verdict["allowed"] is False and verdict["line"] == 2 and verdict["by"] == "rules"
     assert crawler.stats.get_value("robotstxt/would_forbid") == 1
@@ -107,11 +113,11 @@ def test_observe_mode_forbids_nothing_and_says_what_googlebot_would_do() -> None
 def test_a_stopped_origin_is_undecided_in_enforce_and_let_through_when_observing() -> None:
     v, store, _ = verdicts()
     decide(store, status=None)
-    assert check(v, "/a") is False  # it waits for a retry
+    assert check(v, "/a") is UNDECIDED  # it waits for a retry
     v, store, crawler = verdicts(GBOT_ROBOTS_MODE="observe")
     decide(store, status=None)
     request = Request(ORIGIN + "/a")
-    assert v.obeyed(request, ORIGIN, request.url) is True
+    assert v.check(request, ORIGIN, request.url) is ALLOWED
     assert request.meta["gbot_robots_verdict"]["state"] == "server_error"
     assert crawler.stats.get_value("robotstxt/would_stop") == 1
 
@@ -119,9 +125,8 @@ def test_a_stopped_origin_is_undecided_in_enforce_and_let_through_when_observing
 def test_with_the_report_one_decide_is_the_check_and_the_rule_is_counted() -> None:
     v, store, _ = verdicts(GBOT_ROBOTS_REPORT="r.json")
     decide(store)
-    assert check(v, "/a") is True
-    with pytest.raises(IgnoreRequest):
-        check(v, "/private/x")
+    assert check(v, "/a") is ALLOWED
+    assert check(v, "/private/x") is BY_RULES
     report = v.telemetry.report
     assert report is not None
     data = report.to_json({"stats": {}, "settings": {}})

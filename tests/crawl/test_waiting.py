@@ -2,7 +2,7 @@
 robots.txt answered 503 logged "2 requests parked" for ten minutes and said nothing more).
 
 Pure: the words (:class:`Waiting`), the first deadline at a bounded cost, and the gate's
-count (:func:`~scrapy_gbot_robots.crawl.gate.waiting`) on a gate driven by hand with an
+count (:meth:`~scrapy_gbot_robots.crawl.gate.Gate.why_waiting`) on a gate driven by hand with an
 explicit clock, a real store and a real lot. The line in a real crawl is in
 tests/crawl/test_progress.py.
 """
@@ -11,7 +11,10 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from scrapy_gbot_robots.crawl.gate import Gate, ParkReason, waiting
+from scrapy_gbot_robots.crawl.gate import Gate
+from scrapy_gbot_robots.crawl.lifecycle import Lifecycle
+from scrapy_gbot_robots.crawl.pacing import Pacing
+from scrapy_gbot_robots.crawl.reasons import ParkReason
 from scrapy_gbot_robots.crawl.waiting import Waiting, first_deadline, span
 from scrapy_gbot_robots.parking.memory import MemoryLot
 from scrapy_gbot_robots.policy.fetch import FetchResult, evaluate
@@ -24,10 +27,12 @@ RULES = b"User-agent: *\nDisallow: /private\n"
 
 
 class Actions:
-    """Records the fetches the gate wants; the test completes them."""
+    """Records the fetches the gate wants; the test completes them. ``open``: the crawl's."""
 
     def __init__(self) -> None:
         self.fetches: list[str] = []
+        self.open = True
+        self.lifecycle = Lifecycle(lambda: self.open, clock=lambda: 0.0)
 
     def fetch(self, origin: str, why: str) -> None:
         self.fetches.append(origin)
@@ -38,26 +43,27 @@ class Actions:
     def drop(self, origin: str, items: Sequence[str], reason: str, decided: bool = False) -> None:
         pass
 
-    def send_on(self) -> None:
+    def turns_due(self) -> None:
         pass
 
 
-def gate(max_fetches: int = 1, open_: list[bool] | None = None) -> tuple[Gate[str], MemoryStore]:
-    """A gate of one fetch slot; ``open_[0] = False`` closes the crawl."""
+def gate(max_fetches: int = 1) -> tuple[Gate[str], MemoryStore, Actions]:
+    """A gate of ``max_fetches`` fetch slots."""
     store = MemoryStore(100)
-    flag = open_ if open_ is not None else [True]
+    actions = Actions()
     g: Gate[str] = Gate(
         store,
         CFG,
         MemoryLot(),
-        Actions(),
-        lambda: flag[0],
+        actions,
+        actions.lifecycle,
+        pacing=Pacing(16),
         park_timeout=TIMEOUT,
         max_fetches=max_fetches,
         min_fetches=1,
         start_fetches=max_fetches,
     )
-    return g, store
+    return g, store, actions
 
 
 def fetched(g: Gate[str], store: MemoryStore, origin: str, now: float, status: int) -> None:
@@ -118,16 +124,16 @@ def test_the_first_deadline_asks_the_lot_a_bounded_number_of_times() -> None:
 
 
 def test_the_gate_counts_its_parked_requests_by_what_they_wait_for() -> None:
-    g, store = gate(max_fetches=1)
+    g, store, _ = gate(max_fetches=1)
     assert g.schedule("http://a", "a1", 0.0) is ParkReason.MISS  # fetched now
     g.schedule("http://a", "a2", 1.0)
     g.schedule("http://b", "b1", 2.0)  # behind the budget's one slot
-    w = waiting(g, 10.0, TIMEOUT)
+    w = g.why_waiting(10.0)
     assert (w.fetching, w.slot, w.retry, w.turn, w.other) == (2, 1, 0, 0, 0)
     assert w.next_retry is None
     assert w.first_drop == TIMEOUT - 10.0  # a's clock runs since its fetch began, at 0
     fetched(g, store, "http://a", 30.0, 503)  # a server error: retried after the backoff
-    w = waiting(g, 40.0, TIMEOUT)
+    w = g.why_waiting(40.0)
     assert (w.fetching, w.slot, w.retry) == (1, 0, 2)  # b's fetch took the freed slot
     retry_at = store.get("http://a").refresh_at  # type: ignore[union-attr]
     assert w.next_retry == retry_at - 40.0 > 0
@@ -136,17 +142,16 @@ def test_the_gate_counts_its_parked_requests_by_what_they_wait_for() -> None:
     assert "2 for a retry after server errors, the next in" in text
     assert "the first dropped in 9 min 20 s unless decided" in text
     fetched(g, store, "http://b", 50.0, 200)  # b is decided: nothing of it waits
-    w = waiting(g, 60.0, TIMEOUT)
+    w = g.why_waiting(60.0)
     assert (w.fetching, w.slot, w.retry) == (0, 0, 2)
 
 
 def test_while_closing_parked_requests_no_longer_age_and_no_drop_is_announced() -> None:
-    crawl_open = [True]
-    g, _ = gate(open_=crawl_open)
+    g, _, actions = gate()
     g.schedule("http://a", "a1", 0.0)
-    assert waiting(g, 1.0, TIMEOUT).first_drop == TIMEOUT - 1.0
-    crawl_open[0] = False  # CloseSpider, Ctrl-C, a JOBDIR pause: the close keeps or drops them
+    assert g.why_waiting(1.0).first_drop == TIMEOUT - 1.0
+    actions.open = False  # CloseSpider, Ctrl-C, a JOBDIR pause: the close keeps or drops them
     g.tick(2.0)
-    w = waiting(g, 3.0, TIMEOUT)
+    w = g.why_waiting(3.0)
     assert w.fetching == 1 and w.first_drop is None
     assert "dropped" not in w.text(TIMEOUT)

@@ -20,7 +20,7 @@ from hypothesis import strategies as st
 from w3lib.url import safe_url_string
 
 from scrapy_gbot_robots import GoogleRobotParser, parse, product_token
-from scrapy_gbot_robots.engine.match import path_params_query
+from scrapy_gbot_robots.engine.path_match import path_params_query
 from scrapy_gbot_robots.engine.url import crawler_url, is_crawler_form, sendable_url
 
 SETTINGS = settings(max_examples=500, deadline=None, suppress_health_check=[HealthCheck.too_slow])

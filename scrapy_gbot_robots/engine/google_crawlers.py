@@ -28,7 +28,7 @@ SPEC: Final = "https://developers.google.com/crawling/docs/robots-txt/robots-txt
 
 
 @dataclass(frozen=True, slots=True)
-class Crawler:
+class GoogleCrawler:
     """One of Google's crawlers as robots.txt sees it."""
 
     name: str  # what --as takes (lower case)
@@ -37,23 +37,23 @@ class Crawler:
     source: str  # where this was read
 
 
-GOOGLE_CRAWLERS: Final[Mapping[str, Crawler]] = {
+GOOGLE_CRAWLERS: Final[Mapping[str, GoogleCrawler]] = {
     c.name: c
     for c in (
-        Crawler("googlebot", ("Googlebot",), True, COMMON),
+        GoogleCrawler("googlebot", ("Googlebot",), True, COMMON),
         # The overview's example: "User-agent: Googlebot / Disallow:" with
         # "User-agent: Googlebot-Image / Disallow: /personal" keeps images out of /personal
         # while Googlebot crawls everything; with no Googlebot-Image group, Googlebot's applies.
-        Crawler("googlebot-image", ("Googlebot-Image", "Googlebot"), True, OVERVIEW),
+        GoogleCrawler("googlebot-image", ("Googlebot-Image", "Googlebot"), True, OVERVIEW),
         # The robots.txt spec page: Storebot-Google follows the * group, not a googlebot one.
-        Crawler("storebot-google", ("Storebot-Google",), True, SPEC),
-        Crawler("apis-google", ("APIs-Google",), False, SPECIAL),
-        Crawler("adsbot-google", ("AdsBot-Google",), False, SPECIAL),
-        Crawler("adsbot-google-mobile", ("AdsBot-Google-Mobile",), False, SPECIAL),
+        GoogleCrawler("storebot-google", ("Storebot-Google",), True, SPEC),
+        GoogleCrawler("apis-google", ("APIs-Google",), False, SPECIAL),
+        GoogleCrawler("adsbot-google", ("AdsBot-Google",), False, SPECIAL),
+        GoogleCrawler("adsbot-google-mobile", ("AdsBot-Google-Mobile",), False, SPECIAL),
     )
 }
 
 
-def crawler(name: str) -> Crawler | None:
+def crawler(name: str) -> GoogleCrawler | None:
     """The crawler ``--as NAME`` names (case-insensitive), or None."""
     return GOOGLE_CRAWLERS.get(name.strip().lower())

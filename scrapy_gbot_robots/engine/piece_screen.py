@@ -1,4 +1,4 @@
-"""Many literal pieces screened at once by their grams, for :class:`.wild.WildIndex`.
+"""Many literal pieces screened at once by a path's grams, for :class:`.wild_index.WildIndex`.
 
 A file of thousands of ``*`` rules must not cost a check per rule: the pieces a path could
 hold are found from the path's own grams, read in C, and only those are looked for.
@@ -17,7 +17,7 @@ from struct import calcsize
 from sys import byteorder
 from typing import Any, Literal, TypeVar
 
-from .needles import find, risky
+from .linear_find import find, risky
 
 _GRAM = 4  # length of the grams many pieces longer than _SHORT are screened by
 _SHORT = 3  # many pieces up to this long are found whole by the path's windows (_Heads)
@@ -244,7 +244,7 @@ _GRAM_OF = itemgetter(4)
 _HEAD_OF = itemgetter(slice(0, _HEAD))  # what _Heads files a piece under
 _CAST_FROM = 32  # bytes of path from which the grams are read by memoryview.cast
 _SAMPLE = 16  # grams of a path's first cast that tell whether it is periodic (_periodic)
-_LOOKUP = 20  # a path costs this many times its length to read whole (see _Pieces.present)
+_LOOKUP = 20  # a path costs this many times its length to read whole (see PieceScreen.present)
 # memoryview formats reading 2, 4 and 8 bytes as one native unsigned integer.
 _Format = Literal["Q", "L", "I", "H"]
 _FORMATS: dict[int, _Format] = {calcsize(code): code for code in ("Q", "L", "I", "H")}
@@ -324,7 +324,7 @@ def _signatures(pieces: list[tuple[str, list[int]]], size: int) -> list[list[str
     return out
 
 
-class _Pieces:
+class PieceScreen:
     """Which of a set of literal pieces occur in a path, with the rules filed under each.
 
     A few pieces are looked for one by one (``in``, in C).  Many pieces of two or three

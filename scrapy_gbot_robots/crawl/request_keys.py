@@ -13,8 +13,8 @@ from typing import TYPE_CHECKING, TypeVar
 from scrapy.exceptions import ScrapyDeprecationWarning
 
 from .._meta import OLD_TOKEN_META, TOKEN_META
-from ..engine.agent import is_valid_token, product_token
 from ..engine.rules import Tokens  # one product token, or several, most specific first
+from ..engine.tokens import is_valid_token, product_token
 from ..policy.origin import origin_of
 
 if TYPE_CHECKING:

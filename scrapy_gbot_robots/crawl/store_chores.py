@@ -1,7 +1,7 @@
 """The store's side of each tick: live stats, the components' counters, pruning.
 
 The coordinator's tick (every ``GBOT_ROBOTS_TICK``) moves the gate, then calls
-:meth:`Housekeeping.tick` for the chores that keep the stats live and the store bounded:
+:meth:`StoreChores.tick` for the chores that keep the stats live and the store bounded:
 the hot path's hit count, the persistent store's and the lot's own counters, and, with
 ``GBOT_ROBOTS_STORE_KEEP``, forgetting stored origins not fetched for that long.
 """
@@ -20,7 +20,7 @@ if TYPE_CHECKING:
 PRUNE_EVERY = 3_600.0
 
 
-class Housekeeping:
+class StoreChores:
     """Stats and store chores, driven by the coordinator's tick."""
 
     def __init__(

@@ -1,4 +1,4 @@
-"""product_token() on real crawler User-Agent headers, and is_valid_token().
+"""product_token() on real crawler User-Agent headers, and is_valid_token() (engine/tokens.py).
 
 Expected tokens are the robots.txt tokens each crawler's operator documents. The general rule
 (docs/engine.md): (1) a header that is itself a token is returned as is; (2) else the first
@@ -8,6 +8,9 @@ leading [A-Za-z_-]+ run.
 """
 
 from __future__ import annotations
+
+import re
+from pathlib import Path
 
 import pytest
 from hypothesis import given, settings
@@ -323,3 +326,21 @@ def test_product_token__always_returns_a_token_or_empty_string(header: str) -> N
     token = product_token(header)
     assert isinstance(token, str)
     assert token == "" or is_valid_token(token)
+
+
+def test_the_old_import_path_gives_the_same_functions() -> None:
+    # engine/agent.py was this module's name until 0.3.0: code outside the package may
+    # still import it.  Nothing inside does.
+    from scrapy_gbot_robots.engine import agent, tokens
+
+    for name in ("product_token", "is_valid_token", "token_prefix", "names_everyone"):
+        assert getattr(agent, name) is getattr(tokens, name)
+    assert agent.TOKEN_PREFIX_RE is tokens.TOKEN_PREFIX_RE
+    package = Path(tokens.__file__).parent.parent
+    importers = [
+        str(path.relative_to(package))
+        for path in sorted(package.rglob("*.py"))
+        if path.name != "agent.py"
+        and re.search(r"from \.+(engine\.)?agent import|engine\.agent\b", path.read_text())
+    ]
+    assert importers == []

@@ -1,18 +1,110 @@
-"""Crawlers with several user-agent tokens, and crawlers that ignore ``*`` (issue 18, item 2).
+"""Google's group logic, and which group a crawler with one token or several obeys.
 
-Google documents that some crawlers have more than one token, most specific first: the rules
-in force are those of the first token a group names (all its groups merged), and only when
-no token has a group does ``*`` apply; special-case crawlers such as AdsBot-Google ignore
-``*`` altogether.  A one-token list must be exactly its token.
+The first check of a site walks the one-regex lines with ``fast_select``; ``decide`` and the
+other bodies with ``walk_groups``: properties pin the two to each other.  Google documents
+that some crawlers have more than one token, most specific first: the rules in force are
+those of the first token a group names (all its groups merged), and only when no token has a
+group does ``*`` apply; special-case crawlers such as AdsBot-Google ignore ``*`` altogether
+(issue 18, item 2).  A one-token list must be exactly its token.
 """
 
 from __future__ import annotations
 
+import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
+from test_lines import body
 
 from scrapy_gbot_robots import Decision, parse
-from scrapy_gbot_robots.engine import rules
+from scrapy_gbot_robots.engine.groups import fast_select, token_key, walk_groups
+from scrapy_gbot_robots.engine.lines import colonless_line, fast_matcher_lines, matcher_directives
+
+AGENTS = ["Googlebot", "googlebot", "bing-bot", "foo", "", "Googlebot/2.1", "*"]
+
+
+def _both(data: bytes, user_agent: str) -> tuple[object, object] | None:
+    lines = fast_matcher_lines(data)
+    if lines is None:
+        return None
+    agent = token_key(user_agent)
+    specific, agent_rules, global_rules, _ = walk_groups(matcher_directives(data), agent)
+    rules = agent_rules if specific else global_rules
+    general = (specific, [r[2] for r in rules if r[1]], [r[2] for r in rules if not r[1]])
+    return fast_select(lines, agent), general
+
+
+@settings(max_examples=400, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(body, st.sampled_from(AGENTS))
+def test_fast_select_equals_walk_groups_on_robots_like_bodies(data: bytes, agent: str) -> None:
+    both = _both(data, agent)
+    if both is not None:
+        assert both[0] == both[1]
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.binary(max_size=400), st.sampled_from(AGENTS))
+def test_fast_select_equals_walk_groups_on_random_bytes(data: bytes, agent: str) -> None:
+    both = _both(data, agent)
+    if both is not None:
+        assert both[0] == both[1]
+
+
+def test_fast_path_normalises_the_values_of_a_body_with_escapes_or_other_bytes() -> None:
+    # Bytes >= 0x80 escaped, escapes upper-cased, as the general path writes patterns; a
+    # user-agent value as written; a colonless rule too.
+    data = (
+        b"User-agent: Googl\xc3\xb6t\nDisallow: /caf\xc3\xa9 # x\nAllow: /p%7e%2F\n"
+        b"Disallow /caf\xc3\xa9%aa\nDisallow: /plain\n"
+    )
+    found = fast_matcher_lines(data)
+    assert found == [
+        ("U", "", "", " Googl\xc3\xb6t", ""),
+        ("", "", "D", " /caf%C3%A9 ", ""),
+        ("", "A", "", " /p%7E%2F", ""),
+        ("", "", "D", "", " /caf\xc3\xa9%aa"),
+        ("", "", "D", " /plain", ""),
+    ]
+    assert colonless_line(found[3]) == ("", "", "d", "/caf%C3%A9%AA", "")
+    robots = parse(data)  # the group is "Googl"'s: the token stops at the first other byte
+    assert robots.allowed("https://x.com/caf%C3%A9", "Googl") is False
+    assert robots.allowed("https://x.com/caf%c3%a9", "Googl") is True  # URLs match as written
+    assert robots.allowed("https://x.com/caf", "Googl") is True
+    assert robots.allowed("https://x.com/plainx", "Googl") is False
+    assert robots.allowed("https://x.com/caf%C3%A9", "bot") is True
+    specific, agent_rules, _, _ = walk_groups(matcher_directives(data), "googl")
+    allows = [rule[2] for rule in agent_rules if rule[1]]
+    disallows = [rule[2] for rule in agent_rules if not rule[1]]
+    assert specific is True
+    assert fast_select(found, "googl") == (True, allows, disallows)
+    assert disallows == ["/caf%C3%A9", "/caf%C3%A9%AA", "/plain"]
+
+
+@pytest.mark.parametrize("comment", [b"", b" # c"])  # each of the two line regexes
+def test_a_key_alone_is_no_line_but_a_key_and_its_colon_is_a_rule(comment: bytes) -> None:
+    # Google ignores "Disallow" alone (no colon, nothing for whitespace to separate), so
+    # groups a and b merge; "Disallow:" is a rule (an empty one) that ends group a.
+    merged = b"User-agent: a\nDisallow" + comment + b"\nUser-agent: b\nDisallow: /x\n"
+    ended = b"User-agent: a\nDisallow:" + comment + b"\nUser-agent: b\nDisallow: /x\n"
+    for data, allowed in ((merged, False), (ended, True)):
+        both = _both(data, "a")
+        assert both is not None and both[0] == both[1]
+        assert parse(data).allowed("https://x.com/x", "a") is allowed
+
+
+@pytest.mark.parametrize("comment", [b"", b" # c"])
+def test_user_agent_spelt_with_a_space_needs_its_colon(comment: bytes) -> None:
+    # Without a colon, the space splits "user agent": Google reads the key "user" and
+    # ignores the line, so the Googlebot group it seems to open does not exist.
+    data = b"User-agent: *\nDisallow: /x\n\nuser agent Googlebot" + comment + b"\nDisallow /y\n"
+    both = _both(data, "Googlebot")
+    assert both is not None and both[0] == both[1]
+    robots = parse(data)
+    assert robots.allowed("https://x.com/x", "Googlebot") is False  # the * group's
+    assert robots.allowed("https://x.com/y", "Googlebot") is False
+    spelt = parse(data.replace(b"user agent Googlebot", b"user agent: Googlebot"))
+    assert spelt.allowed("https://x.com/x", "Googlebot") is True  # its own group now
+    assert spelt.allowed("https://x.com/y", "Googlebot") is False
+
 
 IMAGE = ["Googlebot-Image", "Googlebot"]
 
@@ -89,61 +181,9 @@ def test_global_group_false_ignores_star_entirely() -> None:
     assert robots.decide("https://e.com/ads-no", ["AdsBot-Google"], global_group=False).line == 5
 
 
-def test_the_fast_slot_never_mixes_the_two_global_settings() -> None:
-    robots = parse(b"User-agent: *\nDisallow: /\n")
-    for _ in range(3):  # alternate, so each call finds the other's matcher in the slot
-        assert robots.allowed("https://e.com/x", "bot") is False
-        assert robots.allowed("https://e.com/x", "bot", global_group=False) is True
-        assert robots.decide("https://e.com/x", "bot").token == "*"
-        assert robots.decide("https://e.com/x", "bot", global_group=False).token == ""
-
-
-def test_a_list_is_copied_and_unhashable_lists_are_fine() -> None:
-    robots = parse(b"User-agent: a\nDisallow: /a\n\nUser-agent: b\nDisallow: /b\n")
-    tokens = ["x", "a"]
-    assert robots.allowed("https://e.com/a", tokens) is False
-    tokens[1] = "b"  # changed in place: the next call must see the new list
-    assert robots.allowed("https://e.com/a", tokens) is True
-    assert robots.allowed("https://e.com/b", tokens) is False
-    assert robots.allowed("https://e.com/b", ("x", "b")) is False
-
-
-def test_memory_per_file_stays_bounded_with_many_token_lists() -> None:
-    robots = parse(b"User-agent: *\nDisallow: /x\nContent-Signal: ai-train=no\n")
-    for i in range(100):
-        tokens = [f"bot{chr(97 + i % 26)}", f"other{chr(97 + i // 26)}"]
-        robots.allowed("https://e.com/x", tokens)
-        robots.allowed("https://e.com/x", tokens, global_group=False)
-        robots.refuses("https://e.com/x", tokens, ("ai-train",))
-    assert robots._others is not None and len(robots._others) <= rules._MAX_AGENTS
-    assert robots._usage is not None and len(robots._usage) <= rules._MAX_AGENTS
-
-
-def test_crawl_delay_and_names_agent_take_the_group_in_force() -> None:
-    body = (
-        b"User-agent: *\nDisallow: /x\nCrawl-delay: 5\n\n"
-        b"User-agent: Googlebot\nDisallow: /y\nCrawl-delay: oops\nCrawl-delay: 2\n"
-    )
-    robots = parse(body)
-    assert robots.crawl_delay(IMAGE) == 2.0
-    assert robots.crawl_delay("Googlebot-Image") == 5.0
-    assert robots.crawl_delay(["AdsBot-Google"], global_group=False) is None
-    assert robots.names_agent(IMAGE) is True
-    assert robots.names_agent(["Nobody", "Bingbot"]) is False
-
-
-def test_decision_token_is_metadata_outside_equality() -> None:
-    # Decision is public: one built the old way (six fields) still equals the engine's.
-    robots = parse(b"User-agent: *\nDisallow: /private/\n")
-    got = robots.decide("https://e.com/private/x", "bot")
-    assert got.token == "*"
-    assert got == Decision(False, 2, "Disallow", "/private/", "/private/", "global")
-    assert hash(got) == hash(Decision(False, 2, "Disallow", "/private/", "/private/", "global"))
-
-
-# ----------------------------------------------------------------------------- properties
-
 _AGENT_VALUES = [b"*", b"Googlebot", b"googlebot-image", b"Googlebot-Image/1.0", b"bot", b"Bot*"]
+
+
 _LINES = st.one_of(
     st.sampled_from(_AGENT_VALUES).map(lambda v: b"User-agent: " + v),
     st.sampled_from([b"/", b"/a", b"/a/b", b"/*.png$", b"/b", b""]).flatmap(
@@ -151,9 +191,17 @@ _LINES = st.one_of(
     ),
     st.sampled_from([b"", b"# c", b"Crawl-delay: 3", b"Crawl-delay: 1.5", b"Sitemap: /s"]),
 )
+
+
 _BODIES = st.lists(_LINES, max_size=14).map(lambda lines: b"\n".join(lines))
+
+
 _TOKENS = st.sampled_from(["Googlebot", "googlebot", "Googlebot-Image", "bot", "other", ""])
+
+
 _PATHS = st.sampled_from(["/", "/a", "/a/b", "/b/x.png", "/c", "/x.png"])
+
+
 SETTINGS = settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 
 

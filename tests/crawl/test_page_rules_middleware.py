@@ -297,14 +297,48 @@ def test_the_addon_installs_the_spider_middleware_once_where_a_project_put_it() 
     settings = Settings()
     Addon().update_settings(settings)
     table = settings.getwithbase("SPIDER_MIDDLEWARES")
-    path = "scrapy_gbot_robots.crawl.page_rules.PageRulesMiddleware"
+    path = "scrapy_gbot_robots.crawl.page_rules_middleware.PageRulesMiddleware"
     assert table[path] == 60  # just after HttpErrorMiddleware (50)
-    for name in ("scrapy_gbot_robots.PageRulesMiddleware", path):
+    old = "scrapy_gbot_robots.crawl.page_rules.PageRulesMiddleware"  # deprecated in 0.3.0
+    for name in ("scrapy_gbot_robots.PageRulesMiddleware", path, old):
         settings = Settings({"SPIDER_MIDDLEWARES": {name: 555}})
         Addon().update_settings(settings)
         table = settings.getwithbase("SPIDER_MIDDLEWARES")
         ours = [c for c in build_component_list(table) if "PageRulesMiddleware" in str(c)]
         assert ours == [name] and table[name] == 555
+
+
+def test_the_0_2_module_path_still_loads_with_a_warning_naming_the_new_one() -> None:
+    from scrapy.exceptions import ScrapyDeprecationWarning
+    from scrapy.utils.misc import load_object
+
+    from scrapy_gbot_robots.crawl import page_rules_middleware
+
+    new = "scrapy_gbot_robots.crawl.page_rules_middleware.PageRulesMiddleware"
+    with pytest.warns(ScrapyDeprecationWarning, match=new.replace(".", r"\.")):
+        found = load_object("scrapy_gbot_robots.crawl.page_rules.PageRulesMiddleware")
+    assert found is page_rules_middleware.PageRulesMiddleware
+    with pytest.warns(ScrapyDeprecationWarning, match="page_rules_middleware.page_rules"):
+        helper = load_object("scrapy_gbot_robots.crawl.page_rules.page_rules")
+    assert helper is page_rules_middleware.page_rules
+    with pytest.raises(NameError):  # load_object's word for a missing name
+        load_object("scrapy_gbot_robots.crawl.page_rules.wiring")  # not a name it offered
+
+
+@pytest_twisted.ensureDeferred
+async def test_a_project_naming_the_0_2_path_still_reads_page_rules(server: Server) -> None:
+    """SPIDER_MIDDLEWARES with the old path: the add-on leaves that entry alone (one
+    middleware, where the project put it), and Scrapy loads it through the warning."""
+    from scrapy.exceptions import ScrapyDeprecationWarning
+
+    server.route("/robots.txt", body=ROBOTS)
+    server.route("/a", body=page(("robots", "noindex")))
+    old = "scrapy_gbot_robots.crawl.page_rules.PageRulesMiddleware"
+    with pytest.warns(ScrapyDeprecationWarning, match="page_rules_middleware"):
+        crawler = await crawl(spider([server.url("/a")]), {**READ, "SPIDER_MIDDLEWARES": {old: 60}})
+    rules = crawler.spider.rules[server.url("/a")]
+    assert isinstance(rules, PageRules) and rules.noindex
+    assert stats(crawler, "read") == 1
 
 
 @pytest_twisted.ensureDeferred

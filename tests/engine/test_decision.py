@@ -2,7 +2,7 @@
 
 ``decide`` finds the winner the way the verdict's matcher does (screens, longest plain
 prefix, wildcard rules by priority) and then reports, from tables built on the agent's first
-``decide()``, the rule Google's ``matching_line()`` names.  ``_decide_reference`` is the
+``decide()``, the rule Google's ``matching_line()`` names.  ``decide_reference`` is the
 straightforward algorithm: every rule checked in file order, the index.htm fallback tried
 when an allow fails, the first rule of the best priority kept per kind.  The bodies below
 are built to be full of what makes the two differ if anything is off: equal priorities
@@ -13,19 +13,23 @@ groups, and URLs that change site or need the general path extraction.
 
 from __future__ import annotations
 
+from _wild_rules import SITE, body_of, index_everywhere
 from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
 
 from scrapy_gbot_robots import Decision, parse
+from scrapy_gbot_robots.engine.decision import decide_reference
+from scrapy_gbot_robots.engine.groups import token_key, walk_groups
 from scrapy_gbot_robots.engine.lines import directives, escape_pattern
-from scrapy_gbot_robots.engine.match import path_params_query
-from scrapy_gbot_robots.engine.rules import RobotsTxt, _agent_key, _decide_reference, _walk_groups
+from scrapy_gbot_robots.engine.path_match import path_params_query
+from scrapy_gbot_robots.engine.rules import RobotsTxt
 
 SETTINGS = settings(
     max_examples=600,
     deadline=None,
     suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large],
 )
+
 
 # Many patterns of equal length (ties), the same pattern in several spellings and kinds.
 PATTERNS = [
@@ -37,11 +41,20 @@ PATTERNS = [
     b"/caf\xc3\xa9", b"/caf%c3%a9", b"/caf%C3%A9", b"/a%2fb", b"/*?q=", b"/*&s", b"/?q=",
     b"/a$b", b"/a*b*", b"/*a*b$", b"a", b"ab", b"/ab*$", b"/a/b", b"/a/b$", b"/*/b",
 ]
+
+
 AGENT_NAMES = [b"*", b"*", b"bot", b"bot", b"other", b"BOT/2.1", b"* extra", b"Bot-X"]
+
+
 ALLOW_KEYS = [b"Allow", b"allow", b"ALLOW"]
+
+
 DISALLOW_KEYS = [b"Disallow", b"disallow", b"Disalow", b"DISALLOW"]
 
+
 agent_line = st.sampled_from(AGENT_NAMES).map(lambda name: b"User-agent: " + name)
+
+
 other_line = st.sampled_from([b"", b"# comment", b"Crawl-delay: 1", b"Sitemap: /s.xml", b"Foo"])
 
 
@@ -75,10 +88,14 @@ PATH_ATOMS = [
     "/", "a", "b", "ab", "/a", "/b", "/a/", "index.html", "index.htm", "/index.html", ".pdf",
     "x.pdf", "?q=1", "&s=2", "%7E", "%7e", "~", "caf%C3%A9", "%2f", "$", "*", ";p", "#f/a",
 ]
+
+
 BASES = [
     "https://e.com", "https://e.com", "http://e.com", "https://other.org", "//e.com", "",
     "e.com", "https://e.com?x", "ftp://e.com", "https://e.com#",
 ]
+
+
 atoms = st.lists(st.sampled_from(PATH_ATOMS), max_size=3).map("".join)
 
 
@@ -104,9 +121,9 @@ agents = st.sampled_from(["bot", "Bot", "bot-x", "other", "nobody", ""])
 
 def reference(body: bytes, url: str, agent: str) -> Decision:
     """The rule-by-rule replay, from the same group walk."""
-    specific, agent_rules, global_rules, _ = _walk_groups(directives(body), _agent_key(agent))
+    specific, agent_rules, global_rules, _ = walk_groups(directives(body), token_key(agent))
     rules = agent_rules if specific else global_rules
-    return _decide_reference(path_params_query(url), rules, specific)
+    return decide_reference(path_params_query(url), rules, specific)
 
 
 def check(robots: RobotsTxt, url: str, agent: str) -> None:
@@ -149,8 +166,6 @@ def test_decide_first_or_after_allowed_is_the_same(
 def test_decide_on_any_bytes(body: bytes, url: str) -> None:
     check(parse(body), url, "bot")
 
-
-# -- hand-written cases: (body, path, expected line, allowed, pattern) ------------------------
 
 CASES = [
     # An allow and a disallow of equal priority: the allow wins and is reported.
@@ -235,7 +250,7 @@ def test_tables_are_built_lazily_and_per_agent() -> None:
     matchers = [robots._matcher, *robots._others.values()]
     assert all(m is not None and m._detail is None for m in matchers)  # allowed() pays nothing
     assert robots.decide("https://e.com/b", "bot").line == 4
-    assert robots._agent == "bot" and robots._matcher is not None  # the fast slot
+    assert robots._token == "bot" and robots._matcher is not None  # the fast slot
     assert robots._matcher._detail is not None
     other = robots._others.get("other")
     assert other is not None and other._detail is None
@@ -262,3 +277,25 @@ def test_many_rules_of_one_priority() -> None:
     for path in ["/a/00", "/x000", "/x299", "/x1000", "/a/0", "/a100", "/a000"]:
         url = "https://e.com" + path
         assert robots.decide(url, "bot") == reference(body, url, "bot"), path
+
+
+def test_decide_reports_the_same_rule_with_and_without_the_index() -> None:
+    # Equal priorities everywhere: the index must not change which rule is reported.
+    body = body_of(
+        [(i % 2 == 0, f"/*{a}*{b}$") for i, (a, b) in enumerate(zip("abab", "baba", strict=True))]
+        + [(False, "/a*b"), (True, "/*ab"), (False, "/*b$"), (True, "/a$"), (False, "/ab")]
+    )
+    urls = [SITE + path for path in ("/ab", "/aab", "/ba", "/a", "/abab", "/b", "/x/ab")]
+    plain = [parse(body).decide(url, "bot") for url in urls]
+    with index_everywhere():
+        indexed = parse(body).decide
+        assert [indexed(url, "bot") for url in urls] == plain
+
+
+def test_decision_token_is_metadata_outside_equality() -> None:
+    # Decision is public: one built the old way (six fields) still equals the engine's.
+    robots = parse(b"User-agent: *\nDisallow: /private/\n")
+    got = robots.decide("https://e.com/private/x", "bot")
+    assert got.token == "*"
+    assert got == Decision(False, 2, "Disallow", "/private/", "/private/", "global")
+    assert hash(got) == hash(Decision(False, 2, "Disallow", "/private/", "/private/", "global"))

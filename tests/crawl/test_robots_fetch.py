@@ -21,8 +21,8 @@ from twisted.internet.error import TimeoutError as TxTimeoutError
 
 from scrapy_gbot_robots._meta import DONT_OBEY, FETCH_META
 from scrapy_gbot_robots._settings import Config, load
-from scrapy_gbot_robots.crawl.fetcher import Fetcher, Outcome
 from scrapy_gbot_robots.crawl.lifecycle import Lifecycle
+from scrapy_gbot_robots.crawl.robots_fetch import Fetcher, Outcome
 from scrapy_gbot_robots.crawl.route import route_of
 from scrapy_gbot_robots.crawl.telemetry import Telemetry
 from scrapy_gbot_robots.policy.states import Kind
@@ -93,7 +93,7 @@ def fetcher_for(
     store = TieredStore(MemoryStore(10), persistent)
     telemetry = Telemetry(crawler, None, debug=False, diagnostic=True).fetches
     engine = Engine()
-    lifecycle = Lifecycle(engine.accepts)
+    lifecycle = Lifecycle(engine.accepts, clock=lambda: NOW)
     fetcher = Fetcher(
         config,
         store,
