@@ -43,7 +43,12 @@ suppress_warnings = ["myst.header"]
 
 html_theme = "alabaster"
 html_title = f"scrapy-gbot-robots {release}"
-html_theme_options = {"description": "Obey robots.txt exactly as Googlebot does"}
+html_theme_options = {
+    "description": "Obey robots.txt exactly as Googlebot does",
+    "page_width": "1160px",
+}
+html_static_path = ["_static"]
+html_css_files = ["site.css"]  # wide tables scroll inside the page
 
 #: Where a link out of docs/ goes: the file on GitHub, on the branch of this version.
 REPOSITORY = "https://github.com/scrapy-gbot-robots/scrapy-gbot-robots"
