@@ -13,7 +13,11 @@ from typing import Any
 
 import pytest
 import pytest_twisted
-from _httpserver import FakeClock, Route, Server, crawl, make_timeline_spider
+from _httpserver import FakeClock, Route, Server, crawl, make_spider, make_timeline_spider
+from scrapy.exceptions import CloseSpider
+
+from scrapy_gbot_robots.policy.states import Kind
+from scrapy_gbot_robots.stores.sqlite import SqliteStore
 
 pytestmark = pytest.mark.crawl
 
@@ -24,11 +28,14 @@ ETAG = '"rules-v1"'
 class ConditionalRobots:
     """robots.txt with an ETag and ``max-age``: a 304 to ``If-None-Match: ETAG``."""
 
-    def __init__(self, max_age: int = 1, encoding_on_304: bool = False) -> None:
+    def __init__(
+        self, max_age: int = 1, encoding_on_304: bool = False, delay_304: float = 0.0
+    ) -> None:
         self.asked: list[str | None] = []  # the If-None-Match of each request (None: absent)
         self.bodies = 0  # 200s sent, each with the whole file
         self.cache_control = f"max-age={max_age}"
         self.encoding_on_304 = encoding_on_304
+        self.delay_304 = delay_304
 
     def __call__(self, request: Any) -> Route:
         header = request.getHeader("if-none-match")
@@ -37,7 +44,7 @@ class ConditionalRobots:
         if header == ETAG:
             if self.encoding_on_304:  # some servers repeat the 200's Content-Encoding
                 headers["Content-Encoding"] = "gzip"
-            return Route(status=304, body=b"", headers=headers)
+            return Route(status=304, body=b"", headers=headers, delay=self.delay_304)
         self.bodies += 1
         return Route(body=RULES, headers=headers)
 
@@ -127,3 +134,74 @@ async def test_with_scrapys_http_cache_its_rfc2616_policy_revalidates_and_we_rea
     assert stats["robotstxt/forbidden"] == 2
     assert not any("/private" in path for path in server.paths())
 
+
+
+@pytest_twisted.ensureDeferred
+async def test_a_restart_on_a_sqlite_store_revalidates_the_stored_copy(
+    server: Server, tmp_path: Path
+) -> None:
+    """The validators live in the store: a new crawler on the same file, a day later,
+    asks with the ``ETag`` the first crawl stored, and obeys the copy the 304 kept."""
+    robots = ConditionalRobots(max_age=3600)
+    server.handle("/robots.txt", robots)
+    clock = FakeClock()
+    settings = {"GBOT_ROBOTS_STORE": f"sqlite://{tmp_path}/robots.db", "GBOT_ROBOTS_CLOCK": clock}
+    first = make_timeline_spider(
+        [(0.1, lambda s: None)], urls=[server.url("/a"), server.url("/private/b")]
+    )
+    await crawl(first, settings)
+    clock.advance(2 * 3600)  # past the copy's max-age
+    second = make_timeline_spider(
+        [(0.1, lambda s: None)], urls=[server.url("/c"), server.url("/private/d")]
+    )
+    crawler = await crawl(second, settings)
+    assert robots.asked == [None, ETAG] and robots.bodies == 1
+    assert crawler.spider.crawled == [server.url("/c")]
+    assert crawler.stats.get_value("robotstxt/revalidated") == 1
+    assert crawler.stats.get_value("robotstxt/forbidden") == 1
+    assert not any("/private" in path for path in server.paths())
+
+
+@pytest_twisted.ensureDeferred
+async def test_a_revalidation_in_flight_at_the_close_follows_the_fetch_close_rules(
+    server: Server, tmp_path: Path
+) -> None:
+    """CloseSpider while the 304 is on its way, with ``JOBDIR``: the engine waits for the
+    download under way, so the 304 is the server's answer and is recorded; the parked page
+    is kept for the next run, which obeys the copy without fetching robots.txt again."""
+    robots = ConditionalRobots(max_age=3600, delay_304=1.0)
+    server.handle("/robots.txt", robots)  # every host: site.test's and quick.test's
+    clock = FakeClock()
+    jobdir = tmp_path / "job"
+    settings = {"GBOT_ROBOTS_CLOCK": clock, "JOBDIR": str(jobdir)}
+    site = [server.url("/a", "site.test"), server.url("/private/b", "site.test")]
+    await crawl(make_spider(urls=site), settings)
+    assert robots.asked == [None]
+
+    clock.advance(2 * 3600)  # site.test's copy expired; quick.test is new
+    start = [server.url("/p", "quick.test"), server.url("/c", "site.test")]
+
+    class Closing(make_spider(urls=start)):  # type: ignore[misc]
+        def parse(self, response: Any) -> Any:
+            self.crawled.append(response.url)
+            raise CloseSpider("enough")  # quick.test answered; site.test's 304 is on its way
+
+    closed = await crawl(Closing, settings)
+    stats = closed.stats.get_stats()
+    assert stats["finish_reason"] == "enough"
+    assert robots.asked == [None, None, ETAG]  # site.test, quick.test, site.test again
+    assert "robotstxt/server_error" not in stats
+    store = SqliteStore(str(jobdir / "gbot_robots" / "robots.sqlite3"))
+    try:
+        state = store.get_now(server.origin("site.test"))
+    finally:
+        store.close()
+    assert state is not None and state.kind is Kind.RULES and state.revalidated
+    assert state.robots is not None and state.robots.body == RULES
+
+    resumed = await crawl(make_spider(urls=[]), settings)
+    done = closed.spider.crawled + resumed.spider.crawled
+    assert server.url("/c", "site.test") in done
+    assert robots.asked == [None, None, ETAG]  # the resumed run obeys the revalidated copy
+    assert robots.bodies == 2  # one body per origin in all, across three runs
+    assert not any("/private" in path for path in server.paths())
