@@ -161,7 +161,8 @@ class Fetcher:
         try:
             persistent = self.store.persistent
             if persistent is None:
-                return await self._download_and_decide(origin, route, proceed, deadline)
+                known = self.store.get(origin)
+                return await self._download_and_decide(origin, route, proceed, deadline, known)
             return await self._fetch_shared(origin, persistent, route, proceed, deadline)
         except _Cut:
             return _CUT
@@ -198,7 +199,10 @@ class Fetcher:
             adopted = self._adopt(origin, local, stored)
             if adopted is not None:
                 return adopted
-            return await self._download_and_decide(origin, route, proceed, deadline, stored)
+            known = _newer(local, stored)
+            return await self._download_and_decide(
+                origin, route, proceed, deadline, known, stored
+            )
         finally:
             if not self.lifecycle.closed:  # a closed store has let go of its locks
                 await persistent.release(origin)
@@ -222,17 +226,16 @@ class Fetcher:
         route: Route | None,
         proceed: Callable[[], bool],
         deadline: Callable[[], float | None],
+        known: OriginState | None,
         stored: OriginState | None = None,
     ) -> Outcome:
         """Fetch robots.txt and store the state the policy makes of it.
 
-        The previous state is read after the download: pages answered meanwhile may have
-        updated it ("site generally available"), and that must not be overwritten. The
-        validators sent are those of the copy known before it (expired, or failing).
+        ``known``: the state before the fetch (expired, or failing), whose copy's validators
+        the request carries. The previous state is read again after the download: pages
+        answered meanwhile may have updated it ("site generally available"), and that must
+        not be overwritten.
         """
-        known = self.store.get(origin)
-        if stored is not None and (known is None or stored.fetched_at > known.fetched_at):
-            known = stored
         sent, headers = conditional_headers(known) if self.revalidate else (None, {})
         result = await self._get(origin, route, proceed, deadline, sent, headers)
         if self.lifecycle.closed:
@@ -379,6 +382,13 @@ class Fetcher:
             callback=NO_CALLBACK,
             dont_filter=True,
         )
+
+
+def _newer(local: OriginState | None, stored: OriginState | None) -> OriginState | None:
+    """The later of this process's state and the persistent store's (by fetch time)."""
+    if stored is not None and (local is None or stored.fetched_at > local.fetched_at):
+        return stored
+    return local
 
 
 def _proxy(request: Request) -> str | None:
