@@ -210,10 +210,11 @@ class Fetcher:
     def _adopt(
         self, origin: str, local: OriginState | None, stored: OriginState | None
     ) -> Outcome | None:
-        """Take a stored state that is still fresh (and newer than ours) instead of fetching."""
+        """Take a stored state that is still fresh (and not older than ours) instead of
+        fetching: ours may be that very state, read back from the file on the way in."""
         if stored is None or stored.refresh_at <= self.clock():
             return None
-        if local is not None and stored.fetched_at <= local.fetched_at:
+        if local is not None and stored.fetched_at < local.fetched_at:
             return None
         if self.lifecycle.closed:
             raise _Cut

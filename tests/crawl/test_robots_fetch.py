@@ -337,6 +337,20 @@ def test_a_fresh_stored_state_is_adopted_instead_of_fetched() -> None:
     assert outcome.state is state and outcome.source == "stored"
 
 
+def test_a_fresh_state_read_back_on_the_way_in_is_used_not_fetched_again(tmp_path: Path) -> None:
+    """Another crawler on the file stored the state while this one waited for the lock: the
+    read-back that finds it is the state in force, not a reason to fetch once more."""
+    db = str(tmp_path / "robots.sqlite3")
+    writer, _, _, _ = fetcher_for(Scripted({ROBOTS: [ok()]}), SqliteStore(db))
+    run(writer.fetch(ORIGIN))
+    downloader = Scripted({})
+    fetcher, _, _, _ = fetcher_for(downloader, SqliteStore(db))
+    outcome = run(fetcher.fetch(ORIGIN))
+    assert downloader.asked == []
+    assert outcome.state is not None and outcome.state.kind is Kind.RULES
+    assert outcome.source == "stored"
+
+
 def test_a_lock_held_elsewhere_asks_the_gate_to_look_again(tmp_path: Path) -> None:
     db = str(tmp_path / "robots.sqlite3")
     holder = SqliteStore(db)
