@@ -10,6 +10,7 @@ fetcher returns what happened (an ``Outcome``) and knows nothing of the gate.
 from __future__ import annotations
 
 from collections.abc import Coroutine
+from dataclasses import replace
 from pathlib import Path
 from typing import Any, TypeVar
 
@@ -28,6 +29,7 @@ from scrapy_gbot_robots.crawl.telemetry import Telemetry
 from scrapy_gbot_robots.policy.fetch import FetchResult, evaluate
 from scrapy_gbot_robots.policy.states import Kind, OriginState
 from scrapy_gbot_robots.stores.base import PersistentStore
+from scrapy_gbot_robots.stores.entry import encode
 from scrapy_gbot_robots.stores.memory import MemoryStore
 from scrapy_gbot_robots.stores.sqlite import SqliteStore
 from scrapy_gbot_robots.stores.tiered import TieredStore
@@ -451,3 +453,17 @@ def test_a_revalidation_the_close_cuts_stores_nothing_and_the_copy_stays() -> No
     copy = _expired_copy(fetcher)
     outcome = run(fetcher.fetch(ORIGIN))
     assert outcome.cut and fetcher.store.get(ORIGIN) is copy
+
+
+def test_a_hostile_megabyte_etag_is_not_stored_and_the_next_refresh_is_unconditional() -> None:
+    """Bounded cost: two short strings per origin at most, whatever the server sends."""
+    huge = '"' + "x" * 1_000_000 + '"'
+    downloader = Scripted({ROBOTS: [ok(ETag=huge), ok(status=304, body=b"")]})
+    fetcher, _, _, _ = fetcher_for(downloader)
+    state = run(fetcher.fetch(ORIGIN)).state
+    assert state is not None and state.kind is Kind.RULES and state.validators is None
+    assert len(encode(state)) < 1000
+    fetcher.store.put(ORIGIN, replace(state, refresh_at=NOW - 1))  # expired
+    again = run(fetcher.fetch(ORIGIN)).state
+    assert b"If-None-Match" not in downloader.asked[1].headers
+    assert again is not None and not again.revalidated  # a 304 to no validator: a 3xx
