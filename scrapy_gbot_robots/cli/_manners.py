@@ -172,8 +172,9 @@ def _tokens(project: Project) -> list[Finding]:
             )
         ]
     values = [configured] if isinstance(configured, str) else list(configured)
-    first = str(values[0]).split(",")[0].strip() if values else ""
-    if first and first.lower() not in ua_text.lower():
+    tokens = [t.strip() for v in values for t in str(v).split(",") if t.strip()]
+    first = tokens[0] if tokens else ""
+    if tokens and not any(t.lower() in ua_text.lower() for t in tokens):
         return [
             Finding(
                 "token-not-in-user-agent",

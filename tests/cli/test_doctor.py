@@ -179,6 +179,8 @@ def test_a_user_agent_without_a_url_or_without_the_token_is_a_warning() -> None:
     assert no_url["no-url-in-user-agent"].level == "warning"
     other = check(**{**POLITE_VALUES, "ROBOTSTXT_USER_AGENT": "OtherBot"})
     assert other["token-not-in-user-agent"].setting == "ROBOTSTXT_USER_AGENT"
+    listed = check(**{**POLITE_VALUES, "ROBOTSTXT_USER_AGENT": ["DemoBot-News", "DemoBot"]})
+    assert "token-not-in-user-agent" not in listed  # one of the crawler's tokens is carried
     unset = check(**{**POLITE_VALUES, "ROBOTSTXT_USER_AGENT": None})
     assert unset["token-from-user-agent"].level == "info"
     assert "'DemoBot'" in unset["token-from-user-agent"].means
