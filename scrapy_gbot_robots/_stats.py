@@ -86,6 +86,7 @@ ORIGIN_STATE = "robotstxt/origin_state/"  # + Kind value
 SERVER_ERROR = "robotstxt/server_error"
 PROXY_REFUSED = "robotstxt/proxy_refused"
 TRUNCATED = "robotstxt/truncated"
+REVALIDATED = "robotstxt/revalidated"
 
 #: The fetch reasons of the gate that count as a store miss, an expiry or a retry.
 FETCH_WHY = {
