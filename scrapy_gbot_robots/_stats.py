@@ -86,6 +86,7 @@ ORIGIN_STATE = "robotstxt/origin_state/"  # + Kind value
 SERVER_ERROR = "robotstxt/server_error"
 PROXY_REFUSED = "robotstxt/proxy_refused"
 TRUNCATED = "robotstxt/truncated"
+REVALIDATED = "robotstxt/revalidated"
 
 #: The machinery's stats, written only with ``GBOT_ROBOTS_DIAGNOSTIC_STATS = True`` (with their
 #: 0.2 names): the gate's peaks, the fetch budget, the store's and the locks' bookkeeping, the

@@ -920,6 +920,9 @@ ALLOWED_PROSE = (
         r"|\bCPU caches?\b|\bScrapy's caches\b",
         re.IGNORECASE,
     ),
+    # HTTP's own term (RFC 9111, "HTTP Caching"; Google's crawlers' page), and a link's
+    # address, which is a name like code in backticks.
+    re.compile(r"\bHTTP caching\b|\]\([^)\s]*\)", re.IGNORECASE),
 )
 
 

@@ -2,10 +2,12 @@
 
 The coordinator asks for a fetch (:meth:`Fetcher.fetch`); the fetcher downloads through
 Scrapy's own downloader (so proxies, headers and handlers apply; the request travels the way
-the request that made it wanted does, credentials included: :mod:`.route`), follows HTTP redirects
-itself, lets :mod:`..policy.fetch` interpret the outcome, stores the new state, and returns
-what happened (:class:`Outcome`). It knows nothing of the gate. With a persistent store it
-first looks for a fresh state another process wrote, and fetches under the origin's lock.
+the request that made it wanted does, credentials included: :mod:`.route`), follows HTTP
+redirects itself, sends a stored copy's validators (``If-None-Match`` / ``If-Modified-Since``)
+so that an unchanged file costs a 304, lets :mod:`..policy.fetch` interpret the outcome,
+stores the new state, and returns what happened (:class:`Outcome`). It knows nothing of the
+gate. With a persistent store it first looks for a fresh state another process wrote, and
+fetches under the origin's lock.
 
 The close (:mod:`.lifecycle`): before each download (the first, a redirect hop, a retry) the
 fetch asks ``proceed()``; once the crawl closes, it goes on only for a download that waits in
@@ -28,7 +30,14 @@ from scrapy.http.request import NO_CALLBACK
 
 from .._compat import engine_download, reserve_download_slot
 from .._meta import DONT_OBEY, FETCH_META
-from ..policy.fetch import FetchResult, evaluate, next_hop, proxy_refused, retry_at_once
+from ..policy.fetch import (
+    FetchResult,
+    conditional_headers,
+    evaluate,
+    next_hop,
+    proxy_refused,
+    retry_at_once,
+)
 from ..policy.origin import robots_url
 from .body import DATALOSS_FLAG, TRUNCATED_FLAG
 from .route import Route, proxy_named
@@ -38,7 +47,7 @@ if TYPE_CHECKING:
     from scrapy.http import Response
 
     from .._settings import Config
-    from ..policy.states import OriginState
+    from ..policy.states import OriginState, Validators
     from ..stores.base import PersistentStore
     from ..stores.tiered import TieredStore
     from .lifecycle import Lifecycle
@@ -116,6 +125,7 @@ class Fetcher:
         *,
         lock_ttl: float,
         bounded_body: bool,
+        revalidate: bool = True,
     ) -> None:
         self.config = config
         self.policy = config.policy
@@ -129,6 +139,9 @@ class Fetcher:
         # the size or encoding: with it in the chain, Scrapy's own size limit must not fail
         # the download. Without it, Scrapy's limit is the only bound: keep one.
         self._maxsize = 0 if bounded_body else self.policy.max_bytes
+        # Whether a stored copy's validators are sent (not when Scrapy's HTTP cache is on:
+        # it keeps, revalidates or replays robots.txt itself; see crawl/wiring.py).
+        self.revalidate = revalidate
 
     async def fetch(
         self,
@@ -148,7 +161,8 @@ class Fetcher:
         try:
             persistent = self.store.persistent
             if persistent is None:
-                return await self._download_and_decide(origin, route, proceed, deadline)
+                known = self.store.get(origin)
+                return await self._download_and_decide(origin, route, proceed, deadline, known)
             return await self._fetch_shared(origin, persistent, route, proceed, deadline)
         except _Cut:
             return _CUT
@@ -185,7 +199,10 @@ class Fetcher:
             adopted = self._adopt(origin, local, stored)
             if adopted is not None:
                 return adopted
-            return await self._download_and_decide(origin, route, proceed, deadline, stored)
+            known = _newer(local, stored)
+            return await self._download_and_decide(
+                origin, route, proceed, deadline, known, stored
+            )
         finally:
             if not self.lifecycle.closed:  # a closed store has let go of its locks
                 await persistent.release(origin)
@@ -210,14 +227,18 @@ class Fetcher:
         route: Route | None,
         proceed: Callable[[], bool],
         deadline: Callable[[], float | None],
+        known: OriginState | None,
         stored: OriginState | None = None,
     ) -> Outcome:
         """Fetch robots.txt and store the state the policy makes of it.
 
-        The previous state is read after the download: pages answered meanwhile may have
-        updated it ("site generally available"), and that must not be overwritten.
+        ``known``: the state before the fetch (expired, or failing), whose copy's validators
+        the request carries. The previous state is read again after the download: pages
+        answered meanwhile may have updated it ("site generally available"), and that must
+        not be overwritten.
         """
-        result = await self._get(origin, route, proceed, deadline)
+        sent, headers = conditional_headers(known) if self.revalidate else (None, {})
+        result = await self._get(origin, route, proceed, deadline, sent, headers)
         if self.lifecycle.closed:
             raise _Cut
         previous = self.store.get(origin)
@@ -236,14 +257,16 @@ class Fetcher:
         route: Route | None,
         proceed: Callable[[], bool],
         deadline: Callable[[], float | None],
+        sent: Validators | None,
+        headers: dict[str, str],
     ) -> FetchResult:
         """Download robots.txt; retry at once what ``retry_at_once`` allows (``RETRY_TIMES``)."""
-        result = await self._get_once(origin, route, proceed, deadline)
+        result = await self._get_once(origin, route, proceed, deadline, sent, headers)
         for _ in range(self.config.retry_times):
             if not retry_at_once(result) or self.lifecycle.closing:  # a close ends quickly
                 break
             self.telemetry.retried_at_once()
-            result = await self._get_once(origin, route, proceed, deadline)
+            result = await self._get_once(origin, route, proceed, deadline, sent, headers)
         return result
 
     async def _get_once(
@@ -252,8 +275,14 @@ class Fetcher:
         route: Route | None,
         proceed: Callable[[], bool],
         deadline: Callable[[], float | None],
+        sent: Validators | None = None,
+        headers: dict[str, str] | None = None,
     ) -> FetchResult:
-        """One download of robots.txt, following HTTP redirects ourselves (never meta refresh)."""
+        """One download of robots.txt, following HTTP redirects ourselves (never meta refresh).
+
+        ``sent``: the validators ``headers`` carry (every hop carries them: the copy they
+        name is whatever the chain ended on last time).
+        """
         url = robots_url(origin)
         hops = 0
         telemetry = self.telemetry
@@ -261,7 +290,7 @@ class Fetcher:
             if not proceed():
                 raise _Cut
             telemetry.sent()
-            request = self.request(url, origin, route, deadline())
+            request = self.request(url, origin, route, deadline(), conditional=headers)
             try:
                 response = await self.downloader.download(request)
             except Exception as exc:
@@ -279,6 +308,7 @@ class Fetcher:
                 location.decode("latin-1") if location else None,
                 hops,
                 self.policy,
+                conditional=sent is not None,
             )
             if target is not None:
                 hops += 1
@@ -286,6 +316,8 @@ class Fetcher:
                 continue
             cache_control = response.headers.get(b"Cache-Control")
             retry_after = response.headers.get(b"Retry-After")
+            etag = response.headers.get(b"ETag")
+            last_modified = response.headers.get(b"Last-Modified")
             return FetchResult(
                 status=response.status,
                 body=response.body,
@@ -298,6 +330,9 @@ class Fetcher:
                 redirects=hops,
                 truncated=TRUNCATED_FLAG in response.flags,
                 proxy=_proxy(request),
+                etag=etag.decode("latin-1") if etag else None,
+                last_modified=last_modified.decode("latin-1") if last_modified else None,
+                sent=sent,
             )
 
     def _timeout(self, deadline: float | None) -> float:
@@ -313,8 +348,13 @@ class Fetcher:
         origin: str,
         route: Route | None = None,
         deadline: float | None = None,
+        *,
+        conditional: dict[str, str] | None = None,
     ) -> Request:
-        """A robots.txt request of ``origin``: the meta keys are documented in docs/meta.md."""
+        """A robots.txt request of ``origin``: the meta keys are documented in docs/meta.md.
+
+        ``conditional``: the ``If-None-Match`` / ``If-Modified-Since`` headers of a refresh.
+        """
         meta: dict[str, Any] = {
             DONT_OBEY: True,
             "dont_redirect": True,
@@ -331,6 +371,8 @@ class Fetcher:
             FETCH_META: origin,
         }
         headers: dict[bytes, bytes] = {}
+        for name, value in (conditional or {}).items():
+            headers[name.encode("ascii")] = value.encode("ascii")
         if route is not None:
             route.apply(url, meta, headers)
         return Request(
@@ -341,6 +383,13 @@ class Fetcher:
             callback=NO_CALLBACK,
             dont_filter=True,
         )
+
+
+def _newer(local: OriginState | None, stored: OriginState | None) -> OriginState | None:
+    """The later of this process's state and the persistent store's (by fetch time)."""
+    if stored is not None and (local is None or stored.fetched_at > local.fetched_at):
+        return stored
+    return local
 
 
 def _proxy(request: Request) -> str | None:

@@ -409,6 +409,8 @@ class FetchEvents(_Telling):
         fetched = source == "fetch"
         if fetched:
             stats.inc_value(f"{S.ORIGIN_STATE}{state.kind.value}")
+            if state.revalidated:
+                stats.inc_value(S.REVALIDATED)
         elif source == "stored":
             stats.inc_value(S.STORE_STORED)
         if self.report is not None:
@@ -456,7 +458,10 @@ class FetchEvents(_Telling):
                     robotparser=_robot_parser(state.robots),
                     request=trigger(),
                 )
-        if previous is None or previous.kind is not state.kind or previous.reason != state.reason:
+        changed = previous is None or previous.kind is not state.kind
+        if not changed and previous is not None and not state.revalidated:
+            changed = previous.reason != state.reason  # a 304 keeps the rules: no change
+        if changed:
             self._send(signals.origin_state_changed, origin=origin, state=state.kind.value)
 
     def crawl_delay(self, origin: str, asked: float, applied: float) -> None:

@@ -87,6 +87,10 @@ def build(crawler: Crawler, downloader: Downloader | None = None) -> Coordinator
         lifecycle,
         lock_ttl=lock_ttl(config, store.persistent),
         bounded_body=bounded_body,
+        # Scrapy's HTTP cache, when on, revalidates (its RFC2616 policy) or replays (its
+        # default policy) robots.txt itself: validators of ours would let its default policy
+        # store a 304 and replay it later to a request without them (docs/crawling.md).
+        revalidate=not crawler.settings.getbool("HTTPCACHE_ENABLED"),
     )
     crawl_delay = (
         CrawlDelay(crawler, config, keys, store, telemetry.fetches) if config.crawl_delay else None

@@ -16,7 +16,13 @@ HTTP status codes" and "Caching"):
   sends one. What a server error means for the crawl, hour by hour, is
   :func:`.states.rules_in_force`'s answer.
 - A good copy (or a 4xx "no file") lives ``cache_ttl`` (24 h), replaced by
-  ``Cache-Control: max-age`` when present (clamped to ``[min_ttl, max_ttl]``).
+  ``Cache-Control: max-age`` when present (clamped to ``[min_ttl, max_ttl]``). No other
+  ``Cache-Control`` directive is read (``no-store``, ``no-cache``...): Google's page names
+  ``max-age`` alone, and its crawlers' HTTP caching supports no other directive.
+- A copy's ``ETag`` / ``Last-Modified`` are kept (capped) and sent back as ``If-None-Match``
+  / ``If-Modified-Since`` when it is refreshed (:func:`conditional_headers`); a 304 to such a
+  conditional request keeps the copy and restarts its clock (:func:`evaluate`). A 304 to a
+  request that carried no validator is a 3xx like any other: no ``Location``, so a 404.
 
 No I/O and no clock: ``now`` is always an argument. Imports nothing from Scrapy or Twisted.
 """
@@ -30,7 +36,7 @@ from urllib.parse import urljoin, urlsplit
 
 from ..engine.rules import parse
 from .origin import origin_of
-from .states import Kind, OriginState, PolicyConfig, note_page_ok
+from .states import Kind, OriginState, PolicyConfig, Validators, note_page_ok
 
 
 @dataclass(frozen=True, slots=True)
@@ -51,6 +57,64 @@ class FetchResult:
     truncated: bool = False  # the body was cut before its end (Google's 500 KiB)
     #: The proxy the download went through (shown without credentials), None when direct.
     proxy: str | None = None
+    #: The response's ``ETag`` and ``Last-Modified``, as sent (capped by :func:`evaluate`).
+    etag: str | None = None
+    last_modified: str | None = None
+    #: The validators the request carried (:func:`conditional_headers`): None when it was
+    #: not a conditional request.
+    sent: Validators | None = None
+
+
+#: "Not Modified" (RFC 9110 15.4.5): the stored copy named by the request's validators is
+#: still the server's.
+NOT_MODIFIED = 304
+#: The longest validator kept: an ``ETag`` is a short hash in practice; a longer one (a
+#: hostile megabyte) is not stored, and that copy is refreshed unconditionally.
+MAX_VALIDATOR = 256
+#: A validator we would send back: printable ASCII, spaces inside (an HTTP date) allowed.
+_VALIDATOR = re.compile(r"[\x21-\x7e](?:[\x20-\x7e]*[\x21-\x7e])?")
+
+
+def _validator(value: str | None) -> str | None:
+    if value is None:
+        return None
+    value = value.strip()
+    if len(value) > MAX_VALIDATOR or not _VALIDATOR.fullmatch(value):
+        return None
+    return value
+
+
+def validators_of(etag: str | None, last_modified: str | None) -> Validators | None:
+    """The validators worth keeping from a response's headers, None when there are none.
+
+    A value longer than :data:`MAX_VALIDATOR` or with a character outside printable ASCII is
+    dropped: what is stored stays small, and what is sent back is a header we can send.
+    """
+    kept_etag, kept_date = _validator(etag), _validator(last_modified)
+    if kept_etag is None and kept_date is None:
+        return None
+    return Validators(kept_etag, kept_date)
+
+
+def conditional_headers(state: OriginState | None) -> tuple[Validators | None, dict[str, str]]:
+    """The validators to send when refreshing ``state``'s copy, and the request headers.
+
+    ``If-None-Match`` when the copy has an ``ETag``, else ``If-Modified-Since``: Google's
+    crawlers use the ``ETag`` when a response has both, as RFC 9110 13.1.3 makes a server
+    do. Nothing for a state without a copy (no restrictions, or no good copy yet).
+    """
+    if state is None or state.robots is None or state.validators is None:
+        return None, {}
+    validators = state.validators
+    if validators.etag is not None:
+        return validators, {"If-None-Match": validators.etag}
+    assert validators.last_modified is not None
+    return validators, {"If-Modified-Since": validators.last_modified}
+
+
+def is_revalidation(result: FetchResult) -> bool:
+    """Whether the answer is a 304 to a conditional request: the stored copy still holds."""
+    return result.status == NOT_MODIFIED and result.sent is not None
 
 
 def is_redirect(status: int) -> bool:
@@ -59,7 +123,13 @@ def is_redirect(status: int) -> bool:
 
 
 def next_hop(
-    url: str, status: int, location: str | None, hops: int, cfg: PolicyConfig
+    url: str,
+    status: int,
+    location: str | None,
+    hops: int,
+    cfg: PolicyConfig,
+    *,
+    conditional: bool = False,
 ) -> str | None:
     """The absolute URL to fetch next, or None when the chain ends here.
 
@@ -68,9 +138,12 @@ def next_hop(
     refresh in a 200 body is just body text. Never raises: a ``Location`` is whatever a
     server sent, and one that names no robots.txt we could fetch (unparsable, such as
     ``http://[::1/``; a port out of range or 0; no host, or one with a control character or
-    a space; ``ftp:``) ends the chain, which then counts as a 404 (:func:`evaluate`).
+    a space; ``ftp:``) ends the chain, which then counts as a 404 (:func:`evaluate`). A 304
+    to a ``conditional`` request is no redirect, whatever its headers: the copy holds.
     """
     if not is_redirect(status) or not location or hops >= cfg.max_redirects:
+        return None
+    if conditional and status == NOT_MODIFIED:
         return None
     try:
         target = urljoin(url, location.strip()).split("#", 1)[0]
@@ -225,6 +298,69 @@ def _names_a_wait(retry_after: str | None) -> bool:
     return delay is not None and delay > 0
 
 
+def _server_error(
+    result: FetchResult, reason: str, now: float, previous: OriginState | None, cfg: PolicyConfig
+) -> OriginState:
+    """A server error's state: the streak goes on (or starts), the last good copy is kept."""
+    page_ok_at = None
+    validators = None
+    if previous is None:
+        robots, good_at, since, errors = None, None, now, 1
+    else:
+        robots, good_at, validators = previous.robots, previous.good_at, previous.validators
+        if previous.kind is Kind.SERVER_ERROR and previous.error_since is not None:
+            since, errors = previous.error_since, previous.errors + 1
+            page_ok_at = previous.page_ok_at  # the same streak: the evidence stands
+        else:
+            since, errors = now, 1
+    return OriginState(
+        kind=Kind.SERVER_ERROR,
+        reason=reason,
+        fetched_at=now,
+        refresh_at=now + _backoff(errors, result.retry_after, now, cfg),
+        robots=robots,
+        good_at=good_at,
+        error_since=since,
+        errors=errors,
+        status=result.status,
+        page_ok_at=page_ok_at,
+        validators=validators,
+    )
+
+
+#: The reason of a 304 whose validators name a copy the store no longer holds as it was.
+NOT_MODIFIED_UNKNOWN_COPY = "304 for a copy no longer stored"
+
+
+def _revalidated(
+    result: FetchResult, now: float, previous: OriginState | None, cfg: PolicyConfig
+) -> OriginState:
+    """A 304 to a conditional request: the copy it named is in force again, for a new TTL.
+
+    The TTL is read from the 304's ``Cache-Control`` (RFC 9110 15.4.5: the server sends the
+    one a 200 would carry); its validators update the stored ones. If the store no longer
+    holds the copy those validators named (replaced meanwhile), nothing can be obeyed: a
+    server error, retried with backoff, never "no restrictions".
+    """
+    if previous is None or previous.robots is None or previous.validators != result.sent:
+        return _server_error(result, NOT_MODIFIED_UNKNOWN_COPY, now, previous, cfg)
+    old = previous.validators
+    assert old is not None
+    new = validators_of(result.etag, result.last_modified)
+    if new is not None:
+        new = Validators(new.etag or old.etag, new.last_modified or old.last_modified)
+    return OriginState(
+        kind=Kind.RULES,
+        reason=str(NOT_MODIFIED),
+        fetched_at=now,
+        refresh_at=now + ttl(result.cache_control, cfg),
+        robots=previous.robots,
+        good_at=now,
+        status=NOT_MODIFIED,
+        validators=new or old,
+    )
+
+
 def evaluate(
     result: FetchResult, now: float, previous: OriginState | None, cfg: PolicyConfig
 ) -> OriginState:
@@ -233,29 +369,10 @@ def evaluate(
         reason = result.error or str(result.status)
         if proxy_refused(result):
             reason = f"{PROXY_REFUSED} ({reason})"
-        page_ok_at = None
-        if previous is None:
-            robots, good_at, since, errors = None, None, now, 1
-        else:
-            robots, good_at = previous.robots, previous.good_at
-            if previous.kind is Kind.SERVER_ERROR and previous.error_since is not None:
-                since, errors = previous.error_since, previous.errors + 1
-                page_ok_at = previous.page_ok_at  # the same streak: the evidence stands
-            else:
-                since, errors = now, 1
-        return OriginState(
-            kind=Kind.SERVER_ERROR,
-            reason=reason,
-            fetched_at=now,
-            refresh_at=now + _backoff(errors, result.retry_after, now, cfg),
-            robots=robots,
-            good_at=good_at,
-            error_since=since,
-            errors=errors,
-            status=result.status,
-            page_ok_at=page_ok_at,
-        )
+        return _server_error(result, reason, now, previous, cfg)
     assert result.status is not None
+    if is_revalidation(result):
+        return _revalidated(result, now, previous, cfg)
     expires = now + ttl(result.cache_control, cfg)
     if 200 <= result.status < 300:
         robots = parse(result.body, max_bytes=cfg.max_bytes)
@@ -269,8 +386,10 @@ def evaluate(
             robots=robots,
             good_at=now,
             status=result.status,
+            validators=validators_of(result.etag, result.last_modified),
         )
-    # 3xx at the end of the chain (limit reached, or no usable Location) or 4xx but 429.
+    # 3xx at the end of the chain (limit reached, or no usable Location; a 304 to a request
+    # without validators too) or 4xx but 429.
     reason = str(result.status)
     if is_redirect(result.status):
         limit = result.redirects >= cfg.max_redirects

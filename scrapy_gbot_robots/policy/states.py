@@ -54,6 +54,19 @@ class PolicyConfig:
 
 
 @dataclass(frozen=True, slots=True)
+class Validators:
+    """What identifies a stored copy to its server: ``ETag``, ``Last-Modified`` (RFC 9110 8.8).
+
+    Sent back as ``If-None-Match`` / ``If-Modified-Since`` when the copy is refreshed, so an
+    unchanged file costs a 304 instead of its body. Each value is capped
+    (:data:`.fetch.MAX_VALIDATOR`) before it is kept: two short strings per origin.
+    """
+
+    etag: str | None = None
+    last_modified: str | None = None
+
+
+@dataclass(frozen=True, slots=True)
 class OriginState:
     """Everything remembered about one origin's robots.txt: small, and never a response.
 
@@ -72,9 +85,16 @@ class OriginState:
     status: int | None = None  # final HTTP status, None for network errors
     #: another page answered during this error streak (2xx, 3xx, 4xx but 429: the site serves)
     page_ok_at: float | None = None
+    #: The validators of the copy in ``robots`` (None: the server sent none, or no copy).
+    validators: Validators | None = None
     #: The answer of :func:`rules_in_force` when the clock cannot change it (rules, no
     #: restrictions), computed once here so the per-request question costs no allocation.
     fixed: InForce | None = field(init=False, repr=False, compare=False)
+
+    @property
+    def revalidated(self) -> bool:
+        """Whether the latest fetch was a 304 that kept the stored copy (a revalidation)."""
+        return self.kind is Kind.RULES and self.status == 304
 
     def __post_init__(self) -> None:
         fixed = None

@@ -9,6 +9,11 @@ Layout: ``b"GBR"``, one format-version byte, a 4-byte big-endian header length, 
 may add fields; a different version byte, a broken envelope, an inconsistent header or a
 body that inflates past the cap all decode to None, and the caller fetches robots.txt again.
 
+Version 1 has read and written the validators of a copy (``"etag"``, ``"last_modified"``)
+since 0.3.0: added as header keys, so an entry of 0.2 reads as a copy without validators
+(refreshed unconditionally once), and a 0.2 worker of the same fleet still reads 0.3's
+entries (the version byte changes only for what an older reader must refuse).
+
 Freshness is never delegated to the store (no key expiry): the times are in the header and
 the policy decides. Pure: imports nothing from Scrapy or Twisted.
 """
@@ -23,6 +28,7 @@ from typing import Any
 
 from ..engine.lines import MAX_BODY_BYTES
 from ..engine.rules import RobotsTxt
+from ..policy.fetch import validators_of
 from ..policy.states import Kind, OriginState
 
 MAGIC = b"GBR"
@@ -56,6 +62,9 @@ def encode(state: OriginState, *, compress: bool = True) -> bytes:
         "truncated": bool(robots is not None and robots.truncated),
         "body": coding,
     }
+    if state.validators is not None:
+        header["etag"] = state.validators.etag
+        header["last_modified"] = state.validators.last_modified
     head = json.dumps(header, separators=(",", ":"), allow_nan=False).encode()
     return _HEAD.pack(MAGIC, VERSION, len(head)) + head + body
 
@@ -107,6 +116,9 @@ def decode(data: bytes, *, max_bytes: int = MAX_BODY_BYTES) -> OriginState | Non
         reason = header.get("reason", "")
         if not isinstance(reason, str):
             return None
+        etag, last_modified = header.get("etag"), header.get("last_modified")
+        if not all(value is None or isinstance(value, str) for value in (etag, last_modified)):
+            return None
         fetched = _time(header["fetched_at"])
         refresh = _time(header["refresh_at"])
         assert fetched is not None and refresh is not None
@@ -121,6 +133,8 @@ def decode(data: bytes, *, max_bytes: int = MAX_BODY_BYTES) -> OriginState | Non
             errors=errors,
             status=status,
             page_ok_at=_time(header.get("page_ok_at"), optional=True),
+            # Read back through the same caps as a response's headers; kept with a copy only.
+            validators=validators_of(etag, last_modified) if robots is not None else None,
         )
     except (ValueError, KeyError, TypeError, struct.error, zlib.error, UnicodeDecodeError):
         return None

@@ -108,7 +108,7 @@ def test_unknown_command_is_a_usage_error() -> None:
     no_traceback(proc)
 
 
-@pytest.mark.parametrize("command", ["check", "lint", "fetch", "inspect", "report"])
+@pytest.mark.parametrize("command", ["check", "lint", "fetch", "inspect", "report", "doctor"])
 def test_help_has_examples(command: str) -> None:
     proc = run(command, "--help")
     assert proc.returncode == 0
@@ -764,7 +764,7 @@ def test_commands_are_found_in_the_package_in_order() -> None:
     """A command is one module with a COMMAND: 'report.py' would be found the same way."""
     from scrapy_gbot_robots.cli import commands
 
-    assert [c.name for c in commands()] == ["check", "lint", "fetch", "inspect", "report"]
+    assert [c.name for c in commands()] == ["check", "lint", "fetch", "inspect", "report", "doctor"]
 
 
 # ----------------------------------------------------------------------------- token lists, usage

@@ -11,7 +11,12 @@ from typing import Any
 import pytest
 import pytest_twisted
 from _httpserver import Server, crawl
+from scrapy.http import Request
 from scrapy.spiders import SitemapSpider
+
+from scrapy_gbot_robots.crawl.own_copy import own_copy
+from scrapy_gbot_robots.policy.fetch import FetchResult, evaluate
+from scrapy_gbot_robots.policy.states import PolicyConfig
 
 pytestmark = pytest.mark.crawl
 
@@ -35,6 +40,16 @@ def _spider(server: Server) -> tuple[type, list[str]]:
             seen.append(response.url)
 
     return FromRobots, seen
+
+
+def test_a_copy_a_304_revalidated_is_the_spiders_200() -> None:
+    """Not a 304: the spider never asked conditionally, and Scrapy would drop a 304."""
+    cfg, body = PolicyConfig(), b"User-agent: *\nDisallow: /x\nSitemap: http://a.test/s.xml\n"
+    copy = evaluate(FetchResult(200, body, etag='"v"'), 0.0, None, cfg)
+    state = evaluate(FetchResult(304, sent=copy.validators), 90_000.0, copy, cfg)
+    assert state.revalidated
+    response = own_copy(Request("http://a.test/robots.txt"), "http://a.test", state)
+    assert response is not None and response.status == 200 and response.body == body
 
 
 @pytest_twisted.ensureDeferred

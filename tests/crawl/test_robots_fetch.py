@@ -10,6 +10,7 @@ fetcher returns what happened (an ``Outcome``) and knows nothing of the gate.
 from __future__ import annotations
 
 from collections.abc import Coroutine
+from dataclasses import replace
 from pathlib import Path
 from typing import Any, TypeVar
 
@@ -25,8 +26,10 @@ from scrapy_gbot_robots.crawl.lifecycle import Lifecycle
 from scrapy_gbot_robots.crawl.robots_fetch import Fetcher, Outcome
 from scrapy_gbot_robots.crawl.route import route_of
 from scrapy_gbot_robots.crawl.telemetry import Telemetry
-from scrapy_gbot_robots.policy.states import Kind
+from scrapy_gbot_robots.policy.fetch import FetchResult, evaluate
+from scrapy_gbot_robots.policy.states import Kind, OriginState
 from scrapy_gbot_robots.stores.base import PersistentStore
+from scrapy_gbot_robots.stores.entry import encode
 from scrapy_gbot_robots.stores.memory import MemoryStore
 from scrapy_gbot_robots.stores.sqlite import SqliteStore
 from scrapy_gbot_robots.stores.tiered import TieredStore
@@ -85,6 +88,7 @@ def fetcher_for(
     persistent: PersistentStore | None = None,
     *,
     bounded_body: bool = True,
+    revalidate: bool = True,
     **settings: Any,
 ) -> tuple[Fetcher, Any, Lifecycle, Engine]:
     values = {"GBOT_ROBOTS_CLOCK": lambda: NOW, **settings}
@@ -102,6 +106,7 @@ def fetcher_for(
         lifecycle,
         lock_ttl=60.0,
         bounded_body=bounded_body,
+        revalidate=revalidate,
     )
     return fetcher, crawler.stats, lifecycle, engine
 
@@ -379,3 +384,86 @@ def test_no_immediate_retry_once_the_spider_closes(closing: bool) -> None:
     engine.open = not closing
     run(fetcher.fetch(ORIGIN))
     assert len(downloader.asked) == (1 if closing else 2)
+
+
+# -- revalidation (issue 50) ----------------------------------------------------------------
+
+
+def _expired_copy(fetcher: Fetcher, etag: str = '"v1"') -> OriginState:
+    """Store a copy fetched a day ago with ``etag``, now expired."""
+    state = evaluate(FetchResult(200, RULES, etag=etag), NOW - 90_000, None, fetcher.policy)
+    fetcher.store.put(ORIGIN, state)
+    return state
+
+
+def test_an_expired_copy_is_asked_for_with_its_etag_and_a_304_keeps_it() -> None:
+    downloader = Scripted({ROBOTS: [ok(status=304, body=b"", **{"Cache-Control": "max-age=90"})]})
+    fetcher, stats, _, _ = fetcher_for(downloader)
+    copy = _expired_copy(fetcher)
+    outcome = run(fetcher.fetch(ORIGIN))
+    assert downloader.asked[0].headers.get(b"If-None-Match") == b'"v1"'
+    state = outcome.state
+    assert state is not None and state.revalidated and state.robots is copy.robots
+    assert state.refresh_at == NOW + 90.0 and fetcher.store.get(ORIGIN) is state
+    assert stats.get_value("robotstxt/response_status_count/304") == 1
+
+
+def test_a_changed_file_answers_200_and_replaces_the_copy_and_its_validators() -> None:
+    downloader = Scripted({ROBOTS: [ok(body=b"User-agent: *\nDisallow: /\n", ETag='"v2"')]})
+    fetcher, _, _, _ = fetcher_for(downloader)
+    _expired_copy(fetcher)
+    state = run(fetcher.fetch(ORIGIN)).state
+    assert state is not None and not state.revalidated and state.robots is not None
+    assert not state.robots.allowed(ORIGIN + "/a", "bot")
+    assert state.validators is not None and state.validators.etag == '"v2"'
+
+
+def test_with_scrapys_http_cache_on_no_validator_of_ours_is_sent() -> None:
+    """The HTTP cache revalidates (RFC2616 policy) or replays (the default) by itself."""
+    downloader = Scripted({ROBOTS: [ok()]})
+    fetcher, _, _, _ = fetcher_for(downloader, revalidate=False)
+    _expired_copy(fetcher)
+    run(fetcher.fetch(ORIGIN))
+    assert b"If-None-Match" not in downloader.asked[0].headers
+
+
+def test_a_304_to_a_request_without_validators_is_not_a_revalidation() -> None:
+    downloader = Scripted({ROBOTS: [ok(status=304, body=b"")]})
+    fetcher, _, _, _ = fetcher_for(downloader)
+    state = run(fetcher.fetch(ORIGIN)).state
+    assert b"If-None-Match" not in downloader.asked[0].headers
+    assert state is not None and state.kind is Kind.ALLOW_ALL and not state.revalidated
+
+
+def test_a_revalidation_the_close_cuts_stores_nothing_and_the_copy_stays() -> None:
+    """The close rules of any fetch: nothing established, the expired copy still stored."""
+    downloader = Scripted({ROBOTS: [ok(status=304, body=b"")]})
+    fetcher, _, lifecycle, _ = fetcher_for(downloader)
+    copy = _expired_copy(fetcher)
+    outcome = run(fetcher.fetch(ORIGIN, proceed=lambda: False))
+    assert outcome.cut and downloader.asked == [] and fetcher.store.get(ORIGIN) is copy
+
+    class Late(Scripted):
+        async def download(self, request: Request) -> Response:
+            lifecycle.close()  # the close's wait ran out while the 304 was on its way
+            return await super().download(request)
+
+    late = Late({ROBOTS: [ok(status=304, body=b"")]})
+    fetcher, _, lifecycle, _ = fetcher_for(late)
+    copy = _expired_copy(fetcher)
+    outcome = run(fetcher.fetch(ORIGIN))
+    assert outcome.cut and fetcher.store.get(ORIGIN) is copy
+
+
+def test_a_hostile_megabyte_etag_is_not_stored_and_the_next_refresh_is_unconditional() -> None:
+    """Bounded cost: two short strings per origin at most, whatever the server sends."""
+    huge = '"' + "x" * 1_000_000 + '"'
+    downloader = Scripted({ROBOTS: [ok(ETag=huge), ok(status=304, body=b"")]})
+    fetcher, _, _, _ = fetcher_for(downloader)
+    state = run(fetcher.fetch(ORIGIN)).state
+    assert state is not None and state.kind is Kind.RULES and state.validators is None
+    assert len(encode(state)) < 1000
+    fetcher.store.put(ORIGIN, replace(state, refresh_at=NOW - 1))  # expired
+    again = run(fetcher.fetch(ORIGIN)).state
+    assert b"If-None-Match" not in downloader.asked[1].headers
+    assert again is not None and not again.revalidated  # a 304 to no validator: a 3xx

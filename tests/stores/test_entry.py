@@ -22,7 +22,7 @@ from hypothesis import strategies as st
 from scrapy_gbot_robots.engine.lines import MAX_BODY_BYTES
 from scrapy_gbot_robots.engine.rules import RobotsTxt
 from scrapy_gbot_robots.policy.fetch import FetchResult, evaluate
-from scrapy_gbot_robots.policy.states import Kind, OriginState, PolicyConfig
+from scrapy_gbot_robots.policy.states import Kind, OriginState, PolicyConfig, Validators
 from scrapy_gbot_robots.stores.entry import COMPRESS_FROM, MAGIC, VERSION, decode, encode
 
 CFG = PolicyConfig()
@@ -85,6 +85,10 @@ _DELETE = object()
 # -- round trips ----------------------------------------------------------------------------
 
 
+DATE = "Tue, 22 Feb 2022 22:00:00 GMT"
+ETAGGED = evaluate(FetchResult(200, RULES, etag='"v1"'), T0, None, CFG)
+
+
 def _states() -> dict[str, OriginState]:
     ok = evaluate(FetchResult(200, RULES), T0, None, CFG)
     truncated = evaluate(FetchResult(200, b"User-agent: *\nDisallow: /a\n" * 30_000), T0, None, CFG)
@@ -119,6 +123,18 @@ def _states() -> dict[str, OriginState]:
         ),
         "data loss": evaluate(FetchResult(200, RULES, error="data loss"), T0, ok, CFG),
         "unicode reason": OriginState(Kind.SERVER_ERROR, "Erreur réseau ✗", T0, T0 + 1, None),
+        "rules with both validators": evaluate(
+            FetchResult(200, RULES, etag='W/"v1"', last_modified=DATE), T0, None, CFG
+        ),
+        "rules with a Last-Modified only": evaluate(
+            FetchResult(200, RULES, last_modified=DATE), T0, None, CFG
+        ),
+        "revalidated by a 304": evaluate(
+            FetchResult(304, sent=Validators('"v1"')), T0 + 90_000, ETAGGED, CFG
+        ),
+        "server_error keeping a copy's validators": evaluate(
+            FetchResult(503), T0 + 90_000, ETAGGED, CFG
+        ),
     }
 
 
@@ -184,7 +200,7 @@ def test_unknown_header_keys_are_ignored() -> None:
     header = json.loads(data[8 : 8 + size])
     assert state.robots is not None
     body = data[8 + size :]
-    header.update({"etag": '"abc"', "future": {"nested": [1, 2]}, "crawl_delay": 1.5})
+    header.update({"content_usage": '"abc"', "future": {"nested": [1, 2]}, "crawl_delay": 1.5})
     assert_same(decode(envelope(header, body)), state)
 
 
@@ -351,10 +367,63 @@ def origin_states(draw: st.DrawFn) -> OriginState:
         errors=draw(st.integers(0, 10_000)),
         status=draw(st.none() | st.integers(100, 599)),
         page_ok_at=draw(st.none() | _times),
+        validators=draw(st.none() | _validators) if has_robots else None,
     )
+
+
+_validator = st.none() | st.text(
+    st.characters(min_codepoint=0x21, max_codepoint=0x7E), min_size=1, max_size=256
+)
+_validators = st.builds(Validators, _validator, _validator).filter(
+    lambda v: v.etag is not None or v.last_modified is not None
+)
 
 
 @settings(max_examples=300, deadline=None)
 @given(origin_states(), st.booleans())
 def test_any_state_round_trips(state: OriginState, compress: bool) -> None:
     assert_same(decode(encode(state, compress=compress)), state)
+
+
+# -- validators (0.3.0) ---------------------------------------------------------------------
+
+
+def test_validators_are_written_only_for_a_copy_that_has_them() -> None:
+    """An entry without validators is the 0.2 entry byte for byte (the golden one above)."""
+    assert b'"etag"' not in encode(STATES["rules"])
+    data = encode(STATES["rules with both validators"])
+    assert b'"etag":"W/\\"v1\\""' in data and DATE.encode() in data
+    state = decode(data)
+    assert state is not None and state.validators == Validators('W/"v1"', DATE)
+
+
+def test_an_entry_written_before_validators_reads_as_a_copy_without_them() -> None:
+    """0.2's golden entry: the copy is kept, refreshed unconditionally once."""
+    state = decode(GOLDEN)
+    assert state is not None and state.robots is not None and state.validators is None
+
+
+@pytest.mark.parametrize(
+    ("etag", "last_modified", "want"),
+    [
+        ('"' + "x" * 1000 + '"', None, None),  # past the cap: not kept
+        ('"a\x00b"', DATE, Validators(None, DATE)),  # a control character: that one dropped
+        (7, DATE, "unreadable"),  # not a string: not our entry
+        ('"ok"', None, Validators('"ok"', None)),
+    ],
+)
+def test_stored_validators_are_read_through_the_same_caps(
+    etag: Any, last_modified: str | None, want: Validators | str | None
+) -> None:
+    header = good_header(kind="rules", body="raw", etag=etag, last_modified=last_modified)
+    state = decode(envelope(header, RULES))
+    if want == "unreadable":
+        assert state is None
+    else:
+        assert state is not None and state.validators == want
+
+
+def test_validators_without_a_copy_are_not_read() -> None:
+    """A "no restrictions" state has no copy to revalidate: nothing to send back."""
+    state = decode(envelope(good_header(etag='"v"')))
+    assert state is not None and state.kind is Kind.ALLOW_ALL and state.validators is None

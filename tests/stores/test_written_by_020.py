@@ -24,6 +24,8 @@ from twisted.internet.defer import Deferred
 
 from scrapy_gbot_robots.parking.codec import RequestCodec
 from scrapy_gbot_robots.parking.sqlite import SqliteLot
+from scrapy_gbot_robots.policy.fetch import FetchResult, conditional_headers, evaluate
+from scrapy_gbot_robots.policy.states import PolicyConfig, Validators
 from scrapy_gbot_robots.stores.sqlite import SqliteStore
 
 A = "http://a.test"
@@ -69,6 +71,27 @@ def test_a_sqlite_store_written_by_020_is_read(tmp_path: Path) -> None:
     store.close()
 
 
+def test_a_copy_stored_by_020_is_refreshed_unconditionally_then_keeps_its_validators(
+    tmp_path: Path,
+) -> None:
+    """Migration to 0.3.0's validators: the old entry is a copy without them (so its next
+    refresh asks without ``If-None-Match``); the next 200's ``ETag`` is stored and read back."""
+    path = tmp_path / "robots.sqlite3"
+    with sqlite3.connect(path) as db:
+        db.executescript(STORE_SCHEMA_020)
+        db.execute("INSERT INTO robots VALUES (?, ?, ?)", (A, GOLDEN_STATE.fetched_at, GOLDEN))
+    store = SqliteStore(str(path))
+    old = store.get_now(A)
+    assert old is not None and old.robots is not None and old.validators is None
+    assert conditional_headers(old) == (None, {})
+    body = b"User-agent: *\nDisallow: /x\n"
+    store.put_soon(A, evaluate(FetchResult(200, body, etag='"v1"'), 2000.0, old, PolicyConfig()))
+    store.close()
+    again = SqliteStore(str(path))
+    assert conditional_headers(again.get_now(A)) == (Validators('"v1"'), {"If-None-Match": '"v1"'})
+    again.close()
+
+
 def test_a_jobdir_lot_written_by_020_is_resumed(tmp_path: Path) -> None:
     spider = Pages()
     request = Request(A + "/page", callback=spider.parse_page, meta={"k": 1}, priority=3)
@@ -110,7 +133,20 @@ async def test_redis_keys_written_by_020_are_read(rs: RedisServer) -> None:
         mapping={"fetched_at": repr(GOLDEN_STATE.fetched_at), "entry": GOLDEN},
     )
     store = RedisStore(rs.url, lock_wait=0.0)
-    assert_same(await Deferred.fromFuture(asyncio.ensure_future(store.load(A))), GOLDEN_STATE)
+    old = await Deferred.fromFuture(asyncio.ensure_future(store.load(A)))
+    assert_same(old, GOLDEN_STATE)
+    assert old is not None and old.validators is None  # refreshed without If-None-Match once
+    # What 0.3.0 writes over it keeps the copy's validators, for every worker of the fleet.
+    state = evaluate(FetchResult(200, b"", etag='"v1"'), 2000.0, old, PolicyConfig())
+    store.put_soon(A, state)
+    for _ in range(100):  # the write-behind queue sends within a few turns of the loop
+        if not store.pending:
+            break
+        await Deferred.fromFuture(asyncio.ensure_future(asyncio.sleep(0.02)))
+    other = RedisStore(rs.url, lock_wait=0.0)
+    back = await Deferred.fromFuture(asyncio.ensure_future(other.load(A)))
+    assert back is not None and back.validators == Validators('"v1"')
+    other.close()
     store.close()
     # 0.2.0's lot layout: a list per origin of (8-byte park time + codec bytes), and an index.
     spider = Pages()
