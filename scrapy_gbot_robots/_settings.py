@@ -76,6 +76,7 @@ OTHER: dict[str, str] = {
     "USAGE_META": "False",
     "CRAWL_DELAY": "False",
     "PAGE_RULES": '"off"',
+    "DIAGNOSTIC_STATS": "False",
 }
 
 #: The names 0.2 used: old name -> new name. An old name is still read until 0.4 (the new one
@@ -197,6 +198,8 @@ class Config:
     crawl_delay: bool = False  # GBOT_ROBOTS_CRAWL_DELAY: honour Crawl-delay (Google does not)
     crawl_delay_max: float = 30.0  # GBOT_ROBOTS_CRAWL_DELAY_MAX
     page_rules: str = "off"  # GBOT_ROBOTS_PAGE_RULES: "off", "read" or "obey"
+    #: GBOT_ROBOTS_DIAGNOSTIC_STATS: the machinery's stats too (peaks, budget, store).
+    diagnostic_stats: bool = False
 
     @property
     def observe(self) -> bool:
@@ -490,6 +493,9 @@ def load(get: Callable[[str], Any]) -> Config:
         crawl_delay=_bool_default(PREFIX + "CRAWL_DELAY", get(PREFIX + "CRAWL_DELAY"), False),
         crawl_delay_max=nums["CRAWL_DELAY_MAX"],
         page_rules=_page_rules(get(PREFIX + "PAGE_RULES"), get(PREFIX + "MODE")),
+        diagnostic_stats=_bool_default(
+            PREFIX + "DIAGNOSTIC_STATS", get(PREFIX + "DIAGNOSTIC_STATS"), False
+        ),
     )
 
 

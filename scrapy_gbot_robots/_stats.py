@@ -88,6 +88,39 @@ PROXY_REFUSED = "robotstxt/proxy_refused"
 TRUNCATED = "robotstxt/truncated"
 REVALIDATED = "robotstxt/revalidated"
 
+#: The machinery's stats, written only with ``GBOT_ROBOTS_DIAGNOSTIC_STATS = True`` (with their
+#: 0.2 names): the gate's peaks, the fetch budget, the store's and the locks' bookkeeping, the
+#: turns and the retries inside one fetch. Every other stat is one a user reads: what happened
+#: to the requests and the fetches, and every problem a WARNING or ERROR line names.
+DIAGNOSTIC: frozenset[str] = frozenset(
+    {
+        PARKED_PEAK,
+        RELEASING_PEAK,
+        FETCH_IN_FLIGHT_PEAK,
+        FETCH_SLOW_PEAK,
+        FETCH_QUEUE_PEAK,
+        FETCH_BUDGET_PEAK,
+        STORE_PINNED_PEAK,
+        FETCH_BUDGET,
+        FETCH_BUDGET_GREW,
+        FETCH_BUDGET_SHRANK,
+        WAITED_TURN,
+        FETCH_RETRY,
+        STORE_HIT,
+        STORE_MISS,
+        STORE_EXPIRED,
+        STORE_EVICTED,
+        STORE_EVICTED_PINNED,
+        STORE_READ_BACK,
+        STORE_COMPACT_READ,
+        STORE_FORGOTTEN,
+        STORE_STORED,
+        STORE_PRUNED,
+        LOCK_WAITED,
+        STORE + "lock_waits",
+    }
+)
+
 #: The fetch reasons of the gate that count as a store miss, an expiry or a retry.
 FETCH_WHY = {
     "miss": STORE_MISS,

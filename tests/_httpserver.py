@@ -278,7 +278,9 @@ class Streamer:
 
 # -- crawling helpers ------------------------------------------------------------------------
 #: Settings every middleware test starts from: our add-on on, fast ticks, no retries of
-#: robots.txt by Scrapy's RetryMiddleware (so fetch counts are exact), no telnet.
+#: robots.txt by Scrapy's RetryMiddleware (so fetch counts are exact), no telnet, and the
+#: machinery's stats, which many tests read (the quiet default is
+#: tests/crawl/test_stat_writer.py's).
 BASE_SETTINGS: dict[str, Any] = {
     "ADDONS": {"scrapy_gbot_robots.Addon": 0},
     "ROBOTSTXT_OBEY": True,
@@ -294,6 +296,7 @@ BASE_SETTINGS: dict[str, Any] = {
     "CONCURRENT_REQUESTS_PER_DOMAIN": 16,
     "DOWNLOAD_DELAY": 0,
     "REQUEST_FINGERPRINTER_IMPLEMENTATION": "2.7",
+    "GBOT_ROBOTS_DIAGNOSTIC_STATS": True,
     # Safety net: a broken build must fail a test, never hang the suite.
     "CLOSESPIDER_TIMEOUT": 60,
 }

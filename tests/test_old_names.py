@@ -156,7 +156,7 @@ def test_a_handler_connected_to_an_old_signal_hears_every_parked_request() -> No
 
 
 def test_old_stat_names_are_written_beside_the_new_ones() -> None:
-    telemetry = Telemetry(get_crawler(Spider), None, debug=False)
+    telemetry = Telemetry(get_crawler(Spider), None, debug=False, diagnostic=True)
     stats = telemetry.requests.crawler.stats
     assert stats is not None
     telemetry.requests.parked(Request(ORIGIN + "/a"), ORIGIN, ParkReason.MISS)
@@ -170,6 +170,18 @@ def test_old_stat_names_are_written_beside_the_new_ones() -> None:
     assert "robotstxt/dropped" not in got  # never renamed: one name only
     telemetry.requests.dropped(Request(ORIGIN + "/b"), ORIGIN, "deadline")
     assert [k for k in stats.get_stats() if k.endswith("/dropped")] == ["robotstxt/dropped"]
+
+
+def test_a_diagnostic_stat_is_written_under_neither_name_by_default() -> None:
+    telemetry = Telemetry(get_crawler(Spider), None, debug=False)
+    stats = telemetry.requests.crawler.stats
+    assert stats is not None
+    telemetry.requests.checked()
+    telemetry.requests.flush()
+    telemetry.requests.released()  # a stat a user reads: both names, as above
+    got = stats.get_stats()
+    assert "robotstxt/store/hit" not in got and "robotstxt/cache/hit" not in got
+    assert got["robotstxt/released"] == got["robotstxt/undeferred"] == 1
 
 
 # ----------------------------------------------------------------------------- meta

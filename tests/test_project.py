@@ -89,6 +89,17 @@ def test_stats_doc_lists_exactly_the_stats_the_code_writes() -> None:
     assert documented == set(_stats.documented_names())
 
 
+def test_stats_doc_says_which_stats_are_diagnostic() -> None:
+    """docs/stats.md's diagnostic section lists exactly ``_stats.DIAGNOSTIC``: the stats a
+    default crawl does not write (GBOT_ROBOTS_DIAGNOSTIC_STATS)."""
+    text = (ROOT / "docs" / "stats.md").read_text(encoding="utf-8")
+    section = text.split("## Diagnostic stats", 1)[1].split("\n## ", 1)[0]
+    documented = {
+        name for cell in STAT_ROW.findall(section) for name in re.findall(r"`([^`]*)`", cell)
+    }
+    assert documented == set(_stats.DIAGNOSTIC)
+
+
 def test_stat_names_are_written_in_one_module_only() -> None:
     package = ROOT / "scrapy_gbot_robots"
     for path in package.rglob("*.py"):

@@ -162,9 +162,27 @@ def read_input(path: str, stdin: IO[bytes], what: str) -> bytes:
         raise UsageError(f"cannot read {quoted(path)}: {exc.strerror or exc}") from None
 
 
-def read_robots(path: str, stdin: IO[bytes]) -> bytes:
-    """The robots.txt body from a file, or from stdin for ``-``."""
-    return read_input(path, stdin, "robots.txt file")
+def read_robots(path: str, stdin: IO[bytes], command: str = "check") -> bytes:
+    """The robots.txt body from a file, or from stdin for ``-``.
+
+    A URL given where the file is expected (``check https://example.com/robots.txt URL``) is
+    not found as a file: the message says how to read a live robots.txt instead.
+    """
+    try:
+        return read_input(path, stdin, "robots.txt file")
+    except UsageError:
+        if not _is_url(path):
+            raise
+        raise UsageError(
+            f"{quoted(path)} is a URL, not a robots.txt file: to fetch it as the middleware "
+            f"does, use '{PROG} fetch {path}' (any URL of the site will do); or download it "
+            f"first: curl -s {quoted(path)} | {PROG} {command} - ..."
+        ) from None
+
+
+def _is_url(path: str) -> bool:
+    scheme, sep, rest = path.partition("://")
+    return bool(sep and rest) and scheme.lower() in ("http", "https")
 
 
 @dataclass(frozen=True, slots=True)
@@ -262,16 +280,21 @@ def token_fields(tokens: Tokens) -> dict[str, object]:
     }
 
 
-def add_token_arguments(p: argparse.ArgumentParser, default: str | None) -> None:
-    """``-u``/``--token``, ``--as`` and ``--no-global``, shared by check, fetch and inspect
+#: The crawler every command checks as when neither ``--token`` nor ``--as`` is given.
+DEFAULT_TOKEN = "Googlebot"
+
+
+def add_token_arguments(p: argparse.ArgumentParser) -> None:
+    """``-u``/``--token``, ``--as`` and ``--no-global``: every command that checks as a
+    crawler takes them the same way, with the same default (:data:`DEFAULT_TOKEN`)
     (``--user-agent``, 0.2's name of ``--token``, is read until 0.4, with a warning)."""
-    default_text = f" (default: {default})" if default else ""
     p.add_argument(
         "-u",
         "--token",
         metavar="TOKEN[,TOKEN...]",
         help="the crawler's product token, or its tokens most specific first, comma-separated "
-        f"(Googlebot-Image,Googlebot): the first one a group names decides{default_text}",
+        "(Googlebot-Image,Googlebot): the first one a group names decides "
+        f"(default: {DEFAULT_TOKEN})",
     )
     p.add_argument("--user-agent", dest="old_token", help=argparse.SUPPRESS)
     names = ", ".join(GOOGLE_CRAWLERS)
@@ -303,11 +326,9 @@ def split_tokens(value: str) -> list[str]:
     return parts
 
 
-def resolve_tokens(
-    ns: argparse.Namespace, note: Callable[[str], None], default: str | None = None
-) -> Tokens:
-    """The :class:`Tokens` of ``-u``/``--as``/``--no-global``; each token as
-    :func:`resolve_token` reduces it."""
+def resolve_tokens(ns: argparse.Namespace, note: Callable[[str], None]) -> Tokens:
+    """The :class:`Tokens` of ``-u``/``--as``/``--no-global`` (:data:`DEFAULT_TOKEN` when
+    neither is given); each token as :func:`resolve_token` reduces it."""
     given = ns.token
     if ns.old_token is not None:
         note("warning: --user-agent is deprecated: use --token (or -u), its name since 0.3")
@@ -321,10 +342,6 @@ def resolve_tokens(
             names = ", ".join(GOOGLE_CRAWLERS)
             raise UsageError(f"unknown crawler {quoted(ns.as_crawler)} for --as; known: {names}")
         return Tokens(known.tokens, known.global_group and not ns.no_global)
-    value = given if given is not None else default
-    if value is None:
-        raise UsageError(
-            "which crawler? give its token with -u/--token TOKEN (e.g. Googlebot), or --as NAME"
-        )
+    value = given if given is not None else DEFAULT_TOKEN
     tokens = tuple(resolve_token(part, note) for part in split_tokens(value))
     return Tokens(tokens, not ns.no_global)

@@ -39,14 +39,16 @@ from ._render import Cell, Painter, colour_wanted, line_text, plural, render_tab
 
 EXAMPLES = """\
 examples:
-  gbot-robots check robots.txt --token Googlebot https://example.com/page
+  gbot-robots check robots.txt https://example.com/page
+  gbot-robots check robots.txt --token Bingbot https://example.com/page
   gbot-robots check robots.txt -u Googlebot-Image,Googlebot --urls urls.txt
   gbot-robots check robots.txt --as adsbot-google https://example.com/landing
-  curl -s https://example.com/robots.txt | gbot-robots check - -u Googlebot https://example.com/
-  gbot-robots check robots.txt -u Googlebot --json https://example.com/a https://example.com/b
+  curl -s https://example.com/robots.txt | gbot-robots check - https://example.com/
+  gbot-robots check robots.txt --json https://example.com/a https://example.com/b
 
-exit status: 0 every URL allowed, 1 any URL disallowed, 2 usage error (a missing file, a bad
-option, a user agent with no token in it).
+The crawler is Googlebot unless -u/--token or --as names another, as in every command.
+exit status: 0 every URL allowed, 1 any URL disallowed, 2 usage error (a missing file, a URL
+given for the file (use 'gbot-robots fetch'), a bad option, a value with no token in it).
 A token is the crawler's product name: letters, '-' and '_' only (Googlebot, AdsBot-Google);
 a User-Agent string is reduced to its token (Googlebot/2.1 -> Googlebot), with a warning.
 With several tokens the first one that a group names decides; * applies only when none does
@@ -64,7 +66,7 @@ SHOWN = 10
 def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("robots", metavar="ROBOTS", help="robots.txt file, or '-' for stdin")
     p.add_argument("url", metavar="URL", nargs="*", help="absolute URL(s) to test")
-    add_token_arguments(p, default=None)
+    add_token_arguments(p)
     p.add_argument(
         "--urls",
         metavar="FILE",
@@ -79,12 +81,15 @@ def run(ns: argparse.Namespace, io: IOStreams) -> int:
     tokens = resolve_tokens(ns, later.append)
     if ns.robots == "-" and ns.urls == "-":
         raise UsageError("robots.txt and --urls cannot both be read from stdin ('-')")
+    # A file first (a URL given for it gets its hint even without URLs); stdin last.
+    body = read_robots(ns.robots, io.stdin) if ns.robots != "-" else b""
     targets = [UrlInput(given=url, where="", raw=url) for url in ns.url]
     if ns.urls is not None:
         targets.extend(read_url_file(ns.urls, io.stdin))
     if not targets:
         raise UsageError("no URLs to check: give them as arguments or with --urls FILE")
-    body = read_robots(ns.robots, io.stdin)
+    if ns.robots == "-":
+        body = read_robots(ns.robots, io.stdin)
     for text in later:
         io.note(text)
 
@@ -320,7 +325,7 @@ COMMAND = Command(
     "decides it, and whether that line comes from the crawler's own group or the * group.\n"
     "Verdicts come from the same engine the middleware obeys.",
     epilog=EXAMPLES,
-    example="gbot-robots check robots.txt --token Googlebot https://example.com/page",
+    example="gbot-robots check robots.txt https://example.com/page",
     add_arguments=add_arguments,
     run=run,
 )

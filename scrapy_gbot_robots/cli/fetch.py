@@ -60,7 +60,7 @@ network failure), or a lint finding reaches --fail-on; 2 usage error (nothing is
 
 def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("url", metavar="URL", help="any absolute URL on the site")
-    add_token_arguments(p, default="Googlebot")
+    add_token_arguments(p)
     p.add_argument(
         "--timeout", type=float, default=None, metavar="SECONDS", help="download timeout"
     )
@@ -112,7 +112,7 @@ def target(ns: argparse.Namespace, io: IOStreams, no_origin: str) -> Target:
     from ..policy.origin import origin_of
 
     later: list[str] = []
-    tokens = resolve_tokens(ns, later.append, default="Googlebot")
+    tokens = resolve_tokens(ns, later.append)
     url = absolute_url(ns.url)
     origin = origin_of(url)
     if origin is None:

@@ -1,12 +1,15 @@
 """``gbot-robots inspect``: Search Console's URL Inspection for one URL, offline and exact.
 
-Three questions, in Google's order. May the crawler fetch the URL? robots.txt is fetched by
-the add-on's own middleware in a one-request Scrapy crawl (as ``fetch`` does, :func:`.fetch.watch`),
-and the verdict is the engine's, with the deciding line. Could the page be fetched? Only if
-allowed, the page itself is then downloaded once (no redirect followed, no retry), with the
-crawler's token as its User-Agent. May it be indexed, and would its links be followed? Its
-``X-Robots-Tag`` headers and, for HTML, the meta tags of its head are read by
-:func:`~..page.rules.read_page_rules`, the reader the crawl uses, for the same token(s).
+Crawling and indexing, answered apart, in Google's order and Search Console's words where they
+fit ("Crawl allowed?", "Page fetch", "Indexing allowed?"). May the crawler fetch the URL?
+robots.txt is fetched by the add-on's own middleware in a one-request Scrapy crawl (as
+``fetch`` does, :func:`.fetch.watch`), and the verdict is the engine's, with the deciding line;
+a blocked URL is never fetched, and may still be indexed from links, without its content.
+Could the page be fetched? Only if allowed, the page itself is then downloaded once (no
+redirect followed, no retry), with the crawler's token as its User-Agent. May it be indexed,
+and would its links be followed? Only a 2xx page can be; its ``X-Robots-Tag`` headers and, for
+HTML, the meta tags of its head are read by :func:`~..page.rules.read_page_rules`, the reader
+the crawl uses, for the same token(s).
 
 Everything a server sent (headers, meta content, URLs) is printed escaped; ``--json`` keeps
 it as received (JSON escapes control characters itself).
@@ -50,6 +53,10 @@ robots.txt is fetched as the middleware fetches it (redirects, status codes, 500
 it allows URL, URL is downloaded once (a redirect is reported, not followed; no retry) with
 the first token as its User-Agent, and its X-Robots-Tag headers and, for an HTML page, its
 head's robots meta tags are read for every token given (-u A,B or --as).
+The crawler is Googlebot unless -u/--token or --as names another, as in every command.
+Crawling and indexing are answered apart: a URL robots.txt blocks is not fetched, and Google
+may still index it without its content if other pages link to it; a page that does not
+answer 2xx is not indexed, whatever its rules say.
 exit status: 0 URL may be crawled and indexed; 1 robots.txt forbids crawling it (or
 Googlebot would not crawl its site now: robots.txt answers 429/5xx or cannot be reached), or
 a rule forbids indexing it (noindex, none, a past unavailable_after), whatever its status;
@@ -60,7 +67,7 @@ forbids indexing; 2 usage error (nothing is fetched).
 
 def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("url", metavar="URL", help="the absolute URL to inspect")
-    add_token_arguments(p, default="Googlebot")
+    add_token_arguments(p)
     p.add_argument(
         "--timeout", type=float, default=None, metavar="SECONDS", help="download timeout"
     )
@@ -181,12 +188,14 @@ def run_inspect(url: str, tokens: Tokens, timeout: float | None, verbose: bool) 
 
 @dataclass(frozen=True, slots=True)
 class Verdict:
-    """The inspection's three answers and the exit status they make."""
+    """The inspection's answers and the exit status they make."""
 
     crawl: bool  # robots.txt lets the crawler fetch the URL now
     fetched: bool  # the page answered 2xx
-    indexable: bool | None  # None: no page, so no rules were read
-    follow: bool | None
+    #: None: no page, so no rules were read; False for a page that did not answer 2xx (Google
+    #: indexes none), whatever its rules say.
+    indexable: bool | None
+    follow: bool | None  # None: no 2xx page, so no links Google would read
     code: str  # crawl_disallowed, crawl_stopped, noindex, fetch_failed, not_2xx, indexable
     status: int
 
@@ -194,11 +203,12 @@ class Verdict:
 def verdict(crawl: bool, stopped: bool, page: Page | None, now: float) -> Verdict:
     rules = page.rules if page is not None else None
     ok = page is not None and page.status is not None and 200 <= page.status < 300
-    indexable = None if rules is None else rules.indexable(now)
-    follow = None if rules is None else rules.follow
+    by_rules = None if rules is None else rules.indexable(now)
+    indexable = by_rules if ok or by_rules is None else False
+    follow = rules.follow if ok and rules is not None else None
     if not crawl:
         code, status = ("crawl_stopped" if stopped else "crawl_disallowed"), EXIT_FINDINGS
-    elif indexable is False:
+    elif by_rules is False:
         code, status = "noindex", EXIT_FINDINGS
     elif page is None or page.status is None:
         code, status = "fetch_failed", EXIT_UNFETCHED
@@ -209,14 +219,77 @@ def verdict(crawl: bool, stopped: bool, page: Page | None, now: float) -> Verdic
     return Verdict(crawl, ok, indexable, follow, code, status)
 
 
-_SUMMARY = {
-    "crawl_disallowed": "not indexable: robots.txt forbids crawling the URL",
-    "crawl_stopped": "not crawled now: robots.txt could not be read (server error)",
-    "noindex": "not indexable: a rule of the page forbids indexing it",
-    "fetch_failed": "unknown: the page could not be fetched",
-    "not_2xx": "not indexable: the page did not answer 2xx",
-    "indexable": "may be crawled and indexed",
-}
+# ----------------------------------------------------------------------------- the words
+# Search Console's URL Inspection asks "Crawl allowed?", "Page fetch" and "Indexing allowed?";
+# its answers' words are used where they fit (docs/cli.md says where this offline answer
+# differs from Google's online one).
+
+#: The indexing answer for a URL robots.txt blocks: Google never reads the page.
+BLOCKED_INDEXING = (
+    "Google may still index the URL without its content if other pages link to it; "
+    "a page rule on it cannot be seen"
+)
+
+
+def fetch_failure(status: int) -> str:
+    """A non-2xx answer in Search Console's words ("Not found (404)", "Server error (5xx)")."""
+    if 300 <= status < 400:
+        return f"redirect ({status})"
+    if status == 404:
+        return "not found (404)"
+    if status == 401:
+        return "blocked due to unauthorized request (401)"
+    if status == 403:
+        return "blocked due to access forbidden (403)"
+    if 400 <= status < 500:
+        return f"blocked due to other 4xx issue ({status})"
+    if 500 <= status < 600:
+        return f"server error ({status})"
+    return f"not 2xx ({status})"
+
+
+def _where(source: str) -> str:
+    """``meta:googlebot`` as "the 'googlebot' meta tag", ``header`` as "the X-Robots-Tag
+    http header" (Search Console: "'noindex' detected in 'robots' meta tag")."""
+    kind, _, name = source.partition(":")
+    if kind == "meta":
+        return f"the '{name}' meta tag"
+    return "the X-Robots-Tag http header" + (f" ({name}:)" if name else "")
+
+
+def noindex_text(rules: PageRules, now: float) -> str:
+    """Why the page's rules forbid indexing it now: where the noindex is, or the date passed."""
+    if rules.noindex:
+        return "'noindex' detected in " + ", ".join(_where(s) for s in rules.source("noindex"))
+    after = rules.unavailable_after
+    when = after.isoformat().replace("+00:00", "Z") if after is not None else "?"
+    places = ", ".join(_where(s) for s in rules.source("unavailable_after"))
+    return f"'unavailable_after: {when}' passed ({places})"
+
+
+def indexing_text(page: Page, answer: Verdict, now: float) -> str:
+    """The indexing answer for a page that was fetched (or tried)."""
+    rules = page.rules
+    if page.status is None:
+        return f"unknown: the page could not be fetched ({page.error or 'failed'})"
+    if not answer.fetched:
+        if 300 <= page.status < 400:
+            target = f" to {page.location}" if page.location else ""
+            text = (
+                f"not this URL: it redirects ({page.status}{target}); Google indexes the page a "
+                "redirect leads to, if that one may be indexed (inspect it)"
+            )
+        else:
+            text = (
+                f"not allowed: {fetch_failure(page.status)}; Google indexes only pages that "
+                "answer 2xx"
+            )
+        if rules is not None and not rules.indexable(now):
+            text += f"; {noindex_text(rules, now)} too"
+        return text
+    if rules is not None and not rules.indexable(now):
+        return f"not allowed: {noindex_text(rules, now)}"
+    return "allowed: no rule of the page forbids it"
 
 
 def _rule_lines(rules: PageRules, now: float) -> list[str]:
@@ -318,7 +391,8 @@ def _write(
     answer: Verdict,
     now: float,
 ) -> None:
-    """The text answer: one fact per line, everything from the server escaped by the table."""
+    """The text answer: crawling, then the page, then indexing, each said once, in Google's
+    order; everything from the server escaped by the table."""
     paint = Painter(colour_wanted(ns.color, io.out))
     w = io.out.write
     head = (
@@ -332,51 +406,80 @@ def _write(
     if stopped:
         state = result.robots.state
         reason = state.reason if state is not None else ""
-        crawl_text = f"not crawled now: robots.txt server error ({reason})"
-        facts.append([("crawl", "bold"), (crawl_text, "error")])
-    elif decision is not None and robots is not None:
-        where = (
-            f"line {decision.line}: {line_text(report(robots.body), decision.line)}"
-            if decision.line
-            else "no matching rule"
+        crawl_text = (
+            f"not now: robots.txt unreachable (server error: {reason}); Googlebot crawls "
+            "nothing of the site until it can read it"
         )
-        group = decision.token or "none applies"
-        word = "allowed" if decision.allowed else "disallowed"
-        facts.append([("crawl", "bold"), (f"{word} ({where}); group: {group}", word)])
+        facts.append([("crawling", "bold"), (crawl_text, "error")])
+        facts.append([("page fetch", "bold"), ("not attempted: robots.txt unreachable", "dim")])
+        unknown = "unknown: the page cannot be fetched now, so its rules cannot be read"
+        facts.append([("indexing", "bold"), (unknown, "error")])
+    elif decision is not None and robots is not None and not decision.allowed:
+        where = f"line {decision.line}: {line_text(report(robots.body), decision.line)}"
+        text = f"blocked by robots.txt ({where}); group: {decision.token or 'none applies'}"
+        facts.append([("crawling", "bold"), (text, "disallowed")])
+        facts.append([("page fetch", "bold"), ("not attempted: blocked by robots.txt", "dim")])
+        facts.append([("indexing", "bold"), (BLOCKED_INDEXING, "warning")])
     else:
-        facts.append([("crawl", "bold"), ("allowed (no restrictions)", "allowed")])
-    if page is not None:
-        style = "allowed" if answer.fetched else "error"
-        facts.append([("page", "bold"), (_page_text(page), style)])
-        for value in page.x_robots_tag:
-            facts.append([("X-Robots-Tag", "bold"), (short(value, 200), None)])
-    rules = page.rules if page is not None else None
-    if rules is not None:
-        lines = _rule_lines(rules, now) or ["no rule for these tokens"]
-        allowed = bool(answer.indexable)
-        facts.append(
-            [
-                ("indexing", "bold"),
-                ("allowed" if allowed else "not allowed", "allowed" if allowed else "disallowed"),
-            ]
-        )
-        facts.extend([("", None), (f"  {text}", None)] for text in lines)
-        follow = (
-            "followed"
-            if rules.follow
-            else f"not followed: nofollow ({', '.join(rules.source('nofollow'))})"
-        )
-        links = page.links if page is not None else None
-        if links is not None and links.hinted:
-            follow += (
-                f"; {links.hinted:,} of {links.links:,} links carry rel=nofollow, ugc or "
-                "sponsored (hints to Google, not rules)"
+        if decision is not None and robots is not None:
+            where = (
+                f"line {decision.line}: {line_text(report(robots.body), decision.line)}"
+                if decision.line
+                else "no matching rule"
             )
-        facts.append([("links", "bold"), (follow, "allowed" if rules.follow else "warning")])
-    style = "allowed" if answer.status == EXIT_OK else "error"
-    facts.append([("verdict", "bold"), (_SUMMARY[answer.code], style)])
+            crawl_text = f"allowed ({where}); group: {decision.token or 'none applies'}"
+        else:
+            crawl_text = "allowed (no restrictions)"
+        facts.append([("crawling", "bold"), (crawl_text, "allowed")])
+        if page is not None:
+            _page_facts(facts, page, answer, now)
     for line in render_table(facts, paint):
         w(line + "\n")
+
+
+def _page_facts(facts: list[list[Cell]], page: Page, answer: Verdict, now: float) -> None:
+    """The page's download, its rules, its links (a 2xx page only) and the indexing answer."""
+    if page.status is None:
+        fetch = f"failed: {_page_text(page)}"
+    elif answer.fetched:
+        fetch = f"successful: {_page_text(page)}"
+    elif 300 <= page.status < 400:
+        fetch = f"redirect: {_page_text(page)}"
+    else:
+        fetch = f"failed: {fetch_failure(page.status)}: {_page_text(page)}"
+    facts.append([("page fetch", "bold"), (fetch, "allowed" if answer.fetched else "error")])
+    for value in page.x_robots_tag:
+        facts.append([("X-Robots-Tag", "bold"), (short(value, 200), None)])
+    rules = page.rules
+    if rules is not None:
+        lines = _rule_lines(rules, now)
+        if not answer.fetched:
+            head = "read, but Google reads no rule of a page that does not answer 2xx"
+            facts.append([("page rules", "bold"), (head if lines else "none", "dim")])
+            facts.extend([("", None), (f"  {text}", "dim")] for text in lines)
+        else:
+            first, *rest = lines or ["none for these tokens"]
+            facts.append([("page rules", "bold"), (first, None)])
+            facts.extend([("", None), (text, None)] for text in rest)
+            facts.append(_links(rules, page))
+    indexing = indexing_text(page, answer, now)
+    style = "allowed" if answer.indexable else "error" if page.status is None else "disallowed"
+    facts.append([("indexing", "bold"), (indexing, style)])
+
+
+def _links(rules: PageRules, page: Page) -> list[Cell]:
+    follow = (
+        "followed"
+        if rules.follow
+        else f"not followed: nofollow ({', '.join(rules.source('nofollow'))})"
+    )
+    links = page.links
+    if links is not None and links.hinted:
+        follow += (
+            f"; {links.hinted:,} of {links.links:,} links carry rel=nofollow, ugc or "
+            "sponsored (hints to Google, not rules)"
+        )
+    return [("links", "bold"), (follow, "allowed" if rules.follow else "warning")]
 
 
 def _chain(attempts: list[Attempt]) -> str:
@@ -403,11 +506,11 @@ def _page_text(page: Page) -> str:
 COMMAND = Command(
     name="inspect",
     order=35,
-    help="inspect one URL as Search Console does: crawl, fetch, index (robots meta, X-Robots-Tag)",
+    help="inspect one URL as Search Console does: crawling, page fetch, indexing",
     description="Answer Search Console's URL Inspection questions for one URL, offline: may\n"
     "the crawler fetch it (robots.txt, with the deciding line), could the page be fetched,\n"
     "may it be indexed and would its links be followed (X-Robots-Tag and robots meta tags,\n"
-    "each rule with its source).",
+    "each rule with its source). Crawling and indexing are answered apart.",
     epilog=EXAMPLES,
     example="gbot-robots inspect https://example.com/page",
     add_arguments=add_arguments,

@@ -67,7 +67,7 @@ def run(ns: argparse.Namespace, io: IOStreams) -> int:
     if ns.robots is None:
         raise UsageError("the ROBOTS argument is required (a file path, or '-' for stdin)")
     ignore = parse_ignore(ns.ignore)
-    body = read_robots(ns.robots, io.stdin)
+    body = read_robots(ns.robots, io.stdin, "lint")
     result = _lint.lint(body)
     findings = [f for f in result.findings if f.code not in ignore]
     name = "<stdin>" if ns.robots == "-" else ns.robots

@@ -160,8 +160,10 @@ def write_summary(out: IO[str], paint: Painter, name: str, data: dict[str, Any],
     by_state = data["origins_by_state"]
     head = (
         f"robots.txt report of spider {_text(crawl.get('spider'))}, token "
-        f"{_text(tokens_text(crawl))}, finished ({_text(crawl.get('finish_reason'))})"
+        f"{_text(tokens_text(crawl))}"
     )
+    if crawl.get("finish_reason"):
+        head += f", finish reason: {_text(crawl.get('finish_reason'))}"
     w(paint(head, "bold") + "\n")
     observe = observed(data)
     if observe:
@@ -267,7 +269,7 @@ def _rules(w: _Write, paint: Painter, data: dict[str, Any], top: int, observe: b
     """The rules that forbade (would have forbidden) the most requests."""
     rules: list[dict[str, Any]] = data["rules"][:top]
     by = "requests they would have forbidden" if observe else "requests forbidden"
-    w("\n" + paint(f"top {_of(rules, data['rules'])} rules, by {by}", "bold") + "\n")
+    w("\n" + paint(_heading(rules, data["rules"], "rule", by), "bold") + "\n")
     if not rules:
         w(f"  no request {'would have been' if observe else 'was'} forbidden\n")
         return
@@ -318,7 +320,7 @@ def _origins(w: _Write, paint: Painter, data: dict[str, Any], top: int, observe:
 
     origins: list[dict[str, Any]] = data["origins"][:top]
     held = "requests that would have been held back" if observe else "requests held back"
-    title = f"top {_of(origins, data['origins'])} origins, by {held}"
+    title = _heading(origins, data["origins"], "origin", held)
     w("\n" + paint(title, "bold") + "\n")
     if not origins:
         w("  no origin was seen\n")
@@ -393,9 +395,15 @@ def _usage(w: _Write, paint: Painter, origins: list[dict[str, Any]]) -> None:
         w("  " + line + "\n")
 
 
-def _of(shown: list[Any], every: list[Any]) -> str:
-    """``10 of 1,234`` when the list is cut, else just the count."""
-    return f"{len(shown):,} of {len(every):,}" if len(every) > len(shown) else f"{len(shown):,}"
+def _heading(shown: list[Any], every: list[Any], word: str, by: str) -> str:
+    """``top 10 of 1,234 origins, by ...`` when the list is cut; else the count, in the
+    plural only for more than one (and no order to tell for one or none)."""
+    n, total = len(shown), len(every)
+    if total > n:
+        return f"top {n:,} of {total:,} {word}s, by {by}"
+    if n < 2:
+        return f"{n} {word}" if n else f"{word}s"
+    return f"{n:,} {word}s, by {by}"
 
 
 def _state_text(origin: dict[str, Any]) -> str:

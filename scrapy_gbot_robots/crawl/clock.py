@@ -18,9 +18,10 @@ Twisted.
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 
 from .lifecycle import Lifecycle
+from .waiting import first_deadline
 from .wakeups import Wakeups
 
 #: ``oldest(origin, held=..., aging=...)``: when the oldest item that ages was parked.
@@ -97,6 +98,26 @@ class ParkClock:
         oldest = self._oldest(origin, held=bool(held), aging=aging)
         start = since if oldest is None else max(oldest, since)
         self._wakeups.set(origin, start + self._timeout)
+
+    def first_due(self, waiting: Iterable[tuple[str, int, int]]) -> float | None:
+        """When the first of these items times out (``(origin, parked, held)`` counts), or
+        None when none ages; a bounded number of questions to the lot
+        (:func:`.waiting.first_deadline`)."""
+        open_ = self._lifecycle.closing_at is None
+        clocks: list[tuple[float, str]] = []
+        ages: dict[str, tuple[bool, bool]] = {}  # origin -> (held, aging), as deadline() asks
+        for origin, parked, held in waiting:
+            aging = bool(parked) and open_
+            since = self._start_of(origin, bool(held))
+            if since is not None and (aging or held):
+                clocks.append((since, origin))
+                ages[origin] = (bool(held), aging)
+        oldest = self._oldest
+        return first_deadline(
+            clocks,
+            lambda o: oldest(o, held=ages[o][0], aging=ages[o][1]),
+            self._timeout,
+        )
 
     def overdue(
         self, origin: str, now: float, *, parked: int, held: int

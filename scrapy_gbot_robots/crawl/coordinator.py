@@ -420,7 +420,7 @@ class Coordinator:
             if gate.turns_due:
                 self._turn_soon()  # after an error in a turn (a bug): never left waiting
             self._chores.tick(now, opened.lot)
-            self._progress.tick(gate.figures())
+            self._progress.tick(gate.figures(), lambda: gate.why_waiting(now))
             if busy and not gate.busy:
                 wake_engine(self._crawler.engine)  # it may be idle now
         except Exception:

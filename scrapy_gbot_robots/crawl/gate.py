@@ -78,6 +78,7 @@ from .origins import FetchState, OriginRecord, Origins
 from .pacing import Pace, Pacing
 from .reasons import STOPPED, WANTS, FetchReason, ParkReason
 from .tally import Tally
+from .waiting import Waiting
 
 __all__ = ["Gate", "GateFigures"]
 
@@ -229,6 +230,17 @@ class Gate(Generic[T]):
     def figures(self) -> GateFigures:
         origins = self._origins
         return GateFigures.of(origins.tally, self._budget, origins.turn_items(), origins.turn_peak)
+
+    def why_waiting(self, now: float) -> Waiting:
+        """Why the parked requests wait now, and when the next retry comes and the first is
+        dropped (the progress line's): the origins' books, and the store for retry times."""
+        store = self._store
+
+        def retry_at(origin: str) -> float | None:
+            state = store.get(origin)
+            return None if state is None else state.refresh_at
+
+        return self._origins.why_waiting(now, retry_at)
 
     # -- events -------------------------------------------------------------------------------
     def schedule(

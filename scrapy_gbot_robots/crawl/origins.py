@@ -12,7 +12,7 @@ wanted or the origin waits its turn, and no longer. Pure: nothing from Scrapy or
 from __future__ import annotations
 
 import enum
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from typing import Generic, TypeVar
 
 from ..parking.base import Lot
@@ -24,6 +24,7 @@ from .parked import ParkedItems
 from .reasons import FetchReason
 from .tally import Tally
 from .turns import Turns
+from .waiting import Waiting
 
 T = TypeVar("T")
 
@@ -113,6 +114,40 @@ class Origins(Generic[T]):
     @property
     def close_deadline(self) -> float | None:
         return self._clock.close_deadline
+
+    def why_waiting(self, now: float, retry_at: Callable[[str], float | None]) -> Waiting:
+        """The items waiting now, by what they wait for, the next retry of a failing origin
+        (``retry_at``: when its state wants it) and the first park deadline: one pass over
+        the records, and a bounded number of questions to the lot (:mod:`.waiting`)."""
+        counts = dict.fromkeys(("fetching", "slot", "retry", "turn", "other"), 0)
+        retries: list[float] = []
+        waiting: list[tuple[str, int, int]] = []
+        for origin, rec in self._recs.items():
+            count = rec.parked + rec.held
+            if not count:
+                continue
+            if origin in self._turns:
+                kind = "turn"
+            elif rec.failing:
+                kind = "retry"
+                if rec.fetch == FetchState.RUNNING:
+                    retries.append(0.0)  # under way
+                elif (at := retry_at(origin)) is not None:
+                    retries.append(max(0.0, at - now))
+            elif rec.fetch == FetchState.RUNNING or rec.why is FetchReason.RECHECK:
+                kind = "fetching"
+            elif rec.fetch == FetchState.QUEUED:
+                kind = "slot"
+            else:
+                kind = "other"
+            counts[kind] += count
+            waiting.append((origin, rec.parked, rec.held))
+        first = self._clock.first_due(waiting)
+        return Waiting(
+            **counts,
+            next_retry=min(retries) if retries else None,
+            first_drop=None if first is None else max(0.0, first - now),
+        )
 
     def due(self, now: float) -> list[str]:
         return self._clock.due(now)

@@ -7,7 +7,10 @@ first builds the :class:`Shared` parts and answers a private signal of the crawl
 them; the other sends that signal and takes the answer. So no registry outlives the crawl
 and nothing is set on Scrapy's crawler: the answer comes from the crawler's own signal
 manager, which holds its receiver weakly, and the component that built the parts holds them
-(the coordinator, or the page-rules middleware) for the crawl's life.
+(the coordinator, or the page-rules middleware) for the crawl's life. When robots.txt is not
+obeyed, the first says so once and answers the others "not obeyed" (:data:`NOT_OBEYED`): the
+settings are read, and their start-up lines logged, once per crawler ("ROBOTSTXT_OBEY is
+False" was logged once per component).
 """
 
 from __future__ import annotations
@@ -35,6 +38,9 @@ _PARSERS_WE_REPLACE_QUIETLY = frozenset({"ProtegoRobotParser", "GoogleRobotParse
 #: The private signal the second component sends: "which parts did the first one build?"
 PARTS_WANTED = object()
 
+#: Its answer when the first component found robots.txt not obeyed.
+NOT_OBEYED = object()
+
 
 @dataclass(frozen=True, eq=False)
 class Shared:
@@ -58,7 +64,13 @@ def shared(crawler: Crawler) -> Shared:
     for _, answer in crawler.signals.send_catch_log(PARTS_WANTED):
         if isinstance(answer, Shared):
             return answer
-    config = configure(crawler)
+        if answer is NOT_OBEYED:
+            raise NotConfigured
+    try:
+        config = configure(crawler)
+    except NotConfigured:
+        crawler.signals.connect(_not_obeyed, signal=PARTS_WANTED)  # a module's: never collected
+        raise
     token, source, warning = configured_token(config)
     if warning:
         logger.warning(warning)
@@ -82,10 +94,17 @@ def shared(crawler: Crawler) -> Shared:
         token=token,
         token_source=source,
         keys=RequestKeys(token, fixed=source == "ROBOTSTXT_USER_AGENT"),
-        telemetry=Telemetry(crawler, report, debug=_debug_visible(crawler)),
+        telemetry=Telemetry(
+            crawler, report, debug=_debug_visible(crawler), diagnostic=config.diagnostic_stats
+        ),
     )
     crawler.signals.connect(parts.answer, signal=PARTS_WANTED)
     return parts
+
+
+def _not_obeyed() -> object:
+    """The receiver of :data:`PARTS_WANTED` once robots.txt is found not obeyed."""
+    return NOT_OBEYED
 
 
 def configure(crawler: Crawler) -> Config:

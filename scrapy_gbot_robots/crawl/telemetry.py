@@ -25,6 +25,7 @@ from ..policy.origin import robots_url
 from ..policy.states import Kind, OriginState
 from ..report.labels import duration
 from .reasons import STOPPED, ParkReason
+from .stat_writer import StatWriter
 
 if TYPE_CHECKING:
     from collections.abc import Callable
@@ -47,37 +48,21 @@ if TYPE_CHECKING:
 logger = logging.getLogger("scrapy_gbot_robots.middleware")
 
 
-class _Stats:
-    """The crawler's stats, each renamed stat written under its 0.2 name as well until 0.4
-    (``_stats.OLD_NAMES``): one dict lookup more per write, none on the hot path (its counts
-    are flushed on a tick)."""
-
-    __slots__ = ("_old", "_stats")
-
-    def __init__(self, stats: Any) -> None:
-        self._stats = stats
-        self._old = S.OLD_NAMES
-
-    def inc_value(self, key: str, count: int = 1) -> None:
-        self._stats.inc_value(key, count)
-        old = self._old.get(key)
-        if old is not None:
-            self._stats.inc_value(old, count)
-
-    def set_value(self, key: str, value: Any) -> None:
-        self._stats.set_value(key, value)
-        old = self._old.get(key)
-        if old is not None:
-            self._stats.set_value(old, value)
-
-
 class _Telling:
     """What every family of events tells through: the crawler's stats and signals, the
     report, and whether DEBUG lines can be seen."""
 
-    def __init__(self, crawler: Crawler, report: ReportCollector | None, debug: bool) -> None:
+    def __init__(
+        self,
+        crawler: Crawler,
+        report: ReportCollector | None,
+        debug: bool,
+        *,
+        diagnostic: bool = False,
+    ) -> None:
         self.crawler = crawler
-        self.stats = _Stats(crawler.stats)
+        #: GBOT_ROBOTS_DIAGNOSTIC_STATS: the machinery's stats are written too.
+        self.stats = StatWriter(crawler.stats, diagnostic=diagnostic)
         self.report = report
         #: Per-request DEBUG lines cost a log record each (and a forbidden one a decide()):
         #: only when they can be seen. Scrapy filters LOG_LEVEL at its handler, not at our
@@ -104,8 +89,10 @@ class RequestEvents(_Telling):
     """What happens to one request: checked, forbidden, parked, released, dropped, and what
     the page-rules middleware reads and drops."""
 
-    def __init__(self, crawler: Crawler, report: ReportCollector | None, debug: bool) -> None:
-        super().__init__(crawler, report, debug)
+    def __init__(
+        self, crawler: Crawler, report: ReportCollector | None, debug: bool, **telling: bool
+    ) -> None:
+        super().__init__(crawler, report, debug, **telling)
         #: Checks against a remembered state, counted on the hot path (:meth:`checked`) and
         #: added to the stats on a tick.
         self.hits = 0
@@ -226,7 +213,8 @@ class RequestEvents(_Telling):
                 "forgotten (GBOT_ROBOTS_STORE_SIZE is smaller than the origins decided ahead "
                 "of the crawl): their robots.txt is fetched again. Raise GBOT_ROBOTS_STORE_SIZE, "
                 "or keep states in a persistent store (JOBDIR or GBOT_ROBOTS_STORE = "
-                "'sqlite://...'); stats robotstxt/bounced and robotstxt/store/evicted",
+                "'sqlite://...'); stat robotstxt/bounced (and robotstxt/store/evicted with "
+                "GBOT_ROBOTS_DIAGNOSTIC_STATS)",
                 extra=self._extra(),
             )
 
@@ -351,8 +339,10 @@ class FetchEvents(_Telling):
     """What happens to one robots.txt fetch, from wanted to decided (and the crawl-delay it
     brings)."""
 
-    def __init__(self, crawler: Crawler, report: ReportCollector | None, debug: bool) -> None:
-        super().__init__(crawler, report, debug)
+    def __init__(
+        self, crawler: Crawler, report: ReportCollector | None, debug: bool, **telling: bool
+    ) -> None:
+        super().__init__(crawler, report, debug, **telling)
         self._chains: dict[str, list[Hop]] = {}  # robots.txt fetches in flight, for the report
 
     def fetch_wanted(self, why: FetchReason) -> None:
@@ -490,8 +480,10 @@ class FetchEvents(_Telling):
 class RunEvents(_Telling):
     """What happens to the crawl as a whole: the open, the pace, the store's chores, the close."""
 
-    def __init__(self, crawler: Crawler, report: ReportCollector | None, debug: bool) -> None:
-        super().__init__(crawler, report, debug)
+    def __init__(
+        self, crawler: Crawler, report: ReportCollector | None, debug: bool, **telling: bool
+    ) -> None:
+        super().__init__(crawler, report, debug, **telling)
         self._store_error: str | None = None
         self._failing_evictions = 0
 
@@ -656,11 +648,18 @@ class Telemetry:
 
     __slots__ = ("fetches", "report", "requests", "run")
 
-    def __init__(self, crawler: Crawler, report: ReportCollector | None, debug: bool) -> None:
+    def __init__(
+        self,
+        crawler: Crawler,
+        report: ReportCollector | None,
+        debug: bool,
+        *,
+        diagnostic: bool = False,
+    ) -> None:
         self.report = report
-        self.requests = RequestEvents(crawler, report, debug)
-        self.fetches = FetchEvents(crawler, report, debug)
-        self.run = RunEvents(crawler, report, debug)
+        self.requests = RequestEvents(crawler, report, debug, diagnostic=diagnostic)
+        self.fetches = FetchEvents(crawler, report, debug, diagnostic=diagnostic)
+        self.run = RunEvents(crawler, report, debug, diagnostic=diagnostic)
 
 
 def _robot_parser(robots: RobotsTxt) -> Any:

@@ -124,7 +124,11 @@ def build(crawler: Crawler, downloader: Downloader | None = None) -> Coordinator
         exits=Exits(crawler, lifecycle, telemetry.requests),
         verdicts=Verdicts(config, keys, store, telemetry.requests),
         chores=StoreChores(config, store, telemetry.requests, telemetry.run),
-        progress=Progress(crawler.stats, crawler.settings.getfloat("LOGSTATS_INTERVAL", 60.0)),
+        progress=Progress(
+            crawler.stats,
+            crawler.settings.getfloat("LOGSTATS_INTERVAL", 60.0),
+            config.park_timeout,
+        ),
         crawl_delay=crawl_delay,
         report_files=report_files,
         bounded_body=bounded_body,

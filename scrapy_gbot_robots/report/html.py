@@ -28,6 +28,8 @@ from .labels import (
 from .markup import esc
 from .markup import number as _n
 from .markup import table as _table
+from .markup import time as _time
+from .markup import url as _url
 from .schema import conform, upgraded
 
 #: Rows per table in the page; the JSON report has them all.
@@ -70,10 +72,12 @@ caption { text-align: left; padding: 4px 0; }
 th, td { border-bottom: 1px solid var(--line); padding: 5px 8px; text-align: left;
   vertical-align: top; }
 th { background: var(--panel); font-weight: 600; position: sticky; top: 0; }
-td.num, th.num { text-align: right; font-variant-numeric: tabular-nums; white-space: nowrap; }
-td.url, td.rule { word-break: break-all; }
-td.origin { overflow-wrap: anywhere; min-width: 14em; }
-td.chain { word-break: break-all; min-width: 16em; }
+td.num, th.num { text-align: right; font-variant-numeric: tabular-nums; }
+td.num { white-space: nowrap; }
+td.num .muted { white-space: normal; overflow-wrap: anywhere; }
+td.url, td.rule, td.origin, td.chain { overflow-wrap: anywhere; }
+td.origin { min-width: 9em; }
+td.chain { min-width: 11em; }
 .state { display: inline-block; padding: 1px 7px; border-radius: 10px; font-size: 12px;
   font-weight: 600; color: #fff; white-space: nowrap; }
 .state.rules { background: var(--accent); } .state.allow_all { background: var(--allowed); }
@@ -256,13 +260,13 @@ def _rules(data: dict[str, Any], words: _Words) -> str:
     uses = [str(u) for u in (data.get("crawl", {}).get("uses") or ())]
     rows = []
     for r in rules[:HTML_ROWS]:
-        examples = "".join(f"<li><code>{esc(u)}</code></li>" for u in r.get("examples", []))
+        examples = "".join(f"<li><code>{_url(u)}</code></li>" for u in r.get("examples", []))
         rows.append(
             [
                 _n(r["rank"]),
                 _n(r["forbidden"]),
                 _rule_cell(r, uses),
-                f"<code>{esc(r['origin'])}</code>",
+                f"<code>{_url(r['origin'])}</code>",
                 _n(r["line"]),
                 esc(group_label(r.get("group"), r.get("token"))),
                 f'<ul class="plain">{examples}</ul>' if examples else "",
@@ -316,7 +320,7 @@ def _chain(chain: Sequence[dict[str, Any]]) -> str:
     items = []
     for hop in chain:
         result = hop.get("status") if hop.get("status") is not None else hop.get("error")
-        items.append(f"<li><code>{esc(hop.get('url'))}</code> &rarr; <b>{esc(result)}</b></li>")
+        items.append(f"<li><code>{_url(hop.get('url'))}</code> &rarr; <b>{esc(result)}</b></li>")
     return f'<ul class="plain">{"".join(items)}</ul>' if items else ""
 
 
@@ -399,8 +403,8 @@ def _origins(data: dict[str, Any], words: _Words) -> str:
             size += ' <span class="badge error">truncated</span>'
         when = ""
         if o.get("fetched_at"):
-            until = esc(o.get("refresh_at") or "never")
-            when = f'{esc(o["fetched_at"])}<br><span class="muted">until {until}</span>'
+            until = _time(o.get("refresh_at") or "never")
+            when = f'{_time(o["fetched_at"])}<br><span class="muted">until {until}</span>'
         fetches = o.get("fetches", 0) + o.get("from_store", 0)
         if fetches > 1:
             errors = o.get("server_errors", 0)
@@ -415,7 +419,7 @@ def _origins(data: dict[str, Any], words: _Words) -> str:
                 + "</div>"
             )
         row = [
-            f"<code>{esc(o['origin'])}</code>",
+            f"<code>{_url(o['origin'])}</code>",
             f'{_state(o.get("state", "unknown"))}<div class="muted">{esc(o.get("summary"))}</div>',
             _chain(o.get("chain", [])),
             size,
@@ -545,7 +549,7 @@ def render(data: dict[str, Any]) -> str:
     mode = " &middot; <b>observe mode</b>" if words.observe else ""
     meta = (
         f"spider <b>{esc(crawl.get('spider'))}</b>{mode} &middot; token "
-        f"<b>{esc(tokens_text(crawl))}</b> &middot; finished "
+        f"<b>{esc(tokens_text(crawl))}</b> &middot; finish reason "
         f"<b>{esc(crawl.get('finish_reason'))}</b> &middot; report generated "
         f"{esc(data.get('generated_at'))} &middot; schema <code>{esc(data.get('schema'))}</code>"
     )

@@ -10,7 +10,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
-from .markup import esc, table
+from .markup import esc, table, url
 from .markup import number as n
 
 #: Rows of the section's table; the JSON report has every kept origin.
@@ -27,7 +27,7 @@ _KINDS = (
 def _examples(urls: Sequence[Any]) -> str:
     if not urls:
         return ""
-    items = "".join(f"<li><code>{esc(u)}</code></li>" for u in urls)
+    items = "".join(f"<li><code>{url(u)}</code></li>" for u in urls)
     return f'<ul class="plain">{items}</ul>'
 
 
@@ -61,7 +61,8 @@ def _rank(origin: dict[str, Any]) -> tuple[int, int, int]:
 def _finding(count: int) -> str:
     return (
         '<div class="banner" id="disallowed-noindex"><p><b>'
-        f"{n(count)} page{'s' if count != 1 else ''} disallowed by robots.txt carry a noindex."
+        f"{n(count)} page{'s' if count != 1 else ''} disallowed by robots.txt "
+        f"carr{'ies' if count == 1 else 'y'} a noindex."
         "</b> Googlebot does not fetch a disallowed page, so it never reads its "
         "<code>noindex</code>; the URL can still be indexed from links to it, without its "
         "content. To keep such a page out of Google's index, let Googlebot fetch it (remove "
@@ -113,7 +114,7 @@ def section(data: dict[str, Any]) -> str:
         pages = o["pages"]
         rows.append(
             [
-                f"<code>{esc(o.get('origin'))}</code>",
+                f"<code>{url(o.get('origin'))}</code>",
                 n(pages.get("read", 0)),
                 *(_count(pages, kind) for kind, _ in _KINDS),
                 n(pages.get("dropped_nofollow", 0)),

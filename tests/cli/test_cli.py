@@ -333,11 +333,36 @@ def test_check_user_agent_string_is_reduced_to_its_token(
     ) in proc.stderr
 
 
-def test_check_missing_token_is_a_usage_error(google: Path) -> None:
-    proc = run("check", str(google), "https://example.com/")
-    assert proc.returncode == 2
-    assert "-u/--token" in proc.stderr
+def test_check_without_a_token_checks_as_googlebot(google: Path) -> None:
+    proc = run("check", str(google), "https://example.com/includes/a.js")
+    assert proc.returncode == 0, proc.stderr
+    assert proc.stdout.splitlines()[-1] == "1 URL: 1 allowed, 0 disallowed for Googlebot"
     no_traceback(proc)
+
+
+@pytest.mark.parametrize("command", ["check", "fetch", "inspect"])
+def test_every_command_takes_the_token_the_same_way(command: str) -> None:
+    """The same options, the same default, said in each --help (one convention)."""
+    proc = run(command, "--help")
+    assert proc.returncode == 0
+    usage = " ".join(proc.stdout.split("options:")[0].split())
+    assert "[-u TOKEN[,TOKEN...]] [--as NAME] [--no-global]" in usage
+    help_text = " ".join(proc.stdout.split())
+    assert "(default: Googlebot)" in help_text.split("--token TOKEN[,TOKEN...]")[1][:200]
+
+
+@pytest.mark.parametrize("command", ["check", "lint"])
+def test_a_url_given_for_the_file_says_to_use_fetch(command: str) -> None:
+    url = "http://127.0.0.1:9/robots.txt"
+    args = [command, url] + (["https://example.com/page"] if command == "check" else [])
+    proc = run(*args)
+    assert proc.returncode == 2
+    assert f"{url!r} is a URL, not a robots.txt file" in proc.stderr
+    assert f"use 'gbot-robots fetch {url}'" in proc.stderr
+    assert f"| gbot-robots {command} - ..." in proc.stderr
+    no_traceback(proc)
+    proc = run("check", url)  # no URL to check either: the file's hint comes first
+    assert proc.returncode == 2 and "gbot-robots fetch" in proc.stderr
 
 
 @pytest.mark.parametrize(
@@ -820,10 +845,9 @@ def test_check_as_a_documented_crawler(
         (["--as", "googlebot", "-u", "Googlebot"], "either with --token or with --as"),
         (["-u", "Googlebot-Image,,Googlebot"], "empty token in"),
         (["-u", "Googlebot,*"], "invalid product token '*'"),
-        ([], "-u/--token TOKEN"),
     ],
 )
-def test_check_agent_option_errors(only_googlebot: Path, args: list[str], message: str) -> None:
+def test_check_token_option_errors(only_googlebot: Path, args: list[str], message: str) -> None:
     proc = run("check", str(only_googlebot), *args, "https://e.com/")
     assert proc.returncode == 2
     assert message in proc.stderr

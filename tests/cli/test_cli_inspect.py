@@ -111,6 +111,12 @@ def fact(out: str, label: str, text: str) -> bool:
     return re.search(rf"^{re.escape(label)} +{re.escape(text)}", out, re.MULTILINE) is not None
 
 
+def _labels(out: str) -> list[str]:
+    """The label column of the text answer, line by line ("" for a continued fact)."""
+    lines = out.splitlines()[1:]
+    return [line.split("  ")[0].strip() if not line.startswith(" ") else "" for line in lines]
+
+
 def inspect_json(*args: str) -> tuple[int, dict[str, Any]]:
     proc = inspect(*args, "--json")
     return proc.returncode, json.loads(proc.stdout)
@@ -122,12 +128,15 @@ def test_an_indexable_page_exits_0_and_is_fetched_once_as_the_crawler(site: Site
     assert proc.returncode == 0, proc.stdout + proc.stderr
     out = proc.stdout
     assert fact(out, "robots.txt", f"{site.url('/robots.txt')} 200")
-    assert fact(out, "crawl", "allowed (no matching rule); group: *")
-    assert fact(out, "page", f"GET {site.url('/page')} 200, text/html; charset=utf-8")
-    assert re.search(r"^indexing +allowed$", out, re.MULTILINE)
-    assert "no rule for these tokens" in out
+    assert fact(out, "crawling", "allowed (no matching rule); group: *")
+    assert fact(
+        out, "page fetch", f"successful: GET {site.url('/page')} 200, text/html; charset=utf-8"
+    )
+    assert fact(out, "page rules", "none for these tokens")
     assert fact(out, "links", "followed")
-    assert fact(out, "verdict", "may be crawled and indexed")
+    assert fact(out, "indexing", "allowed: no rule of the page forbids it")
+    labels = ["robots.txt", "crawling", "page fetch", "page rules", "links", "indexing"]
+    assert _labels(out) == labels
     assert site.hits == Counter({"/robots.txt": 1, "/page": 1})
     assert site.agents["/page"] == "Googlebot"  # the crawler's token, as its User-Agent
 
@@ -136,9 +145,17 @@ def test_disallowed_by_robots_txt_exits_1_without_fetching_the_page(site: Site) 
     site.routes["/private/p"] = Answer(200, html(("robots", "noindex")))
     proc = inspect(site.url("/private/p"), "--color", "never")
     assert proc.returncode == 1
-    assert fact(proc.stdout, "crawl", "disallowed (line 2: Disallow: /private/); group: *")
-    assert "not indexable: robots.txt forbids crawling the URL" in proc.stdout
-    assert "page " not in proc.stdout
+    out = proc.stdout
+    # Crawling and indexing answered apart, in Google's terms: blocked is not "not indexable".
+    assert fact(out, "crawling", "blocked by robots.txt (line 2: Disallow: /private/); group: *")
+    assert fact(out, "page fetch", "not attempted: blocked by robots.txt")
+    assert fact(
+        out,
+        "indexing",
+        "Google may still index the URL without its content if other pages link to it; "
+        "a page rule on it cannot be seen",
+    )
+    assert "not indexable" not in out and "page rules" not in out
     assert site.hits == Counter({"/robots.txt": 1})  # the noindex is never seen
     status, data = inspect_json(site.url("/private/p"))
     assert status == 1 and data["verdict"] == "crawl_disallowed"
@@ -154,11 +171,10 @@ def test_meta_noindex_exits_1_with_each_rule_and_its_source(site: Site) -> None:
     proc = inspect(site.url("/p"))
     assert proc.returncode == 1
     out = proc.stdout
-    assert fact(out, "indexing", "not allowed")
-    assert "noindex (meta:robots)" in out
+    assert fact(out, "indexing", "not allowed: 'noindex' detected in the 'robots' meta tag")
+    assert fact(out, "page rules", "noindex (meta:robots)")
     assert "max-snippet: 5 (meta:googlebot)" in out  # the smaller wins, with its source
     assert "noarchive (meta:robots): not a rule Google reads, ignored" in out
-    assert "not indexable: a rule of the page forbids indexing it" in out
     status, data = inspect_json(site.url("/p"))
     assert status == 1 and data["verdict"] == "noindex" and data["indexable"] is False
     assert data["rules"]["sources"] == {
@@ -201,6 +217,12 @@ def test_unavailable_after_past_and_future(site: Site) -> None:
     proc = inspect(site.url("/old"))
     assert proc.returncode == 1
     assert "unavailable_after: 2010-06-25T23:00:00Z (passed: noindex now) (header)" in proc.stdout
+    assert fact(
+        proc.stdout,
+        "indexing",
+        "not allowed: 'unavailable_after: 2010-06-25T23:00:00Z' passed (the X-Robots-Tag http "
+        "header)",
+    )
     status, data = inspect_json(site.url("/new"))
     assert status == 0 and data["rules"]["unavailable_after"] == "2999-01-01T00:00:00Z"
 
@@ -255,14 +277,56 @@ def test_rel_nofollow_links_are_reported_as_hints(site: Site) -> None:
 # ----------------------------------------------------------------------------- failures
 
 
-def test_a_404_exits_3_and_its_rules_are_still_shown(site: Site) -> None:
+def test_a_404_is_not_indexable_and_nothing_says_otherwise(site: Site) -> None:
     site.routes["/gone"] = Answer(404, html(), [("X-Robots-Tag", "nofollow")])
+    proc = inspect(site.url("/gone"))
+    assert proc.returncode == 3
+    out = proc.stdout
+    assert fact(out, "page fetch", f"failed: not found (404): GET {site.url('/gone')} 404")
+    assert fact(out, "page rules", "read, but Google reads no rule of a page that does not")
+    assert "  nofollow (header)" in out  # shown, as not applied
+    assert fact(
+        out, "indexing", "not allowed: not found (404); Google indexes only pages that answer 2xx"
+    )
+    # Nothing before the answer says the page may be indexed or its links followed.
+    assert _labels(out) == [
+        "robots.txt", "crawling", "page fetch", "X-Robots-Tag", "page rules", "", "indexing"
+    ]
+    assert "allowed: no rule" not in out and "followed" not in out
     status, data = inspect_json(site.url("/gone"))
     assert status == 3 and data["verdict"] == "not_2xx" and data["page"]["status"] == 404
-    assert data["follow"] is False  # read anyway
+    assert data["indexable"] is False and data["follow"] is None
+    assert data["rules"]["nofollow"] is True  # read anyway
     site.routes["/gone-noindex"] = Answer(404, html(("robots", "noindex")))
+    proc = inspect(site.url("/gone-noindex"))
+    assert proc.returncode == 1  # a rule forbids: 1 wins over 3
+    assert fact(
+        proc.stdout,
+        "indexing",
+        "not allowed: not found (404); Google indexes only pages that answer 2xx; 'noindex' "
+        "detected in the 'robots' meta tag too",
+    )
     status, data = inspect_json(site.url("/gone-noindex"))
-    assert status == 1 and data["verdict"] == "noindex"  # a rule forbids: 1 wins over 3
+    assert status == 1 and data["verdict"] == "noindex" and data["indexable"] is False
+
+
+@pytest.mark.parametrize(
+    ("status", "words"),
+    [
+        (401, "blocked due to unauthorized request (401)"),
+        (403, "blocked due to access forbidden (403)"),
+        (410, "blocked due to other 4xx issue (410)"),
+        (503, "server error (503)"),
+    ],
+)
+def test_a_page_that_is_not_2xx_is_said_in_search_consoles_words(
+    site: Site, status: int, words: str
+) -> None:
+    site.routes["/x"] = Answer(status, html())
+    proc = inspect(site.url("/x"))
+    assert proc.returncode == 3
+    assert fact(proc.stdout, "page fetch", f"failed: {words}: GET {site.url('/x')} {status}")
+    assert fact(proc.stdout, "indexing", f"not allowed: {words}; Google indexes only pages")
 
 
 def test_a_redirect_is_reported_not_followed(site: Site) -> None:
@@ -270,8 +334,9 @@ def test_a_redirect_is_reported_not_followed(site: Site) -> None:
     site.routes["/new"] = Answer(200, html())
     proc = inspect(site.url("/old"))
     assert proc.returncode == 3
-    assert f"GET {site.url('/old')} 301 -> /new (not followed)" in proc.stdout
-    assert "not indexable: the page did not answer 2xx" in proc.stdout
+    assert fact(proc.stdout, "page fetch", f"redirect: GET {site.url('/old')} 301 -> /new (not")
+    assert fact(proc.stdout, "indexing", "not this URL: it redirects (301 to /new); Google")
+    assert "links" not in proc.stdout
     assert site.hits["/new"] == 0
 
 
@@ -288,7 +353,9 @@ def test_robots_txt_server_error_exits_1_without_fetching_the_page(site: Site) -
     site.routes["/p"] = Answer(200, html())
     proc = inspect(site.url("/p"))
     assert proc.returncode == 1
-    assert fact(proc.stdout, "crawl", "not crawled now: robots.txt server error (503)")
+    assert fact(proc.stdout, "crawling", "not now: robots.txt unreachable (server error: 503)")
+    assert fact(proc.stdout, "page fetch", "not attempted: robots.txt unreachable")
+    assert fact(proc.stdout, "indexing", "unknown: the page cannot be fetched now")
     assert site.hits["/p"] == 0
 
 
@@ -349,14 +416,14 @@ def _strip_our_colour(text: str) -> str:
 
 
 def test_other_crawlers_header_lines_push_out_no_rule_and_a_bound_is_said(site: Site) -> None:
-    """Issue 46, item 3: 40 ``X-Robots-Tag: otherbot-XX:`` lines, then ``noindex``: before
-    0.3.0 inspect printed that line, then said the page may be indexed, exit 0."""
+    """Issue 46, item 3: 40 ``X-Robots-Tag: otherbot-XX:`` lines, then ``noindex``: 0.2.0's
+    inspect printed that line, then said the page may be indexed, exit 0."""
     others = [("X-Robots-Tag", f"otherbot-{_letters(n)}: noindex") for n in range(40)]
     site.routes["/page"] = Answer(200, html(), [*others, ("X-Robots-Tag", "noindex")])
     proc = inspect(site.url("/page"))
     assert proc.returncode == 1, proc.stdout + proc.stderr
     assert "noindex (header)" in proc.stdout
-    assert fact(proc.stdout, "verdict", "not indexable: a rule of the page forbids indexing it")
+    assert fact(proc.stdout, "indexing", "not allowed: 'noindex' detected in the X-Robots-Tag")
     assert "read in part" not in proc.stdout
     # 40 lines for every crawler: past the 32nd, the answer may miss a rule, and says so.
     ours = [("X-Robots-Tag", "max-snippet: 20")] * 40

@@ -92,6 +92,7 @@ def build(settings: dict[str, Any] | None = None) -> tuple[Coordinator, Engine, 
             "ROBOTSTXT_OBEY": True,
             "ADDONS": {"scrapy_gbot_robots.Addon": 0},
             "GBOT_ROBOTS_TICK": 0.05,
+            "GBOT_ROBOTS_DIAGNOSTIC_STATS": True,  # the budget's stats are read
             **(settings or {}),
         },
     )

@@ -63,6 +63,7 @@ def fleet_settings(redis_url: str) -> dict[str, Any]:
         "GBOT_ROBOTS_TICK": 0.1,
         "GBOT_ROBOTS_RETRY_TIMES": 0,
         "GBOT_ROBOTS_DOWNLOAD_TIMEOUT": 20,
+        "GBOT_ROBOTS_DIAGNOSTIC_STATS": True,  # the store's counters are read
         "RETRY_ENABLED": False,
         "TELNETCONSOLE_ENABLED": False,
         "REMOTE_CONTROL_ENABLED": False,

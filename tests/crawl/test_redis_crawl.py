@@ -64,6 +64,7 @@ def _args(tmp: Path, redis_url: str, *extra: str) -> list[str]:
         "-s", "CONCURRENT_REQUESTS_PER_DOMAIN=32",
         "-s", "LOG_LEVEL=INFO",
         "-s", "CLOSESPIDER_TIMEOUT=60",
+        "-s", "GBOT_ROBOTS_DIAGNOSTIC_STATS=True",  # the store's counters are read
         *extra,
     ]  # fmt: skip
 

@@ -95,7 +95,7 @@ def fetcher_for(
     config: Config = load(values.get)
     crawler = get_crawler(Spider)
     store = TieredStore(MemoryStore(10), persistent)
-    telemetry = Telemetry(crawler, None, debug=False).fetches
+    telemetry = Telemetry(crawler, None, debug=False, diagnostic=True).fetches
     engine = Engine()
     lifecycle = Lifecycle(engine.accepts, clock=lambda: NOW)
     fetcher = Fetcher(

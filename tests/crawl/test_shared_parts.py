@@ -4,6 +4,7 @@ asks, found by the second through the crawler's own signals, for as long as it i
 from __future__ import annotations
 
 import gc
+import logging
 
 import pytest
 from scrapy import Spider
@@ -25,6 +26,15 @@ def test_the_second_asker_gets_the_first_ones_parts_while_they_are_held() -> Non
     assert again.telemetry is not telemetry
 
 
-def test_not_obeying_robots_txt_builds_nothing() -> None:
-    with pytest.raises(NotConfigured):
-        shared(get_crawler(Spider, {"ROBOTSTXT_OBEY": False}))
+def test_not_obeying_robots_txt_builds_nothing_and_is_said_once_per_crawler(
+    caplog: pytest.LogCaptureFixture,
+) -> None:
+    caplog.set_level(logging.INFO, logger="scrapy_gbot_robots")
+    off = get_crawler(Spider, {"ROBOTSTXT_OBEY": False})
+    for _ in range(2):  # both components ask: the second hears the first's answer
+        with pytest.raises(NotConfigured):
+            shared(off)
+    said = [r for r in caplog.records if "ROBOTSTXT_OBEY is False" in r.getMessage()]
+    assert len(said) == 1
+    on = get_crawler(Spider, {"ROBOTSTXT_OBEY": True})  # another crawler is not told "off"
+    assert shared(on).config.obey

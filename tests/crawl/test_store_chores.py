@@ -26,7 +26,7 @@ def test_old_states_are_pruned_at_the_open_and_every_hour_and_counts_flushed(
     tmp_path: Path,
 ) -> None:
     crawler = get_crawler(Spider)
-    telemetry = Telemetry(crawler, None, debug=False)
+    telemetry = Telemetry(crawler, None, debug=False, diagnostic=True)  # store/* are read
     persistent = SqliteStore(str(tmp_path / "robots.sqlite3"))
     store = TieredStore(MemoryStore(10), persistent)
     state = evaluate(FetchResult(status=404), 0.0, None, PolicyConfig())

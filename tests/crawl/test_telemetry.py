@@ -33,10 +33,13 @@ ORIGIN = "http://a.test"
 ROBOTS = parse(b"User-agent: *\nDisallow: /private\n")
 
 
-def telemetry(*, report: bool = False, debug: bool = False) -> Telemetry:
+def telemetry(
+    *, report: bool = False, debug: bool = False, diagnostic: bool = True
+) -> Telemetry:
+    """Telemetry on a plain crawler; with the machinery's stats, which these tests read."""
     crawler = get_crawler(Spider)
     collector = ReportCollector(max_origins=10, max_rules=10, examples=2) if report else None
-    return Telemetry(crawler, collector, debug=debug)
+    return Telemetry(crawler, collector, debug=debug, diagnostic=diagnostic)
 
 
 class Heard:

@@ -106,11 +106,17 @@ async def test_robotstxt_obey_false_is_an_info_not_a_warning(
     server: Server, caplog: pytest.LogCaptureFixture
 ) -> None:
     caplog.set_level(logging.INFO)
-    await crawl(make_spider(urls=[server.url("/a")]), {"ROBOTSTXT_OBEY": False})
+    settings = {"ROBOTSTXT_OBEY": False, "GBOT_ROBOTS_PARK_TIMOUT": 5}
+    await crawl(make_spider(urls=[server.url("/a")]), settings)
     about = [r for r in caplog.records if "ROBOTSTXT_OBEY" in r.getMessage()]
     assert about, "nothing says robots.txt is off"
     assert all(r.levelno < logging.WARNING for r in about)
     assert server.count("/robots.txt") == 0
+    # Said once, though both our middlewares read the settings (issue 48: it was twice).
+    messages = [r.getMessage() for r in caplog.records if r.name.startswith("scrapy_gbot")]
+    off = "ROBOTSTXT_OBEY is False: robots.txt is not fetched nor obeyed"
+    assert messages.count(off) == 1, messages
+    assert sum("GBOT_ROBOTS_PARK_TIMOUT" in m for m in messages) == 1, messages
 
 
 @pytest_twisted.ensureDeferred

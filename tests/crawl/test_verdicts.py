@@ -46,7 +46,7 @@ def verdicts(**settings: Any) -> tuple[Verdicts, TieredStore, Any]:
         report = ReportCollector(
             max_origins=10, max_rules=10, examples=2, error_stop=config.policy.error_stop
         )
-    telemetry = Telemetry(crawler, report, debug=False).requests
+    telemetry = Telemetry(crawler, report, debug=False, diagnostic=True).requests
     store = TieredStore(MemoryStore(10))
     keys = RequestKeys("bot", fixed=True)
     return Verdicts(config, keys, store, telemetry), store, crawler

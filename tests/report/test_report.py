@@ -512,7 +512,8 @@ def test_html_shows_control_and_bidi_characters_escaped() -> None:
     assert "spider\\x1b]0;pwned\\x07\\x1b[2J\\x9b2J" in page
     assert "\\u202eevil\\u202c" in page  # shown, not obeyed: the cell keeps its order
     assert "reason \\x1b]0;pwned" in page
-    assert f"/private/{printable(TERMINAL_HOSTILE)}" in page  # the forbidden URL's example
+    # The forbidden URL's example (a URL may wrap after its separators: <wbr>).
+    assert f"/private/{printable(TERMINAL_HOSTILE)}" in page.replace("<wbr>", "")
 
 
 def test_html_chart_bars_are_proportional() -> None:
@@ -925,7 +926,7 @@ def test_report_command_on_an_observe_crawl(tmp_path: Path) -> None:
     lines = out.splitlines()
     assert lines[1].startswith('OBSERVE MODE (GBOT_ROBOTS_MODE = "observe")')
     assert "8 checked: 1 allowed, 5 would be forbidden, 2 would be stopped (server error);" in out
-    assert "top 3 rules, by requests they would have forbidden" in out
+    assert "3 rules, by requests they would have forbidden" in out
     assert "origins, by requests that would have been held back" in out
     assert re.search(r"^\s+#\s+WOULD FORBID\s+RULE\s+LINE\s+GROUP\s+BY\s+ORIGIN$", out, re.M)
     assert re.search(r"^\s+1\s+3\s+Disallow: /private/\s+2\s+\*\s+rule\s+https://a", out, re.M)

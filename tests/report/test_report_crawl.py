@@ -220,7 +220,7 @@ class _Page(HTMLParser):
 
     def handle_starttag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
         self.tags.append(tag)
-        if tag not in ("meta", "br", "rect", "link", "img", "input"):
+        if tag not in ("meta", "br", "wbr", "rect", "link", "img", "input"):
             self.open.append(tag)
         for name, value in attrs:
             assert name != "src", (tag, attrs)
