@@ -109,6 +109,7 @@ PURE = [
     "page",
     "report",
     "crawl/gate.py",
+    "crawl/backoff.py",
     "stores/base.py",
     "stores/memory.py",
     "stores/tiered.py",

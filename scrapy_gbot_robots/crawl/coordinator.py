@@ -48,7 +48,14 @@ from scrapy.exceptions import DontCloseSpider, IgnoreRequest
 from scrapy.http import Request
 from scrapy.utils.defer import maybe_deferred_to_future
 
-from .._compat import call_later, crawl_load, engine_full, looping_call, wake_engine
+from .._compat import (
+    call_later,
+    crawl_load,
+    engine_full,
+    looping_call,
+    wake_engine,
+    withdraw_queued,
+)
 from .._meta import BOUNCED, DONT_OBEY, DROPPED, FETCH_META, SCHEDULED, START
 from ..policy.fetch import note_page_answer
 from ..policy.states import OriginState, rules_in_force
@@ -149,6 +156,8 @@ class Coordinator:
         signals = crawler.signals  # held weakly by Scrapy: this object lives as long as the
         signals.connect(self.scheduled, scrapy_signals.request_scheduled)  # middleware
         signals.connect(self.refused, scrapy_signals.request_dropped)
+        if config.backoff:  # a page's answer before any middleware (Scrapy's retry) sees it
+            signals.connect(self.downloaded, scrapy_signals.response_downloaded)
         signals.connect(self.idle, scrapy_signals.spider_idle)
         signals.connect(self.opened, scrapy_signals.spider_opened)
         signals.connect(self.closed, scrapy_signals.spider_closed)
@@ -190,6 +199,9 @@ class Coordinator:
             if answer is not None:
                 self._request_events.served_own_copy()
                 return answer
+        if scheduled and self._gate is not None and self._gate.backing_off(origin, self._clock()):
+            meta[BOUNCED] = True  # its origin asked to slow down: back to be parked
+            return request
         result = self._verdicts.check(request, origin, url)
         if result is ALLOWED:
             return None
@@ -219,6 +231,31 @@ class Coordinator:
                 if updated is not None:
                     self.store.put(origin, updated)
         return response
+
+    def downloaded(
+        self, response: Response, request: Request, spider: Spider | None = None
+    ) -> None:
+        """A page's answer (``response_downloaded``: before any downloader middleware, Scrapy's
+        retry included, sees it) tells the gate's back-off (:mod:`.backoff`); one that begins
+        a back-off also takes the origin's requests not yet sent out of their download slot,
+        to be parked with the rest."""
+        gate = self._gate
+        if gate is None or FETCH_META in request.meta:
+            return
+        origin = self.keys.origin(request.url)
+        header = response.headers.get(b"Retry-After")
+        retry_after = header.decode("latin-1") if header else None
+        began = gate.answered(origin, response.status, retry_after, self._clock())
+        if began is not None:
+            origin_of = self.keys.origin
+            withdrawn = withdraw_queued(
+                self._crawler.engine,
+                request,
+                lambda queued: origin_of(queued.url) == origin and not queued.meta.get(DONT_OBEY),
+                lambda queued: queued.meta.__setitem__(BOUNCED, True),
+            )
+            self._request_events.backoff_began(began, withdrawn)
+            self._carry_out()
 
     def _undecided(self, request: Request, origin: str, scheduled: bool) -> Any:
         """A request reached the downloader without a usable decision for its origin.
@@ -276,8 +313,7 @@ class Coordinator:
         gate, now = self._gate or self._open(), self._clock()
         reason: ParkReason | None
         if meta.get(BOUNCED):
-            gate.bounce(origin, request, now)
-            reason = ParkReason.BOUNCED
+            reason = gate.bounce(origin, request, now)
             call_later(0, self._recheck, origin)
         else:
             turn = bool(meta.get(START)) and engine_full(self._crawler.engine)
@@ -419,6 +455,8 @@ class Coordinator:
             self._carry_out()
             if gate.turns_due:
                 self._turn_soon()  # after an error in a turn (a bug): never left waiting
+            for origin, lasted in gate.backoff_ended(now):
+                self._request_events.backoff_ended(origin, lasted)
             self._chores.tick(now, opened.lot)
             self._progress.tick(gate.figures())
             if busy and not gate.busy:
@@ -474,4 +512,3 @@ class Coordinator:
                 run.components(store, opened.lot)  # writes given up at close
         if self._report_files is not None:
             self._report_files.write(spider.name, reason)
-

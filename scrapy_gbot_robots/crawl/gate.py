@@ -68,9 +68,11 @@ from dataclasses import dataclass
 from typing import Generic, TypeVar
 
 from ..parking.base import Lot
+from ..policy.backoff import is_distress
 from ..policy.states import Kind, Mode, OriginState, PolicyConfig, rules_in_force
 from ..stores.base import Bounded, OriginStore
 from ..stores.tiered import UNBOUNDED
+from .backoff import Backoffs, Began
 from .budget import FetchBudget
 from .effects import Actions
 from .lifecycle import Lifecycle
@@ -157,8 +159,12 @@ class Gate(Generic[T]):
         slow_after: float = 0.0,
         bounds: Bounded = UNBOUNDED,
         pace_release: bool = False,
+        backoff: Backoffs | None = None,
     ) -> None:
         self._store = store
+        #: Googlebot's back-off (None: ``GBOT_ROBOTS_BACKOFF = False``): origins that asked
+        #: to slow down, whose requests wait outside the downloader until it ends.
+        self._backoff = backoff
         self._policy = policy
         self._actions = actions
         #: Whether the crawl is open, closing or closed: asked, never copied.
@@ -258,9 +264,38 @@ class Gate(Generic[T]):
             return ParkReason.STOPPED
         return self._arrive(origin, item, now, None, held=True)
 
-    def bounce(self, origin: str, item: T, now: float) -> None:
-        """Park a request that reached the downloader undecided; call :meth:`check` soon."""
+    def bounce(self, origin: str, item: T, now: float) -> ParkReason:
+        """Park a request that reached the downloader undecided, or while its origin is in
+        back-off (what the answer says); call :meth:`check` soon."""
         self._origins.park(origin, self._origins.get(origin), item, now)
+        return ParkReason.BACKOFF if self.backing_off(origin, now) else ParkReason.BOUNCED
+
+    # -- the back-off -------------------------------------------------------------------------
+    def backing_off(self, origin: str, now: float) -> bool:
+        """Whether ``origin`` is in back-off now (one dict miss when it is not)."""
+        return self._backoff is not None and self._backoff.until(origin) > now
+
+    def answered(
+        self, origin: str, status: int, retry_after: str | None, now: float
+    ) -> Began | None:
+        """A page of ``origin`` was answered: a distress (:mod:`~..policy.backoff`) begins or
+        lengthens its back-off (returned), and what waits of it waits for the end; any other
+        answer shortens its streak."""
+        backoff = self._backoff
+        if backoff is None:
+            return None
+        if not is_distress(status):
+            if backoff:
+                backoff.healthy(origin, now)
+            return None
+        began = backoff.distress(origin, status, retry_after, now)
+        if began is not None and origin in self._origins and not self._lifecycle.closed:
+            self._check(origin, now)  # its turn, if it had one, waits for the back-off now
+        return began
+
+    def backoff_ended(self, now: float) -> list[tuple[str, float]]:
+        """``(origin, seconds)`` of each back-off that ended since the last call."""
+        return [] if self._backoff is None else self._backoff.ended(now)
 
     def check(self, origin: str, now: float) -> None:
         """Look at an origin again: drop what is overdue, release, or want a fetch."""
@@ -388,6 +423,12 @@ class Gate(Generic[T]):
             and not origins.in_turn(origin)
         ):
             reason: ParkReason | None = ParkReason.WAITING
+            if not held and self.backing_off(origin, now):  # told apart for the stats
+                reason = ParkReason.BACKOFF
+        elif not held and self.backing_off(origin, now):
+            reason, failing = ParkReason.BACKOFF, True
+            if origins.in_turn(origin):
+                self._leave_turn(origin, now)
         else:
             fetching = rec is not None and bool(rec.fetch)
             state = self._store.get(origin)
@@ -408,6 +449,9 @@ class Gate(Generic[T]):
             return reason
         if want is not None:
             self._want(origin, rec, now, True, want)
+        elif reason is ParkReason.BACKOFF:
+            assert self._backoff is not None
+            origins.backing_off(origin, rec, now, self._backoff.until(origin))
         elif wake:
             origins.wake(origin, wake)
         if held and rec.fetch == FetchState.QUEUED:
@@ -513,6 +557,12 @@ class Gate(Generic[T]):
 
     def _release(self, origin: str, rec: OriginRecord, now: float) -> None:
         accepting = self._accepting(now)  # while closing, held items only: close() has the lot's
+        if rec.parked and self.backing_off(origin, now):  # held items never wait for it
+            if rec.held:
+                self._origins.release(origin, rec, accepting=False, paced=False)
+            assert self._backoff is not None
+            self._origins.backing_off(origin, rec, now, self._backoff.until(origin))
+            return
         if accepting or rec.held:
             paced = self._paced_release and accepting
             self._origins.release(origin, rec, accepting=accepting, paced=paced)

@@ -270,6 +270,14 @@ class Origins(Generic[T]):
             self._clock.wake(origin, until)
             self.deadline(origin, rec)
 
+    def backing_off(self, origin: str, rec: OriginRecord, now: float, until: float) -> None:
+        """The origin asked to slow down: what waits ages (``park_timeout``) and is looked at
+        again when the back-off ends."""
+        rec.failing = True
+        self._clock.start(origin, now)
+        self._clock.wake(origin, until)
+        self.deadline(origin, rec)
+
     # -- the clock ----------------------------------------------------------------------------
     def wake(self, origin: str, when: float) -> None:
         self._clock.wake(origin, when)

@@ -39,6 +39,7 @@ if TYPE_CHECKING:
     from ..parking.base import Lot
     from ..report.collector import Hop, ReportCollector
     from ..stores.tiered import TieredStore
+    from .backoff import Began
     from .gate import GateFigures
     from .pacing import Pace
     from .reasons import FetchReason
@@ -198,6 +199,8 @@ class RequestEvents(_Telling):
         self.stats.inc_value(S.PARKED)
         if reason is ParkReason.TURN:
             self.stats.inc_value(S.WAITED_TURN)
+        elif reason is ParkReason.BACKOFF:
+            self.stats.inc_value(S.BACKOFF_PARKED)
         if self.report is not None:
             self.report.parked(origin)
         if self.debug:
@@ -211,6 +214,40 @@ class RequestEvents(_Telling):
             )
         if self.listened(signals.request_parked):
             self._send(signals.request_parked, request=request)
+
+    def backoff_began(self, began: Began, withdrawn: int) -> None:
+        """An origin answered 429 or 5xx: its back-off began (one INFO line) or a later
+        ``Retry-After`` lengthened it; ``withdrawn``: its requests taken out of their download
+        slot, not yet sent."""
+        stats = self.stats
+        stats.inc_value(S.BACKOFF_ENTERED if began.new else S.BACKOFF_LENGTHENED)
+        if began.asked:
+            stats.inc_value(S.BACKOFF_RETRY_AFTER)
+        if withdrawn:
+            stats.inc_value(S.BACKOFF_WITHDRAWN, withdrawn)
+        seconds = self.crawler.stats.get_value(S.BACKOFF_SECONDS_MAX) or 0.0
+        if began.delay > seconds:
+            stats.set_value(S.BACKOFF_SECONDS_MAX, round(began.delay, 3))
+        if began.new:
+            logger.info(
+                "Backing off %(origin)s for %(delay).3g s: it answered %(status)d (%(why)s); "
+                "its requests are parked until then",
+                {
+                    "origin": began.origin,
+                    "delay": began.delay,
+                    "status": began.status,
+                    "why": "Retry-After" if began.asked else "no Retry-After: doubled each time",
+                },
+                extra=self._extra(),
+            )
+
+    def backoff_ended(self, origin: str, lasted: float) -> None:
+        """An origin's back-off is over: its parked requests are released."""
+        logger.info(
+            "Back-off of %(origin)s over after %(lasted).3g s: its requests go on",
+            {"origin": origin, "lasted": lasted},
+            extra=self._extra(),
+        )
 
     def served_own_copy(self) -> None:
         self.stats.inc_value(S.OWN_COPY)
@@ -234,9 +271,7 @@ class RequestEvents(_Telling):
         """A parked request went back to the engine."""
         self.stats.inc_value(S.RELEASED)
 
-    def dropped(
-        self, request: Request, origin: str, reason: str, *, decided: bool = False
-    ) -> None:
+    def dropped(self, request: Request, origin: str, reason: str, *, decided: bool = False) -> None:
         """A parked request given up: before its robots.txt decided it (its deadline, the
         close, the engine refusing it on release), a download waiting in place whose origin
         is stopped by server errors (``reason`` ``STOPPED``: never parked), or, ``decided``,
