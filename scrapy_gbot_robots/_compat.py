@@ -127,9 +127,9 @@ def withdraw_queued(
         return 0
     queue.clear()
     queue.extend(kept)
-    for queued, deferred in taken:
+    for queued, answer in taken:
         mark(queued)
-        deferred.callback(queued)
+        answer.callback(queued)
     return len(taken)
 
 
