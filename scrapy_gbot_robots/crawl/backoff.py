@@ -104,6 +104,10 @@ class Backoffs:
         if entry.streak <= 0:
             del self._entries[origin]
 
+    def active(self) -> frozenset[str]:
+        """The origins in back-off, or whose end :meth:`ended` has not reported yet."""
+        return frozenset(self._active)
+
     def ended(self, now: float) -> list[tuple[str, float]]:
         """``(origin, seconds it lasted)`` of each back-off that ended since the last call."""
         active = self._active

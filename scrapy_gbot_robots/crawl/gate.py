@@ -399,7 +399,8 @@ class Gate(Generic[T]):
         """The crawl is closed (:meth:`.Lifecycle.close`): keep what the lot can persist (a
         shared lot keeps all of it, for the fleet), drop the rest; return how many kept."""
         self._budget.clear()
-        return self._origins.close(persist or self._origins.lot.shared, reason)
+        backing_off = frozenset() if self._backoff is None else self._backoff.active()
+        return self._origins.close(persist or self._origins.lot.shared, reason, backing_off)
 
     # -- internals ----------------------------------------------------------------------------
     def _arrive(

@@ -189,10 +189,11 @@ class Origins(Generic[T]):
             rec.releasing = False
             self.forget(origin, rec)
 
-    def close(self, persist: bool, reason: str) -> int:
+    def close(self, persist: bool, reason: str, backing_off: frozenset[str] = frozenset()) -> int:
         """The crawl is closed: every record goes; the lot keeps what it can persist. The
-        items of origins waiting their turn were decided: their drop says so."""
-        decided = self._turns.clear()
+        items of origins waiting their turn, or their back-off, were decided: their drop
+        says so."""
+        decided = self._turns.clear() | backing_off
         self._recs.clear()
         self._clock.clear()
         return self._items.close(persist, reason, decided)

@@ -48,6 +48,14 @@ if TYPE_CHECKING:
 logger = logging.getLogger("scrapy_gbot_robots.middleware")
 
 
+_PARKED_LINE = "Parked until the robots.txt of %(origin)s is decided (%(reason)s): %(request)s"
+_PARKED_LINES = {
+    ParkReason.TURN: "Parked until its turn (the engine was full; %(origin)s is decided): "
+    "%(request)s",
+    ParkReason.BACKOFF: "Parked until the back-off of %(origin)s is over: %(request)s",
+}
+
+
 class _Stats:
     """The crawler's stats, each renamed stat written under its 0.2 name as well until 0.4
     (``_stats.OLD_NAMES``): one dict lookup more per write, none on the hot path (its counts
@@ -205,10 +213,7 @@ class RequestEvents(_Telling):
             self.report.parked(origin)
         if self.debug:
             logger.debug(
-                "Parked until the robots.txt of %(origin)s is decided (%(reason)s): %(request)s"
-                if reason is not ParkReason.TURN
-                else "Parked until its turn (the engine was full; %(origin)s is decided): "
-                "%(request)s",
+                _PARKED_LINES.get(reason, _PARKED_LINE),
                 {"origin": origin, "reason": reason.value, "request": request},
                 extra=self._extra(),
             )
@@ -283,8 +288,8 @@ class RequestEvents(_Telling):
         if decided:
             message = (
                 "Dropped %(request)s: its robots.txt was decided, but it was still waiting its "
-                "turn to go on when the crawl closed (%(reason)s); with JOBDIR it is kept for "
-                "the next run"
+                "turn (or its origin's back-off) to go on when the crawl closed (%(reason)s); "
+                "with JOBDIR it is kept for the next run"
             )
         elif reason == STOPPED:
             message = (

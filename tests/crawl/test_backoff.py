@@ -20,9 +20,10 @@ from typing import Any
 
 import pytest
 import pytest_twisted
-from _httpserver import BASE_SETTINGS, Route, Server, make_spider
+from _httpserver import BASE_SETTINGS, Route, Server, make_spider, stop_as_ctrl_c
 from scrapy import signals
 from scrapy.core.downloader.handlers.http11 import HTTP11DownloadHandler
+from scrapy.crawler import CrawlerRunner
 from twisted.web.server import Request as WebRequest
 
 pytestmark = pytest.mark.crawl
@@ -108,8 +109,6 @@ def breaches(server: Server, received: list[float], wait: float | list[float]) -
 
 
 async def _crawl(settings: dict[str, Any], server: Server) -> tuple[Any, list[float]]:
-    from scrapy.crawler import CrawlerRunner
-
     HANDED.clear()
     urls = [server.url(p, "a.test") for p in PAGES] + [server.url(p, "b.test") for p in PAGES]
     merged = {
@@ -193,3 +192,70 @@ async def test_a_retry_after_beyond_the_cap_waits_the_cap(server: Server) -> Non
     assert {server.url(p, "a.test") for p in PAGES} <= set(crawler.spider.crawled)
     assert breaches(server, received, 1.0) == []
     assert crawler.stats.get_value("robotstxt/backoff/seconds_max") == 1.0
+
+
+# -- the close ---------------------------------------------------------------------------------
+async def _close_while_backing_off(
+    server: Server, settings: dict[str, Any], stop: bool
+) -> tuple[Any, list[float]]:
+    """a.test answers 503 with ``Retry-After: 60`` to its first tries, then never again: its
+    requests wait for the back-off when the crawl closes (CLOSESPIDER_TIMEOUT, or Ctrl-C
+    once the first answer is in)."""
+    _distressed_site(server, first=8, retry_after="60")
+    HANDED.clear()
+    urls = [server.url(p, "a.test") for p in PAGES]
+    merged = {
+        **BASE_SETTINGS,
+        "RETRY_ENABLED": True,
+        "DOWNLOAD_HANDLERS": {"http": RecordingHandler},
+        **settings,
+    }
+    crawler = CrawlerRunner(merged).create_crawler(make_spider(urls=urls))
+    received = _received(crawler)
+    if stop:
+
+        def on_downloaded(response: Any, request: Any, spider: Any) -> None:
+            if response.status == 503 and len(received) == 1:
+                from twisted.internet import reactor
+
+                reactor_any: Any = reactor
+                reactor_any.callLater(0.5, stop_as_ctrl_c, crawler)
+
+        crawler.signals.connect(on_downloaded, signals.response_downloaded, weak=False)
+    await crawler.crawl()
+    return crawler, received
+
+
+@pytest.mark.parametrize("how", ["closespider", "ctrl-c"])
+@pytest_twisted.ensureDeferred
+async def test_requests_waiting_for_a_back_off_are_dropped_at_the_close(
+    server: Server, how: str
+) -> None:
+    settings = {"CLOSESPIDER_TIMEOUT": 2} if how == "closespider" else {}
+    crawler, received = await _close_while_backing_off(server, settings, how == "ctrl-c")
+    spider = crawler.spider
+    assert received and spider.crawled == []
+    reason = "closespider_timeout" if how == "closespider" else "shutdown"
+    # Every request of a.test left through the close: dropped and told, none sent again.
+    assert {url for url, _ in spider.dropped} == {server.url(p, "a.test") for p in PAGES}
+    assert {why for _, why in spider.dropped} == {f"spider closed ({reason})"}
+    assert breaches(server, received, 60.0) == []
+    stats = crawler.stats.get_stats()
+    assert stats["robotstxt/dropped"] == len(PAGES) and stats["robotstxt/backoff/parked"] >= 1
+
+
+@pytest_twisted.ensureDeferred
+async def test_a_jobdir_pause_keeps_them_and_the_next_run_sends_them(
+    server: Server, tmp_path: Any
+) -> None:
+    """The requests are kept in the JOBDIR's lot; the back-off's timers are not (memory
+    only): the resumed run sends them at once, and the site, healthy now, answers."""
+    jobdir = str(tmp_path / "job")
+    crawler, _ = await _close_while_backing_off(server, {"JOBDIR": jobdir}, True)
+    kept = crawler.stats.get_value("robotstxt/persisted")
+    assert crawler.spider.crawled == [] and kept == len(PAGES)
+    merged = {**BASE_SETTINGS, "RETRY_ENABLED": True, "JOBDIR": jobdir}
+    resumed: Any = CrawlerRunner(merged).create_crawler(make_spider(urls=[]))
+    await resumed.crawl()
+    assert sorted(resumed.spider.crawled) == sorted(server.url(p, "a.test") for p in PAGES)
+    assert resumed.stats.get_value("robotstxt/resumed") == len(PAGES)
