@@ -49,6 +49,9 @@ BACKOFF_RETRY_AFTER = "robotstxt/backoff/retry_after"
 BACKOFF_PARKED = "robotstxt/backoff/parked"
 BACKOFF_WITHDRAWN = "robotstxt/backoff/withdrawn"
 BACKOFF_SECONDS_MAX = "robotstxt/backoff/seconds_max"
+BACKOFF_SHARED = "robotstxt/backoff/shared"
+BACKOFF_HEARD = "robotstxt/backoff/heard"
+BACKOFF_FLEET_ERRORS = "robotstxt/backoff/fleet_errors"
 
 # The gate, set when the spider closes.
 PARKED_PEAK = "robotstxt/parked_peak"

@@ -94,6 +94,24 @@ class Backoffs:
         self.longest = max(self.longest, delay)
         return Began(origin, entry.until, delay, status, asked, True)
 
+    def adopt(self, origin: str, until: float, now: float) -> Began | None:
+        """Another worker of the fleet put ``origin`` in back-off until ``until``: the same
+        here (no streak of ours: it was not our answer). None when ours ends as late."""
+        entry = self._entries.get(origin)
+        if until <= now or (entry is not None and entry.until >= until):
+            return None
+        new = entry is None or entry.until <= now
+        if entry is None:
+            self._make_room(now)
+            entry = self._entries[origin] = _Entry()
+        if new:
+            entry.began = now
+            self._active[origin] = entry
+            self.entered += 1
+        entry.until = until
+        self.longest = max(self.longest, until - entry.began)
+        return Began(origin, until, until - now, 0, True, new)
+
     def healthy(self, origin: str, now: float) -> None:
         """A page of ``origin`` answered without distress: after its back-off, the streak
         shrinks by one, and the entry goes with the last of it."""

@@ -74,7 +74,9 @@ if TYPE_CHECKING:
 
     from .._compat import Loop
     from ..engine.rules import Tokens
+    from ..stores.redis_backoff import FleetBackoffs
     from ..stores.tiered import TieredStore
+    from .backoff import Began
     from .crawl_delay import CrawlDelay
     from .exits import Exits
     from .fetch_runs import FetchRuns
@@ -90,6 +92,10 @@ if TYPE_CHECKING:
     from .verdicts import Verdicts
 
 logger = logging.getLogger("scrapy_gbot_robots.middleware")
+
+#: A private signal of the crawler's: another worker of the fleet put an origin in back-off
+#: (``origin``, ``seconds``), heard by ``stores/redis_backoff.py``.
+BACKOFF_HEARD = object()
 
 #: Seconds the spider's close waits for robots.txt fetches to finish deciding.
 CLOSE_WAIT = 10.0
@@ -120,6 +126,7 @@ class Coordinator:
         crawl_delay: CrawlDelay | None,
         report_files: ReportFiles | None,
         bounded_body: bool,
+        fleet_backoffs: FleetBackoffs | None = None,
     ) -> None:
         self._crawler = crawler
         #: The settings, keys and telemetry both middlewares share (held here: see
@@ -145,6 +152,8 @@ class Coordinator:
         self._crawl_delay = crawl_delay
         self._report_files = report_files
         self._bounded_body = bounded_body
+        #: With the Redis store: this worker's back-offs shared, the fleet's heard.
+        self._fleet_backoffs = fleet_backoffs
         #: Built when the spider opens (:meth:`_open`): the gate, its lot, the admission.
         self._opened: Opened | None = None
         self._gate: Gate[Any] | None = None
@@ -158,6 +167,7 @@ class Coordinator:
         signals.connect(self.refused, scrapy_signals.request_dropped)
         if config.backoff:  # a page's answer before any middleware (Scrapy's retry) sees it
             signals.connect(self.downloaded, scrapy_signals.response_downloaded)
+            signals.connect(self.heard, BACKOFF_HEARD)
         signals.connect(self.idle, scrapy_signals.spider_idle)
         signals.connect(self.opened, scrapy_signals.spider_opened)
         signals.connect(self.closed, scrapy_signals.spider_closed)
@@ -247,15 +257,29 @@ class Coordinator:
         retry_after = header.decode("latin-1") if header else None
         began = gate.answered(origin, response.status, retry_after, self._clock())
         if began is not None:
-            origin_of = self.keys.origin
-            withdrawn = withdraw_queued(
-                self._crawler.engine,
-                request,
-                lambda queued: origin_of(queued.url) == origin and not queued.meta.get(DONT_OBEY),
-                lambda queued: queued.meta.__setitem__(BOUNCED, True),
-            )
-            self._request_events.backoff_began(began, withdrawn)
-            self._carry_out()
+            if self._fleet_backoffs is not None:
+                self._fleet_backoffs.share(origin, began.delay)
+            self._backing_off(began, request)
+
+    def heard(self, origin: str, seconds: float) -> None:
+        """Another worker of the fleet put ``origin`` in back-off for ``seconds``."""
+        gate, now = self._gate, self._clock()
+        began = gate.heard(origin, now + seconds, now) if gate is not None else None
+        if began is not None:
+            self._backing_off(began, Request(origin + "/"))
+
+    def _backing_off(self, began: Began, request: Request) -> None:
+        """Take the origin's requests not yet sent out of ``request``'s download slot (to be
+        parked with the rest), tell, and carry out what the gate decided."""
+        origin, origin_of = began.origin, self.keys.origin
+        withdrawn = withdraw_queued(
+            self._crawler.engine,
+            request,
+            lambda queued: origin_of(queued.url) == origin and not queued.meta.get(DONT_OBEY),
+            lambda queued: queued.meta.__setitem__(BOUNCED, True),
+        )
+        self._request_events.backoff_began(began, withdrawn)
+        self._carry_out()
 
     def _undecided(self, request: Request, origin: str, scheduled: bool) -> Any:
         """A request reached the downloader without a usable decision for its origin.
@@ -434,6 +458,8 @@ class Coordinator:
         if not self._bounded_body:
             run.unbounded_body(config.policy.max_bytes)
         self._open(spider)
+        if self._fleet_backoffs is not None:
+            self._fleet_backoffs.start()
         self._chores.opened(self._clock())
         self._loop = looping_call(self._tick)
         self._loop.start(config.tick, now=False)
@@ -506,6 +532,9 @@ class Coordinator:
             self._request_events.flush()  # the hot path's counts, before the final ones
             run.closed(gate.figures(), store)
             run.components(store, lot)
+        if self._fleet_backoffs is not None:
+            run.fleet_backoffs(self._fleet_backoffs.shared, self._fleet_backoffs.errors)
+            self._fleet_backoffs.close()
         if store.persistent is not None:
             store.persistent.close()
             if opened is not None:

@@ -265,8 +265,8 @@ class Gate(Generic[T]):
         return self._arrive(origin, item, now, None, held=True)
 
     def bounce(self, origin: str, item: T, now: float) -> ParkReason:
-        """Park a request that reached the downloader undecided, or while its origin is in
-        back-off (what the answer says); call :meth:`check` soon."""
+        """Park a request sent back from the downloader (undecided, or in back-off); call
+        :meth:`check` soon."""
         self._origins.park(origin, self._origins.get(origin), item, now)
         return ParkReason.BACKOFF if self.backing_off(origin, now) else ParkReason.BOUNCED
 
@@ -278,17 +278,20 @@ class Gate(Generic[T]):
     def answered(
         self, origin: str, status: int, retry_after: str | None, now: float
     ) -> Began | None:
-        """A page of ``origin`` was answered: a distress (:mod:`~..policy.backoff`) begins or
-        lengthens its back-off (returned), and what waits of it waits for the end; any other
-        answer shortens its streak."""
+        """A page answered: a distress begins or lengthens its origin's back-off (returned)."""
         backoff = self._backoff
-        if backoff is None:
-            return None
-        if not is_distress(status):
-            if backoff:
+        if backoff is None or not is_distress(status):
+            if backoff:  # someone is in the books: a healthy answer shortens its streak
                 backoff.healthy(origin, now)
             return None
-        began = backoff.distress(origin, status, retry_after, now)
+        return self._backing_off(origin, backoff.distress(origin, status, retry_after, now), now)
+
+    def heard(self, origin: str, until: float, now: float) -> Began | None:
+        """Another worker of the fleet put ``origin`` in back-off until ``until``."""
+        began = None if self._backoff is None else self._backoff.adopt(origin, until, now)
+        return self._backing_off(origin, began, now)
+
+    def _backing_off(self, origin: str, began: Began | None, now: float) -> Began | None:
         if began is not None and origin in self._origins and not self._lifecycle.closed:
             self._check(origin, now)  # its turn, if it had one, waits for the back-off now
         return began
@@ -450,8 +453,7 @@ class Gate(Generic[T]):
             return reason
         if want is not None:
             self._want(origin, rec, now, True, want)
-        elif reason is ParkReason.BACKOFF:
-            assert self._backoff is not None
+        elif reason is ParkReason.BACKOFF and self._backoff is not None:
             origins.backing_off(origin, rec, now, self._backoff.until(origin))
         elif wake:
             origins.wake(origin, wake)
@@ -561,8 +563,7 @@ class Gate(Generic[T]):
         if rec.parked and self.backing_off(origin, now):  # held items never wait for it
             if rec.held:
                 self._origins.release(origin, rec, accepting=False, paced=False)
-            assert self._backoff is not None
-            self._origins.backing_off(origin, rec, now, self._backoff.until(origin))
+            self._origins.backing_off(origin, rec, now, self._backoff.until(origin))  # type: ignore[union-attr]
             return
         if accepting or rec.held:
             paced = self._paced_release and accepting

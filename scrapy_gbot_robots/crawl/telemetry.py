@@ -225,8 +225,12 @@ class RequestEvents(_Telling):
         ``Retry-After`` lengthened it; ``withdrawn``: its requests taken out of their download
         slot, not yet sent."""
         stats = self.stats
-        stats.inc_value(S.BACKOFF_ENTERED if began.new else S.BACKOFF_LENGTHENED)
-        if began.asked:
+        fleet = began.status == 0  # another worker's answer, heard through the store
+        if fleet:
+            stats.inc_value(S.BACKOFF_HEARD)
+        else:
+            stats.inc_value(S.BACKOFF_ENTERED if began.new else S.BACKOFF_LENGTHENED)
+        if began.asked and not fleet:
             stats.inc_value(S.BACKOFF_RETRY_AFTER)
         if withdrawn:
             stats.inc_value(S.BACKOFF_WITHDRAWN, withdrawn)
@@ -234,14 +238,16 @@ class RequestEvents(_Telling):
         if began.delay > seconds:
             stats.set_value(S.BACKOFF_SECONDS_MAX, round(began.delay, 3))
         if began.new:
+            why = "Retry-After" if began.asked else "no Retry-After: doubled each time"
             logger.info(
-                "Backing off %(origin)s for %(delay).3g s: it answered %(status)d (%(why)s); "
-                "its requests are parked until then",
+                "Backing off %(origin)s for %(delay).3g s: %(what)s; its requests are parked "
+                "until then",
                 {
                     "origin": began.origin,
                     "delay": began.delay,
-                    "status": began.status,
-                    "why": "Retry-After" if began.asked else "no Retry-After: doubled each time",
+                    "what": "another worker of the fleet was asked to"
+                    if fleet
+                    else f"it answered {began.status} ({why})",
                 },
                 extra=self._extra(),
             )
@@ -524,6 +530,14 @@ class FetchEvents(_Telling):
 
 class RunEvents(_Telling):
     """What happens to the crawl as a whole: the open, the pace, the store's chores, the close."""
+
+    def fleet_backoffs(self, shared: int, errors: int) -> None:
+        """At the close: back-offs this worker shared with the fleet (Redis round trips),
+        and the shares or listens that failed."""
+        if shared:
+            self.stats.set_value(S.BACKOFF_SHARED, shared)
+        if errors:
+            self.stats.set_value(S.BACKOFF_FLEET_ERRORS, errors)
 
     def __init__(self, crawler: Crawler, report: ReportCollector | None, debug: bool) -> None:
         super().__init__(crawler, report, debug)
