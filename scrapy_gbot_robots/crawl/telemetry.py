@@ -210,7 +210,7 @@ class RequestEvents(_Telling):
         elif reason is ParkReason.BACKOFF:
             self.stats.inc_value(S.BACKOFF_PARKED)
         if self.report is not None:
-            self.report.parked(origin)
+            self.report.parked(origin, backoff=reason is ParkReason.BACKOFF)
         if self.debug:
             logger.debug(
                 _PARKED_LINES.get(reason, _PARKED_LINE),
@@ -237,6 +237,8 @@ class RequestEvents(_Telling):
         seconds = self.crawler.stats.get_value(S.BACKOFF_SECONDS_MAX) or 0.0
         if began.delay > seconds:
             stats.set_value(S.BACKOFF_SECONDS_MAX, round(began.delay, 3))
+        if self.report is not None:
+            self.report.backoff(began.origin, began.delay, new=began.new)
         if began.new:
             why = "Retry-After" if began.asked else "no Retry-After: doubled each time"
             logger.info(

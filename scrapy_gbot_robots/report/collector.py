@@ -123,6 +123,7 @@ class _Origin:
 
     __slots__ = (
         "allowed",
+        "backoff",
         "crawl_delay",
         "drop_reasons",
         "dropped",
@@ -152,6 +153,8 @@ class _Origin:
         self.lint: dict[str, Any] | None = None
         self.usage: dict[str, Any] | None = None  # the group's content-usage statements
         self.crawl_delay: tuple[float, float] | None = None  # (asked, applied) seconds
+        #: Its back-offs (GBOT_ROBOTS_BACKOFF): [times, seconds in all, longest, requests waited].
+        self.backoff: list[float] | None = None
         self.pages: PageTally | None = None  # GBOT_ROBOTS_PAGE_RULES: what the pages said
 
     def add(self, src: _Origin, sign: int = 1) -> None:
@@ -307,9 +310,20 @@ class ReportCollector:
         entry = self._origins.get(origin) or self._add(origin)
         entry.crawl_delay = (asked, applied)
 
-    def parked(self, origin: str) -> None:
-        """A request of ``origin`` was parked."""
+    def backoff(self, origin: str, seconds: float, *, new: bool) -> None:
+        """The origin entered back-off for ``seconds`` (``new``), or it was lengthened."""
         entry = self._origins.get(origin) or self._add(origin)
+        tally = entry.backoff = entry.backoff or [0, 0.0, 0.0, 0]
+        tally[0] += new
+        tally[1] += seconds
+        tally[2] = max(tally[2], seconds)
+
+    def parked(self, origin: str, *, backoff: bool = False) -> None:
+        """A request of ``origin`` was parked (``backoff``: for its back-off)."""
+        entry = self._origins.get(origin) or self._add(origin)
+        if backoff:
+            tally = entry.backoff = entry.backoff or [0, 0.0, 0.0, 0]
+            tally[3] += 1
         entry.parked += 1
 
     def dropped(self, origin: str, reason: str) -> None:
@@ -635,4 +649,10 @@ def _origin_json(
     delay = entry.crawl_delay
     out["crawl_delay"] = None if delay is None else {"asked": delay[0], "applied": delay[1]}
     out["pages"] = None if entry.pages is None else entry.pages.as_json()
+    b = entry.backoff
+    out["backoff"] = (
+        None
+        if b is None
+        else {"times": int(b[0]), "seconds": round(b[1], 3), "longest": b[2], "waited": int(b[3])}
+    )
     return out

@@ -346,6 +346,9 @@ ORIGIN = Obj(
         "drop_reasons": Mapping(INT),
         "crawl_delay": Nullable(Obj({"asked": NUMBER, "applied": NUMBER})),
         "pages": Nullable(_PAGES),
+        "backoff": Nullable(
+            Obj({"times": INT, "seconds": NUMBER, "longest": NUMBER, "waited": INT})
+        ),
     },
     required=frozenset({"origin"}),
 )
