@@ -182,8 +182,8 @@ class FleetBackoffs:
 
     def _fault(self, what: str, exc: BaseException) -> None:
         self.errors += 1
-        if self.errors == 1:
-            logger.warning(
+        if self.errors == 1:  # INFO: a Redis outage is the store's WARNING already
+            logger.info(
                 "Could not %s through %s (%s): each worker backs off on its own meanwhile",
                 what,
                 self.name,
