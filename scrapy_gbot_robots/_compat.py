@@ -102,6 +102,37 @@ def downloader_slot(engine: Any, request: Request) -> Any:
     return slots.get(key) if slots is not None and key is not None else None
 
 
+def withdraw_queued(
+    engine: Any, request: Request, take: Callable[[Request], bool], mark: Callable[[Request], None]
+) -> int:
+    """Take out of ``request``'s download slot the requests waiting there (not yet sent)
+    that ``take`` names: each is ``mark``-ed, then handed back to the engine as a new request
+    to crawl. Scrapy internals: a slot's ``queue`` holds ``(request, deferred)`` pairs whose
+    deferred the download fires, and the downloader middleware manager returns a request it
+    receives there as is, which the engine then crawls (every supported Scrapy). The number
+    taken; 0 for a downloader without slots."""
+    downloader: Any = getattr(engine, "downloader", None)
+    try:
+        slot = downloader.slots.get(downloader.get_slot_key(request))
+        queue = slot.queue if slot is not None else None
+    except AttributeError:
+        return 0
+    if not queue:
+        return 0
+    taken: list[Any] = []
+    kept: list[Any] = []
+    for pair in queue:
+        (taken if take(pair[0]) else kept).append(pair)
+    if not taken:
+        return 0
+    queue.clear()
+    queue.extend(kept)
+    for queued, answer in taken:
+        mark(queued)
+        answer.callback(queued)
+    return len(taken)
+
+
 def drop_jitter(slot: Any) -> None:
     """No random factor on a slot's delay: ``jitter`` in recent Scrapy releases (2.19 has
     it), ``randomize_delay`` (a bool, deprecated there) in older ones."""

@@ -62,6 +62,7 @@ NUMERIC: dict[str, tuple[float, str, float]] = {
     "REPORT_MAX_RULES": (1_000, "int", 1),
     "REPORT_EXAMPLES": (5, "int", 0),
     "CRAWL_DELAY_MAX": (30.0, "float", 0.0),
+    "BACKOFF_MAX": (300.0, "float", 0.001),
 }
 
 #: The other settings: name -> default as written in docs/settings.md.
@@ -75,6 +76,7 @@ OTHER: dict[str, str] = {
     "USAGE": "[]",
     "USAGE_META": "False",
     "CRAWL_DELAY": "False",
+    "BACKOFF": "True",
     "PAGE_RULES": '"off"',
     "DIAGNOSTIC_STATS": "False",
 }
@@ -197,6 +199,8 @@ class Config:
     usage_meta: bool = False  # GBOT_ROBOTS_USAGE_META: a request's usage signals in its meta
     crawl_delay: bool = False  # GBOT_ROBOTS_CRAWL_DELAY: honour Crawl-delay (Google does not)
     crawl_delay_max: float = 30.0  # GBOT_ROBOTS_CRAWL_DELAY_MAX
+    backoff: bool = True  # GBOT_ROBOTS_BACKOFF: Googlebot's back-off on 429 and 5xx pages
+    backoff_max: float = 300.0  # GBOT_ROBOTS_BACKOFF_MAX: the longest back-off, in seconds
     page_rules: str = "off"  # GBOT_ROBOTS_PAGE_RULES: "off", "read" or "obey"
     #: GBOT_ROBOTS_DIAGNOSTIC_STATS: the machinery's stats too (peaks, budget, store).
     diagnostic_stats: bool = False
@@ -492,6 +496,8 @@ def load(get: Callable[[str], Any]) -> Config:
         usage_meta=_bool_default(PREFIX + "USAGE_META", get(PREFIX + "USAGE_META"), False),
         crawl_delay=_bool_default(PREFIX + "CRAWL_DELAY", get(PREFIX + "CRAWL_DELAY"), False),
         crawl_delay_max=nums["CRAWL_DELAY_MAX"],
+        backoff=_bool_default(PREFIX + "BACKOFF", get(PREFIX + "BACKOFF"), True),
+        backoff_max=nums["BACKOFF_MAX"],
         page_rules=_page_rules(get(PREFIX + "PAGE_RULES"), get(PREFIX + "MODE")),
         diagnostic_stats=_bool_default(
             PREFIX + "DIAGNOSTIC_STATS", get(PREFIX + "DIAGNOSTIC_STATS"), False

@@ -42,6 +42,17 @@ PAGE_RULES_DROPPED_NOFOLLOW = "robotstxt/page_rules/dropped_nofollow"
 PAGE_RULES_KEPT_NOFOLLOW = "robotstxt/page_rules/kept_nofollow"
 PAGE_RULES_CAPPED = "robotstxt/page_rules/capped"
 
+# Googlebot's back-off (GBOT_ROBOTS_BACKOFF): pages that answered 429 or 5xx.
+BACKOFF_ENTERED = "robotstxt/backoff/entered"
+BACKOFF_LENGTHENED = "robotstxt/backoff/lengthened"
+BACKOFF_RETRY_AFTER = "robotstxt/backoff/retry_after"
+BACKOFF_PARKED = "robotstxt/backoff/parked"
+BACKOFF_WITHDRAWN = "robotstxt/backoff/withdrawn"
+BACKOFF_SECONDS_MAX = "robotstxt/backoff/seconds_max"
+BACKOFF_SHARED = "robotstxt/backoff/shared"
+BACKOFF_HEARD = "robotstxt/backoff/heard"
+BACKOFF_FLEET_ERRORS = "robotstxt/backoff/fleet_errors"
+
 # The gate, set when the spider closes.
 PARKED_PEAK = "robotstxt/parked_peak"
 RELEASING_PEAK = "robotstxt/releasing_peak"

@@ -120,6 +120,7 @@ PURE = [
     "page",
     "report",
     "crawl/gate.py",
+    "crawl/backoff.py",
     "stores/base.py",
     "stores/memory.py",
     "stores/tiered.py",
@@ -305,6 +306,8 @@ CHECKED_FOLDERS = ("crawl", "engine", "parking", "stores")
 #: reference (``tests/engine/test_semantics.py``, ``test_properties.py``,
 #: ``test_conformance.py``) come on top of the per-module files, not instead of them.
 COVERED_ELSEWHERE: dict[str, str] = {
+    # A fleet's back-offs need two workers and a channel: the fleet crawl tests them whole.
+    "stores/redis_backoff.py": "tests/crawl/test_fleet_backoff.py",
     # Test modules need distinct names, and tests/page/test_rules.py is page/rules.py's.
     "engine/rules.py": "tests/engine/test_robots_txt.py",
     # The old import path of engine/tokens.py, kept for code outside the package.
@@ -324,6 +327,9 @@ COVERED_ELSEWHERE: dict[str, str] = {
     "crawl/page_rules.py": "tests/crawl/test_page_rules_middleware.py"
     "::test_the_0_2_module_path_still_loads_with_a_warning_naming_the_new_one",
     "crawl/reasons.py": "tests/crawl/test_gate.py",
+    # The run's family of events and what every family shares, told through Telemetry.
+    "crawl/run_events.py": "tests/crawl/test_telemetry.py",
+    "crawl/telling.py": "tests/crawl/test_telemetry.py",
     "crawl/route.py": "tests/crawl/test_proxy_auth.py",  # and test_robots_fetch.py's route tests
     "parking/base.py": "tests/parking/test_lots.py",
     "stores/base.py": "tests/stores/test_tiered.py",

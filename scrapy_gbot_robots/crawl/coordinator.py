@@ -48,7 +48,14 @@ from scrapy.exceptions import DontCloseSpider, IgnoreRequest
 from scrapy.http import Request
 from scrapy.utils.defer import maybe_deferred_to_future
 
-from .._compat import call_later, crawl_load, engine_full, looping_call, wake_engine
+from .._compat import (
+    call_later,
+    crawl_load,
+    engine_full,
+    looping_call,
+    wake_engine,
+    withdraw_queued,
+)
 from .._meta import BOUNCED, DONT_OBEY, DROPPED, FETCH_META, SCHEDULED, START
 from ..policy.fetch import note_page_answer
 from ..policy.states import OriginState, rules_in_force
@@ -67,7 +74,9 @@ if TYPE_CHECKING:
 
     from .._compat import Loop
     from ..engine.rules import Tokens
+    from ..stores.redis_backoff import FleetBackoffs
     from ..stores.tiered import TieredStore
+    from .backoff import Began
     from .crawl_delay import CrawlDelay
     from .exits import Exits
     from .fetch_runs import FetchRuns
@@ -83,6 +92,10 @@ if TYPE_CHECKING:
     from .verdicts import Verdicts
 
 logger = logging.getLogger("scrapy_gbot_robots.middleware")
+
+#: A private signal of the crawler's: another worker of the fleet put an origin in back-off
+#: (``origin``, ``seconds``), heard by ``stores/redis_backoff.py``.
+BACKOFF_HEARD = object()
 
 #: Seconds the spider's close waits for robots.txt fetches to finish deciding.
 CLOSE_WAIT = 10.0
@@ -113,6 +126,7 @@ class Coordinator:
         crawl_delay: CrawlDelay | None,
         report_files: ReportFiles | None,
         bounded_body: bool,
+        fleet_backoffs: FleetBackoffs | None = None,
     ) -> None:
         self._crawler = crawler
         #: The settings, keys and telemetry both middlewares share (held here: see
@@ -138,6 +152,8 @@ class Coordinator:
         self._crawl_delay = crawl_delay
         self._report_files = report_files
         self._bounded_body = bounded_body
+        #: With the Redis store: this worker's back-offs shared, the fleet's heard.
+        self._fleet_backoffs = fleet_backoffs
         #: Built when the spider opens (:meth:`_open`): the gate, its lot, the admission.
         self._opened: Opened | None = None
         self._gate: Gate[Any] | None = None
@@ -149,6 +165,9 @@ class Coordinator:
         signals = crawler.signals  # held weakly by Scrapy: this object lives as long as the
         signals.connect(self.scheduled, scrapy_signals.request_scheduled)  # middleware
         signals.connect(self.refused, scrapy_signals.request_dropped)
+        if config.backoff:  # a page's answer before any middleware (Scrapy's retry) sees it
+            signals.connect(self.downloaded, scrapy_signals.response_downloaded)
+            signals.connect(self.heard, BACKOFF_HEARD)
         signals.connect(self.idle, scrapy_signals.spider_idle)
         signals.connect(self.opened, scrapy_signals.spider_opened)
         signals.connect(self.closed, scrapy_signals.spider_closed)
@@ -190,6 +209,9 @@ class Coordinator:
             if answer is not None:
                 self._request_events.served_own_copy()
                 return answer
+        if scheduled and self._gate is not None and self._gate.backing_off(origin, self._clock()):
+            meta[BOUNCED] = True  # its origin asked to slow down: back to be parked
+            return request
         result = self._verdicts.check(request, origin, url)
         if result is ALLOWED:
             return None
@@ -219,6 +241,45 @@ class Coordinator:
                 if updated is not None:
                     self.store.put(origin, updated)
         return response
+
+    def downloaded(
+        self, response: Response, request: Request, spider: Spider | None = None
+    ) -> None:
+        """A page's answer (``response_downloaded``: before any downloader middleware, Scrapy's
+        retry included, sees it) tells the gate's back-off (:mod:`.backoff`); one that begins
+        a back-off also takes the origin's requests not yet sent out of their download slot,
+        to be parked with the rest."""
+        gate = self._gate
+        if gate is None or FETCH_META in request.meta:
+            return
+        origin = self.keys.origin(request.url)
+        header = response.headers.get(b"Retry-After")
+        retry_after = header.decode("latin-1") if header else None
+        began = gate.answered(origin, response.status, retry_after, self._clock())
+        if began is not None:
+            if self._fleet_backoffs is not None:
+                self._fleet_backoffs.share(origin, began.delay)
+            self._backing_off(began, request)
+
+    def heard(self, origin: str, seconds: float) -> None:
+        """Another worker of the fleet put ``origin`` in back-off for ``seconds``."""
+        gate, now = self._gate, self._clock()
+        began = gate.heard(origin, now + seconds, now) if gate is not None else None
+        if began is not None:
+            self._backing_off(began, Request(origin + "/"))
+
+    def _backing_off(self, began: Began, request: Request) -> None:
+        """Take the origin's requests not yet sent out of ``request``'s download slot (to be
+        parked with the rest), tell, and carry out what the gate decided."""
+        origin, origin_of = began.origin, self.keys.origin
+        withdrawn = withdraw_queued(
+            self._crawler.engine,
+            request,
+            lambda queued: origin_of(queued.url) == origin and not queued.meta.get(DONT_OBEY),
+            lambda queued: queued.meta.__setitem__(BOUNCED, True),
+        )
+        self._request_events.backoff_began(began, withdrawn)
+        self._carry_out()
 
     def _undecided(self, request: Request, origin: str, scheduled: bool) -> Any:
         """A request reached the downloader without a usable decision for its origin.
@@ -276,8 +337,7 @@ class Coordinator:
         gate, now = self._gate or self._open(), self._clock()
         reason: ParkReason | None
         if meta.get(BOUNCED):
-            gate.bounce(origin, request, now)
-            reason = ParkReason.BOUNCED
+            reason = gate.bounce(origin, request, now)
             call_later(0, self._recheck, origin)
         else:
             turn = bool(meta.get(START)) and engine_full(self._crawler.engine)
@@ -398,6 +458,8 @@ class Coordinator:
         if not self._bounded_body:
             run.unbounded_body(config.policy.max_bytes)
         self._open(spider)
+        if self._fleet_backoffs is not None:
+            self._fleet_backoffs.start()
         self._chores.opened(self._clock())
         self._loop = looping_call(self._tick)
         self._loop.start(config.tick, now=False)
@@ -419,6 +481,8 @@ class Coordinator:
             self._carry_out()
             if gate.turns_due:
                 self._turn_soon()  # after an error in a turn (a bug): never left waiting
+            for origin, lasted in gate.backoff_ended(now):
+                self._request_events.backoff_ended(origin, lasted)
             self._chores.tick(now, opened.lot)
             self._progress.tick(gate.figures(), lambda: gate.why_waiting(now))
             if busy and not gate.busy:
@@ -468,10 +532,12 @@ class Coordinator:
             self._request_events.flush()  # the hot path's counts, before the final ones
             run.closed(gate.figures(), store)
             run.components(store, lot)
+        if self._fleet_backoffs is not None:
+            run.fleet_backoffs(self._fleet_backoffs.shared, self._fleet_backoffs.errors)
+            self._fleet_backoffs.close()
         if store.persistent is not None:
             store.persistent.close()
             if opened is not None:
                 run.components(store, opened.lot)  # writes given up at close
         if self._report_files is not None:
             self._report_files.write(spider.name, reason)
-

@@ -68,9 +68,11 @@ from dataclasses import dataclass
 from typing import Generic, TypeVar
 
 from ..parking.base import Lot
+from ..policy.backoff import is_distress
 from ..policy.states import Kind, Mode, OriginState, PolicyConfig, rules_in_force
 from ..stores.base import Bounded, OriginStore
 from ..stores.tiered import UNBOUNDED
+from .backoff import Backoffs, Began
 from .budget import FetchBudget
 from .effects import Actions
 from .lifecycle import Lifecycle
@@ -158,20 +160,19 @@ class Gate(Generic[T]):
         slow_after: float = 0.0,
         bounds: Bounded = UNBOUNDED,
         pace_release: bool = False,
+        backoff: Backoffs | None = None,
     ) -> None:
         self._store = store
+        #: Googlebot's back-off (None: ``GBOT_ROBOTS_BACKOFF = False``): origins that asked
+        #: to slow down, whose requests wait outside the downloader until it ends.
+        self._backoff = backoff
         self._policy = policy
         self._actions = actions
         #: Whether the crawl is open, closing or closed: asked, never copied.
         self._lifecycle = lifecycle
         #: The books: each origin's record, its items, their clock, its turn.
         self._origins = Origins(
-            lot,
-            actions,
-            lifecycle,
-            bounds,
-            park_timeout=park_timeout,
-            release_batch=release_batch,
+            lot, actions, lifecycle, bounds, park_timeout=park_timeout, release_batch=release_batch
         )
         #: The fetches in flight and the origins waiting for a slot; the store's room
         #: bounds them (``bounds``: no fetch starts that would fill it).
@@ -234,13 +235,8 @@ class Gate(Generic[T]):
     def why_waiting(self, now: float) -> Waiting:
         """Why the parked requests wait now, and when the next retry comes and the first is
         dropped (the progress line's): the origins' books, and the store for retry times."""
-        store = self._store
-
-        def retry_at(origin: str) -> float | None:
-            state = store.get(origin)
-            return None if state is None else state.refresh_at
-
-        return self._origins.why_waiting(now, retry_at)
+        get = self._store.get
+        return self._origins.why_waiting(now, lambda o: getattr(get(o), "refresh_at", None))
 
     # -- events -------------------------------------------------------------------------------
     def schedule(
@@ -270,9 +266,41 @@ class Gate(Generic[T]):
             return ParkReason.STOPPED
         return self._arrive(origin, item, now, None, held=True)
 
-    def bounce(self, origin: str, item: T, now: float) -> None:
-        """Park a request that reached the downloader undecided; call :meth:`check` soon."""
+    def bounce(self, origin: str, item: T, now: float) -> ParkReason:
+        """Park a request sent back from the downloader (undecided, or in back-off); call
+        :meth:`check` soon."""
         self._origins.park(origin, self._origins.get(origin), item, now)
+        return ParkReason.BACKOFF if self.backing_off(origin, now) else ParkReason.BOUNCED
+
+    # -- the back-off -------------------------------------------------------------------------
+    def backing_off(self, origin: str, now: float) -> bool:
+        """Whether ``origin`` is in back-off now (one dict miss when it is not)."""
+        return self._backoff is not None and self._backoff.until(origin) > now
+
+    def answered(
+        self, origin: str, status: int, retry_after: str | None, now: float
+    ) -> Began | None:
+        """A page answered: a distress begins or lengthens its origin's back-off (returned)."""
+        backoff = self._backoff
+        if backoff is None or not is_distress(status):
+            if backoff:  # someone is in the books: a healthy answer shortens its streak
+                backoff.healthy(origin, now)
+            return None
+        return self._backing_off(origin, backoff.distress(origin, status, retry_after, now), now)
+
+    def heard(self, origin: str, until: float, now: float) -> Began | None:
+        """Another worker of the fleet put ``origin`` in back-off until ``until``."""
+        began = None if self._backoff is None else self._backoff.adopt(origin, until, now)
+        return self._backing_off(origin, began, now)
+
+    def _backing_off(self, origin: str, began: Began | None, now: float) -> Began | None:
+        if began is not None and origin in self._origins and not self._lifecycle.closed:
+            self._check(origin, now)  # its turn, if it had one, waits for the back-off now
+        return began
+
+    def backoff_ended(self, now: float) -> list[tuple[str, float]]:
+        """``(origin, seconds)`` of each back-off that ended since the last call."""
+        return [] if self._backoff is None else self._backoff.ended(now)
 
     def check(self, origin: str, now: float) -> None:
         """Look at an origin again: drop what is overdue, release, or want a fetch."""
@@ -376,7 +404,8 @@ class Gate(Generic[T]):
         """The crawl is closed (:meth:`.Lifecycle.close`): keep what the lot can persist (a
         shared lot keeps all of it, for the fleet), drop the rest; return how many kept."""
         self._budget.clear()
-        return self._origins.close(persist or self._origins.lot.shared, reason)
+        backing_off = frozenset() if self._backoff is None else self._backoff.active()
+        return self._origins.close(persist or self._origins.lot.shared, reason, backing_off)
 
     # -- internals ----------------------------------------------------------------------------
     def _arrive(
@@ -400,6 +429,12 @@ class Gate(Generic[T]):
             and not origins.in_turn(origin)
         ):
             reason: ParkReason | None = ParkReason.WAITING
+            if not held and self.backing_off(origin, now):  # told apart for the stats
+                reason = ParkReason.BACKOFF
+        elif not held and self.backing_off(origin, now):
+            reason, failing = ParkReason.BACKOFF, True
+            if origins.in_turn(origin):
+                self._leave_turn(origin, now)
         else:
             fetching = rec is not None and bool(rec.fetch)
             state = self._store.get(origin)
@@ -420,6 +455,8 @@ class Gate(Generic[T]):
             return reason
         if want is not None:
             self._want(origin, rec, now, True, want)
+        elif reason is ParkReason.BACKOFF and self._backoff is not None:
+            origins.backing_off(origin, rec, now, self._backoff.until(origin))
         elif wake:
             origins.wake(origin, wake)
         if held and rec.fetch == FetchState.QUEUED:
@@ -525,6 +562,11 @@ class Gate(Generic[T]):
 
     def _release(self, origin: str, rec: OriginRecord, now: float) -> None:
         accepting = self._accepting(now)  # while closing, held items only: close() has the lot's
+        if rec.parked and self.backing_off(origin, now):  # held items never wait for it
+            if rec.held:
+                self._origins.release(origin, rec, accepting=False, paced=False)
+            self._origins.backing_off(origin, rec, now, self._backoff.until(origin))  # type: ignore[union-attr]
+            return
         if accepting or rec.held:
             paced = self._paced_release and accepting
             self._origins.release(origin, rec, accepting=accepting, paced=paced)

@@ -23,6 +23,7 @@ from .._compat import downloader_middlewares, engine_scheduler, redis_server, sc
 from .._settings import Config, ConfigError
 from ..parking.memory import MemoryLot
 from .admission import Admission
+from .backoff import Backoffs
 from .gate import Gate
 from .pacing import Pacing
 
@@ -96,6 +97,8 @@ class Opener:
             slow_after=config.slow_fetch_after,
             bounds=store,
             pace_release=config.release_per_turn > 0,
+            # Bounded as the store is: an origin it cannot remember, it cannot slow down.
+            backoff=Backoffs(config.backoff_max, config.memory_size) if config.backoff else None,
         )
         offsite = [mw for mw in downloader_middlewares(engine) if isinstance(mw, OffsiteMiddleware)]
         admission = Admission(

@@ -224,10 +224,11 @@ class Origins(Generic[T]):
             rec.releasing = False
             self.forget(origin, rec)
 
-    def close(self, persist: bool, reason: str) -> int:
+    def close(self, persist: bool, reason: str, backing_off: frozenset[str] = frozenset()) -> int:
         """The crawl is closed: every record goes; the lot keeps what it can persist. The
-        items of origins waiting their turn were decided: their drop says so."""
-        decided = self._turns.clear()
+        items of origins waiting their turn, or their back-off, were decided: their drop
+        says so."""
+        decided = self._turns.clear() | backing_off
         self._recs.clear()
         self._clock.clear()
         return self._items.close(persist, reason, decided)
@@ -304,6 +305,14 @@ class Origins(Generic[T]):
         if until is not None:
             self._clock.wake(origin, until)
             self.deadline(origin, rec)
+
+    def backing_off(self, origin: str, rec: OriginRecord, now: float, until: float) -> None:
+        """The origin asked to slow down: what waits ages (``park_timeout``) and is looked at
+        again when the back-off ends."""
+        rec.failing = True
+        self._clock.start(origin, now)
+        self._clock.wake(origin, until)
+        self.deadline(origin, rec)
 
     # -- the clock ----------------------------------------------------------------------------
     def wake(self, origin: str, when: float) -> None:

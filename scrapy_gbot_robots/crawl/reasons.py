@@ -11,7 +11,8 @@ They share three values because a request that finds its origin unknown (``MISS`
 expired (``EXPIRED``) or a retry due (``RETRY``) is what makes the fetch of the same name
 wanted: :data:`WANTS` is that one link. The other reasons are one side's alone: a request
 also waits behind another's fetch (``WAITING``), for a stopped origin's retry (``STOPPED``),
-after a bounce (``BOUNCED``) or for its turn (``TURN``); a fetch is also a retry in the
+after a bounce (``BOUNCED``), for its turn (``TURN``) or for its origin's back-off
+(``BACKOFF``); a fetch is also a retry in the
 background while requests pass (``REFRESH``) or a look again (``RECHECK``).
 
 Drop reasons are text, since the close's carries the spider's close reason; the two fixed
@@ -33,6 +34,7 @@ class ParkReason(str, enum.Enum):
     WAITING = "waiting"  # the origin already has a fetch under way or requests waiting
     BOUNCED = "bounced"  # it reached the downloader undecided and came back
     TURN = "turn"  # decided, but taken while the engine is full: it waits its turn
+    BACKOFF = "backoff"  # its origin asked to slow down (429, 5xx): it waits for the back-off
 
 
 class FetchReason(str, enum.Enum):

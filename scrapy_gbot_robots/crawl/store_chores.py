@@ -14,7 +14,8 @@ if TYPE_CHECKING:
     from .._settings import Config
     from ..parking.base import Lot
     from ..stores.tiered import TieredStore
-    from .telemetry import RequestEvents, RunEvents
+    from .run_events import RunEvents
+    from .telemetry import RequestEvents
 
 #: Seconds (of the clock) between two prunes of the store (``GBOT_ROBOTS_STORE_KEEP``).
 PRUNE_EVERY = 3_600.0

@@ -2,7 +2,8 @@
 
 Each event is one method, and each method counts, logs, signals and reports that event in
 one place, so "where is X counted?" has one answer (stat names: ``_stats``). The events come
-in three families, one class each (a request's, a robots.txt fetch's, the whole run's), and
+in three families, one class each (a request's, a robots.txt fetch's, and the whole run's in
+:mod:`.run_events`; what they share is :mod:`.telling`'s), and
 each part of the crawl is given the family it tells. It only tells:
 it decides nothing, builds nothing and writes no file (the report's files are
 :mod:`.reporting`'s). The costly parts (a deciding line for a DEBUG line, a signal nobody
@@ -15,77 +16,40 @@ from __future__ import annotations
 import logging
 from typing import TYPE_CHECKING, Any
 
-from pydispatch import dispatcher  # type: ignore[import-untyped]
-
 from .. import _stats as S
 from .. import signals
-from .._compat import ROBOTS_PARSED_SIGNAL, signal_sender
+from .._compat import ROBOTS_PARSED_SIGNAL
 from .._meta import PAGE_RULES_META
 from ..policy.origin import robots_url
 from ..policy.states import Kind, OriginState
-from ..report.labels import duration
 from .reasons import STOPPED, ParkReason
-from .stat_writer import StatWriter
+from .run_events import RunEvents
+from .telling import Telling, logger
 
 if TYPE_CHECKING:
     from collections.abc import Callable
 
-    from scrapy import Spider
     from scrapy.crawler import Crawler
     from scrapy.http import Request, Response
 
     from ..engine.decision import Decision
     from ..engine.rules import RobotsTxt, Tokens
     from ..page.rules import PageRules
-    from ..parking.base import Lot
-    from ..report.collector import Hop, ReportCollector
-    from ..stores.tiered import TieredStore
-    from .gate import GateFigures
-    from .pacing import Pace
+    from ..report.collector import ReportCollector
+    from ..report.records import Hop
+    from .backoff import Began
     from .reasons import FetchReason
 
-#: The logger named in the README and the docs (the middleware's historical module path).
-logger = logging.getLogger("scrapy_gbot_robots.middleware")
+
+_PARKED_LINE = "Parked until the robots.txt of %(origin)s is decided (%(reason)s): %(request)s"
+_PARKED_LINES = {
+    ParkReason.TURN: "Parked until its turn (the engine was full; %(origin)s is decided): "
+    "%(request)s",
+    ParkReason.BACKOFF: "Parked until the back-off of %(origin)s is over: %(request)s",
+}
 
 
-class _Telling:
-    """What every family of events tells through: the crawler's stats and signals, the
-    report, and whether DEBUG lines can be seen."""
-
-    def __init__(
-        self,
-        crawler: Crawler,
-        report: ReportCollector | None,
-        debug: bool,
-        *,
-        diagnostic: bool = False,
-    ) -> None:
-        self.crawler = crawler
-        #: GBOT_ROBOTS_DIAGNOSTIC_STATS: the machinery's stats are written too.
-        self.stats = StatWriter(crawler.stats, diagnostic=diagnostic)
-        self.report = report
-        #: Per-request DEBUG lines cost a log record each (and a forbidden one a decide()):
-        #: only when they can be seen. Scrapy filters LOG_LEVEL at its handler, not at our
-        #: logger, so the wiring asks the setting.
-        self.debug = debug
-
-    @property
-    def _spider(self) -> Spider | None:
-        return self.crawler.spider
-
-    def _extra(self) -> dict[str, Any]:
-        return {"spider": self.crawler.spider}
-
-    def listened(self, signal: object) -> bool:
-        """Whether any handler is connected to ``signal`` for this crawler."""
-        sender = signal_sender(self.crawler)
-        return any(True for _ in dispatcher.getAllReceivers(sender, signal))
-
-    def _send(self, signal: object, **kwargs: Any) -> None:
-        self.crawler.signals.send_catch_log(signal=signal, spider=self._spider, **kwargs)
-
-
-class RequestEvents(_Telling):
+class RequestEvents(Telling):
     """What happens to one request: checked, forbidden, parked, released, dropped, and what
     the page-rules middleware reads and drops."""
 
@@ -185,19 +149,60 @@ class RequestEvents(_Telling):
         self.stats.inc_value(S.PARKED)
         if reason is ParkReason.TURN:
             self.stats.inc_value(S.WAITED_TURN)
+        elif reason is ParkReason.BACKOFF:
+            self.stats.inc_value(S.BACKOFF_PARKED)
         if self.report is not None:
-            self.report.parked(origin)
+            self.report.parked(origin, backoff=reason is ParkReason.BACKOFF)
         if self.debug:
             logger.debug(
-                "Parked until the robots.txt of %(origin)s is decided (%(reason)s): %(request)s"
-                if reason is not ParkReason.TURN
-                else "Parked until its turn (the engine was full; %(origin)s is decided): "
-                "%(request)s",
+                _PARKED_LINES.get(reason, _PARKED_LINE),
                 {"origin": origin, "reason": reason.value, "request": request},
                 extra=self._extra(),
             )
         if self.listened(signals.request_parked):
             self._send(signals.request_parked, request=request)
+
+    def backoff_began(self, began: Began, withdrawn: int) -> None:
+        """An origin answered 429 or 5xx: its back-off began (one INFO line) or a later
+        ``Retry-After`` lengthened it; ``withdrawn``: its requests taken out of their download
+        slot, not yet sent."""
+        stats = self.stats
+        fleet = began.status == 0  # another worker's answer, heard through the store
+        if fleet:
+            stats.inc_value(S.BACKOFF_HEARD)
+        else:
+            stats.inc_value(S.BACKOFF_ENTERED if began.new else S.BACKOFF_LENGTHENED)
+        if began.asked and not fleet:
+            stats.inc_value(S.BACKOFF_RETRY_AFTER)
+        if withdrawn:
+            stats.inc_value(S.BACKOFF_WITHDRAWN, withdrawn)
+        seconds = self.crawler.stats.get_value(S.BACKOFF_SECONDS_MAX) or 0.0
+        if began.delay > seconds:
+            stats.set_value(S.BACKOFF_SECONDS_MAX, round(began.delay, 3))
+        if self.report is not None:
+            self.report.backoff(began.origin, began.delay, new=began.new)
+        if began.new:
+            why = "Retry-After" if began.asked else "no Retry-After: doubled each time"
+            logger.info(
+                "Backing off %(origin)s for %(delay).3g s: %(what)s; its requests are parked "
+                "until then",
+                {
+                    "origin": began.origin,
+                    "delay": began.delay,
+                    "what": "another worker of the fleet was asked to"
+                    if fleet
+                    else f"it answered {began.status} ({why})",
+                },
+                extra=self._extra(),
+            )
+
+    def backoff_ended(self, origin: str, lasted: float) -> None:
+        """An origin's back-off is over: its parked requests are released."""
+        logger.info(
+            "Back-off of %(origin)s over after %(lasted).3g s: its requests go on",
+            {"origin": origin, "lasted": lasted},
+            extra=self._extra(),
+        )
 
     def served_own_copy(self) -> None:
         self.stats.inc_value(S.OWN_COPY)
@@ -222,9 +227,7 @@ class RequestEvents(_Telling):
         """A parked request went back to the engine."""
         self.stats.inc_value(S.RELEASED)
 
-    def dropped(
-        self, request: Request, origin: str, reason: str, *, decided: bool = False
-    ) -> None:
+    def dropped(self, request: Request, origin: str, reason: str, *, decided: bool = False) -> None:
         """A parked request given up: before its robots.txt decided it (its deadline, the
         close, the engine refusing it on release), a download waiting in place whose origin
         is stopped by server errors (``reason`` ``STOPPED``: never parked), or, ``decided``,
@@ -236,8 +239,8 @@ class RequestEvents(_Telling):
         if decided:
             message = (
                 "Dropped %(request)s: its robots.txt was decided, but it was still waiting its "
-                "turn to go on when the crawl closed (%(reason)s); with JOBDIR it is kept for "
-                "the next run"
+                "turn (or its origin's back-off) to go on when the crawl closed (%(reason)s); "
+                "with JOBDIR it is kept for the next run"
             )
         elif reason == STOPPED:
             message = (
@@ -335,7 +338,7 @@ class RequestEvents(_Telling):
         self.stats.inc_value(S.PAGE_RULES_KEPT_NOFOLLOW)
 
 
-class FetchEvents(_Telling):
+class FetchEvents(Telling):
     """What happens to one robots.txt fetch, from wanted to decided (and the crawl-delay it
     brings)."""
 
@@ -475,171 +478,6 @@ class FetchEvents(_Telling):
                 {"origin": origin, "asked": asked, "applied": applied},
                 extra=self._extra(),
             )
-
-
-class RunEvents(_Telling):
-    """What happens to the crawl as a whole: the open, the pace, the store's chores, the close."""
-
-    def __init__(
-        self, crawler: Crawler, report: ReportCollector | None, debug: bool, **telling: bool
-    ) -> None:
-        super().__init__(crawler, report, debug, **telling)
-        self._store_error: str | None = None
-        self._failing_evictions = 0
-
-    def pruned(self, count: int, keep: float) -> None:
-        if not count:
-            return
-        self.stats.inc_value(S.STORE_PRUNED, count)
-        logger.info(
-            "Forgot %(n)d stored robots.txt states not fetched for %(keep)s "
-            "(GBOT_ROBOTS_STORE_KEEP)",
-            {"n": count, "keep": duration(keep)},
-            extra=self._extra(),
-        )
-
-    def components(self, store: TieredStore, lot: Lot[Any]) -> None:
-        """Copy the persistent store's and the lot's own counters into the crawl's stats."""
-        lost = store.failing_evictions
-        if lost != self._failing_evictions:
-            if not self._failing_evictions:
-                logger.warning(
-                    "The robots.txt store is full of origins in a server-error streak "
-                    "(GBOT_ROBOTS_STORE_SIZE, GBOT_ROBOTS_STORE_COMPACT_BYTES): some were "
-                    "forgotten, and each starts a new streak without its last good copy when "
-                    "seen again; raise those, or keep states in a persistent store (JOBDIR or "
-                    "GBOT_ROBOTS_STORE = 'sqlite://...') (stat robotstxt/store/evicted_failing)",
-                    extra=self._extra(),
-                )
-            self._failing_evictions = lost
-            self.stats.set_value(S.STORE_EVICTED_FAILING, lost)
-        persistent = store.persistent
-        parts: list[tuple[str, dict[str, int]]] = [(S.LOT, lot.counters())]
-        if persistent is not None:
-            parts.append((S.STORE, persistent.counters()))
-        for prefix, counters in parts:
-            for name, value in counters.items():
-                if value:
-                    self.stats.set_value(prefix + name, value)
-        error = persistent.last_error if persistent is not None else None
-        if error and error != self._store_error and persistent is not None:
-            self._store_error = error
-            logger.error(
-                "robots.txt store %(store)s failed (%(error)s); the crawl goes on with the "
-                "states in memory",
-                {"store": persistent.name, "error": error},
-                extra=self._extra(),
-            )
-
-    # -- lifecycle --------------------------------------------------------------------------
-    def opened(
-        self,
-        token: Tokens,
-        source: str,
-        fetches: int,
-        slow: int = 0,
-        floor: int | None = None,
-        start: int | None = None,
-    ) -> None:
-        if floor is not None and floor < fetches:
-            budget = f"{start or floor}, paced between {floor} and {fetches},"
-        else:
-            budget = f"at most {fetches}"
-        logger.info(
-            "Obeying robots.txt as token %(token)r (from %(source)s), the way Googlebot "
-            "does (scrapy_gbot_robots.GoogleRobotsTxtMiddleware); %(budget)s robots.txt "
-            "downloads at once (+%(slow)d slow ones)",
-            {"token": token, "source": source, "budget": budget, "slow": slow},
-            extra=self._extra(),
-        )
-
-    def paced(self, pace: Pace) -> None:
-        """The fetch budget's limit after a tick (``robotstxt/fetch_budget``, live)."""
-        stats = self.stats
-        stats.set_value(S.FETCH_BUDGET, pace.limit)
-        if pace.limit == pace.before:
-            return
-        stats.inc_value(S.FETCH_BUDGET_GREW if pace.limit > pace.before else S.FETCH_BUDGET_SHRANK)
-        if self.debug:
-            logger.debug(
-                "robots.txt fetch budget %(before)d -> %(limit)d (%(move)s: %(free)d free "
-                "download slots, %(backlog)d requests waiting in the scheduler or their turn "
-                "(%(previous)d a tick before), %(waiting)d origins waiting for robots.txt)",
-                {
-                    "before": pace.before,
-                    "limit": pace.limit,
-                    "move": pace.move.value,
-                    "free": pace.free_slots,
-                    "backlog": pace.backlog,
-                    "previous": pace.previous,
-                    "waiting": pace.waiting,
-                },
-                extra=self._extra(),
-            )
-
-    def unbounded_body(self, max_bytes: int) -> None:
-        """RobotsBodyMiddleware is not in the downloader chain: say once what that costs."""
-        logger.warning(
-            "RobotsBodyMiddleware is not enabled in DOWNLOADER_MIDDLEWARES: robots.txt is read "
-            "with Scrapy's own size limit of %(max)d bytes (GBOT_ROBOTS_MAX_BYTES) instead of "
-            "being cut there as Google does, so a larger file (before or after decompression) "
-            "fails as a server error and its origin is not crawled until a retry succeeds. "
-            "Enable scrapy_gbot_robots.RobotsBodyMiddleware (the add-on does) to obey the "
-            "first %(max)d bytes of any file",
-            {"max": max_bytes},
-            extra=self._extra(),
-        )
-
-    def fleet_parking(self, where: str) -> None:
-        logger.info(
-            "Parking requests in %(where)s, shared by every worker of the fleet",
-            {"where": where},
-            extra=self._extra(),
-        )
-
-    def resumed(self, count: int, where: str) -> None:
-        if count:
-            self.stats.inc_value(S.RESUMED, count)
-            logger.info(
-                "Resuming %(n)d parked requests from %(where)s",
-                {"n": count, "where": where},
-                extra=self._extra(),
-            )
-
-    def persisted(self, count: int, where: str, shared: bool) -> None:
-        if not count:
-            return
-        self.stats.inc_value(S.PERSISTED, count)
-        if shared:
-            message = "Left %(n)d parked requests in %(where)s for the other workers"
-        else:
-            message = "Kept %(n)d parked requests in %(where)s for the next run with this JOBDIR"
-        logger.info(message, {"n": count, "where": where}, extra=self._extra())
-
-    def closed(self, gate: GateFigures, store: TieredStore) -> None:
-        """The crawl's final counts: the gate's peaks and the store's totals (the hot
-        path's counts are :meth:`RequestEvents.flush`'s)."""
-        stats = self.stats
-        stats.set_value(S.PARKED_PEAK, gate.parked_peak)
-        stats.set_value(S.RELEASING_PEAK, gate.turn_peak)
-        stats.set_value(S.FETCH_IN_FLIGHT_PEAK, gate.running_peak)
-        stats.set_value(S.FETCH_SLOW_PEAK, gate.slow_peak)
-        stats.set_value(S.FETCH_QUEUE_PEAK, gate.queued_peak)
-        stats.set_value(S.FETCH_BUDGET_PEAK, gate.limit_peak)
-        stats.set_value(S.FETCH_BUDGET, gate.limit)
-        stats.set_value(S.STORE_PINNED_PEAK, store.pinned_peak)
-        if store.pinned_evictions:
-            stats.set_value(S.STORE_EVICTED_PINNED, store.pinned_evictions)
-        if gate.taken_elsewhere:
-            stats.set_value(S.LOT_TAKEN_ELSEWHERE, gate.taken_elsewhere)
-        if store.evictions:
-            stats.set_value(S.STORE_EVICTED, store.evictions)
-        if store.reads:
-            stats.set_value(S.STORE_READ_BACK, store.reads)
-        if store.compact_reads:
-            stats.set_value(S.STORE_COMPACT_READ, store.compact_reads)
-        if store.forgotten:
-            stats.set_value(S.STORE_FORGOTTEN, store.forgotten)
 
 
 class Telemetry:

@@ -36,7 +36,7 @@ from ..stores.base import OriginStore, PersistentStore
 from ..stores.compact import CompactStore
 from ..stores.memory import MemoryStore
 from ..stores.tiered import TieredStore
-from .coordinator import Coordinator
+from .coordinator import BACKOFF_HEARD, Coordinator
 from .crawl_delay import CrawlDelay
 from .effects import Outbox
 from .exits import Exits
@@ -57,6 +57,7 @@ if TYPE_CHECKING:
     from scrapy.crawler import Crawler
 
     from ..policy.states import OriginState
+    from ..stores.redis_backoff import FleetBackoffs
 
 logger = logging.getLogger("scrapy_gbot_robots.middleware")
 
@@ -96,6 +97,7 @@ def build(crawler: Crawler, downloader: Downloader | None = None) -> Coordinator
         CrawlDelay(crawler, config, keys, store, telemetry.fetches) if config.crawl_delay else None
     )
     report_files = None
+    fleet_backoffs = _fleet_backoffs(config, crawler)
     if report is not None:
         report_files = ReportFiles(
             report,
@@ -110,9 +112,7 @@ def build(crawler: Crawler, downloader: Downloader | None = None) -> Coordinator
             },
         )
     # Opened now: a JOBDIR that cannot hold the lot stops the crawl before any request.
-    opener = Opener(
-        crawler, config, store, lifecycle, outbox, codec, jobdir_lot(crawler, codec)
-    )
+    opener = Opener(crawler, config, store, lifecycle, outbox, codec, jobdir_lot(crawler, codec))
     return Coordinator(
         crawler,
         parts,
@@ -132,6 +132,23 @@ def build(crawler: Crawler, downloader: Downloader | None = None) -> Coordinator
         crawl_delay=crawl_delay,
         report_files=report_files,
         bounded_body=bounded_body,
+        fleet_backoffs=fleet_backoffs,
+    )
+
+
+def _fleet_backoffs(config: Config, crawler: Crawler) -> FleetBackoffs | None:
+    """With the Redis store, back-offs shared by the fleet; what a worker hears reaches
+    the coordinator through a signal of the crawler's (``BACKOFF_HEARD``)."""
+    kind, where = config.store_at
+    if not config.backoff or kind != "redis" or config.custom_store is not None:
+        return None
+    from ..stores.redis_backoff import FleetBackoffs  # redis is imported only for it
+
+    send = crawler.signals.send_catch_log
+    return FleetBackoffs(
+        where,
+        lambda **heard: send(BACKOFF_HEARD, **heard),
+        max_entries=config.memory_size,
     )
 
 
@@ -220,5 +237,3 @@ def lock_ttl(config: Config, persistent: PersistentStore | None) -> float:
         return default
     hops = config.policy.max_redirects + 1
     return config.download_timeout * hops * (config.retry_times + 1) + 30.0
-
-

@@ -36,11 +36,18 @@ from ..engine.decision import Decision
 from ..engine.rules import RobotsTxt
 from ..page.rules import PageRules
 from ..policy.states import Kind, OriginState
-from .labels import _STATES, OBSERVE, SCHEMA, is_usage_directive, iso, state_summary
+from .labels import _STATES, OBSERVE, SCHEMA, iso
 from .pages import PageTally
+from .records import (
+    EXAMPLE_CHARS,
+    FetchFacts,
+    Hop,
+    OriginTally,
+    RuleTally,
+    origin_json,
+    rule_json,
+)
 
-#: One step of a robots.txt fetch: (URL, HTTP status or None, error name or None).
-Hop = tuple[str, int | None, str | None]
 #: A deciding rule: (origin, line, directive, value); a changed file makes another rule.
 _RuleKey = tuple[str, int, str, str]
 
@@ -50,12 +57,8 @@ LINT_MEMO = 1024
 LINT_LINES = 5
 #: Content-usage preferences listed per body (the count is exact); a real file has a handful.
 USAGE_PREFS = 32
-#: Example URLs and chain URLs are cut at this many characters (memory per entry is bounded).
-EXAMPLE_CHARS = 1000
 #: Distinct drop reasons kept per origin; more are counted under "other".
 DROP_REASONS = 8
-#: Hops kept per fetch chain (redirects x attempts is small; this only guards the bound).
-CHAIN_HOPS = 32
 #: The key of origins and rules that have no table entry of their own any more.
 OTHER = "other"
 
@@ -63,135 +66,6 @@ OTHER = "other"
 def _margin(cap: int) -> int:
     """How far a table may grow past its cap before compaction: a quarter (amortised cost)."""
     return max(1, cap // 4)
-
-
-class _Fetch:
-    """The facts of one established robots.txt state the report shows (never the body)."""
-
-    __slots__ = (
-        "bytes",
-        "chain",
-        "error_since",
-        "errors",
-        "fetched_at",
-        "good_at",
-        "kind",
-        "reason",
-        "refresh_at",
-        "robots_url",
-        "sha256",
-        "source",
-        "status",
-        "truncated",
-    )
-
-    def __init__(
-        self, robots_url: str, chain: Sequence[Hop], state: OriginState, source: str, sha: str
-    ) -> None:
-        self.robots_url = robots_url
-        self.chain = [(short(u, EXAMPLE_CHARS), s, e) for u, s, e in chain[:CHAIN_HOPS]]
-        self.source = source
-        self.kind = state.kind.value
-        self.reason = state.reason
-        self.status = state.status
-        self.fetched_at = state.fetched_at
-        self.refresh_at = state.refresh_at
-        self.good_at = state.good_at
-        self.error_since = state.error_since
-        self.errors = state.errors
-        robots = state.robots
-        self.bytes = len(robots.body) if robots is not None else None
-        self.truncated = bool(robots.truncated) if robots is not None else False
-        self.sha256 = sha
-
-
-#: The counters of an origin that add up into the totals and the "other" bucket.
-_COUNTERS = (
-    "allowed",
-    "forbidden",
-    "would_stop",
-    "parked",
-    "dropped",
-    "fetches",
-    "stored",
-    "server_errors",
-)
-
-
-class _Origin:
-    """Counters of one origin: the hot path increments ``allowed`` and nothing else."""
-
-    __slots__ = (
-        "allowed",
-        "crawl_delay",
-        "drop_reasons",
-        "dropped",
-        "fetch",
-        "fetches",
-        "forbidden",
-        "lint",
-        "pages",
-        "parked",
-        "server_errors",
-        "stored",
-        "usage",
-        "would_stop",
-    )
-
-    def __init__(self) -> None:
-        self.allowed = 0
-        self.forbidden = 0  # in observe mode: would have been forbidden (let through)
-        self.would_stop = 0  # observe mode: let through to an origin in server error
-        self.parked = 0
-        self.dropped = 0
-        self.fetches = 0  # states established by a download
-        self.stored = 0  # states adopted from a shared or persistent store
-        self.server_errors = 0  # of those, server errors (429, 5xx, network failures)
-        self.drop_reasons: dict[str, int] | None = None
-        self.fetch: _Fetch | None = None
-        self.lint: dict[str, Any] | None = None
-        self.usage: dict[str, Any] | None = None  # the group's content-usage statements
-        self.crawl_delay: tuple[float, float] | None = None  # (asked, applied) seconds
-        self.pages: PageTally | None = None  # GBOT_ROBOTS_PAGE_RULES: what the pages said
-
-    def add(self, src: _Origin, sign: int = 1) -> None:
-        """Add (``sign`` 1) or take back (-1) another entry's counters."""
-        for name in _COUNTERS:
-            setattr(self, name, getattr(self, name) + sign * getattr(src, name))
-
-    def interest(self) -> tuple[int, int]:
-        """What compaction keeps first: requests held back, then requests at all."""
-        return (
-            self.forbidden + self.would_stop + self.dropped + self.parked,
-            self.allowed + self.forbidden + self.would_stop + self.dropped,
-        )
-
-
-class _Rule:
-    """One deciding rule of one origin's file: how many requests it forbade, and examples."""
-
-    __slots__ = (
-        "directive",
-        "examples",
-        "forbidden",
-        "group",
-        "line",
-        "origin",
-        "pattern",
-        "token",
-        "value",
-    )
-
-    def __init__(self, origin: str, decision: Decision) -> None:
-        self.origin = origin
-        self.line = decision.line
-        self.directive = decision.directive
-        self.value = decision.value
-        self.pattern = decision.pattern
-        self.group = decision.group
-        self.token = decision.token  # whose group was in force (the first seen, if several)
-        self.forbidden = 0
-        self.examples: list[str] = []
 
 
 class ReportCollector:
@@ -222,19 +96,19 @@ class ReportCollector:
         self.max_origins = max(1, max_origins)
         self.max_rules = max(1, max_rules)
         self.examples = max(0, examples)
-        self._origins: dict[str, _Origin] = {}
-        self._rules: dict[_RuleKey, _Rule] = {}
+        self._origins: dict[str, OriginTally] = {}
+        self._rules: dict[_RuleKey, RuleTally] = {}
         self._origin_limit = self.max_origins + _margin(self.max_origins)
         self._rule_limit = self.max_rules + _margin(self.max_rules)
         # What compaction folded away: exact sums, so the totals stay exact.
-        self._other = _Origin()
+        self._other = OriginTally()
         self._other_states: dict[str, int] = dict.fromkeys(_STATES, 0)
         self._other_rules = 0
         self._other_rule_forbidden = 0
         self._other_pages = PageTally()
         # The most recently folded entries (at most the cap): one seen again is taken back.
-        self._folded: dict[str, _Origin] = {}
-        self._folded_rules: dict[_RuleKey, _Rule] = {}
+        self._folded: dict[str, OriginTally] = {}
+        self._folded_rules: dict[_RuleKey, RuleTally] = {}
         self._lint_memo: dict[str, dict[str, Any]] = {}
         self._usage_memo: dict[str, dict[str, Any]] = {}
         #: How many times the linter ran (once per distinct body while it is remembered).
@@ -265,7 +139,7 @@ class ReportCollector:
         elif previous is None or previous.sha256 != sha or not sha:
             entry.lint = None  # no body, or another one than the one linted
             entry.usage = None
-        entry.fetch = _Fetch(robots_url, chain, state, source, sha)
+        entry.fetch = FetchFacts(robots_url, chain, state, source, sha)
         if source == "store":
             entry.stored += 1
         else:
@@ -307,9 +181,20 @@ class ReportCollector:
         entry = self._origins.get(origin) or self._add(origin)
         entry.crawl_delay = (asked, applied)
 
-    def parked(self, origin: str) -> None:
-        """A request of ``origin`` was parked."""
+    def backoff(self, origin: str, seconds: float, *, new: bool) -> None:
+        """The origin entered back-off for ``seconds`` (``new``), or it was lengthened."""
         entry = self._origins.get(origin) or self._add(origin)
+        tally = entry.backoff = entry.backoff or [0, 0.0, 0.0, 0]
+        tally[0] += new
+        tally[1] += seconds
+        tally[2] = max(tally[2], seconds)
+
+    def parked(self, origin: str, *, backoff: bool = False) -> None:
+        """A request of ``origin`` was parked (``backoff``: for its back-off)."""
+        entry = self._origins.get(origin) or self._add(origin)
+        if backoff:
+            tally = entry.backoff = entry.backoff or [0, 0.0, 0.0, 0]
+            tally[3] += 1
         entry.parked += 1
 
     def dropped(self, origin: str, reason: str) -> None:
@@ -344,7 +229,7 @@ class ReportCollector:
         pages.dropped_nofollow += 1
 
     # -- bounded tables -------------------------------------------------------------------
-    def _add(self, origin: str) -> _Origin:
+    def _add(self, origin: str) -> OriginTally:
         """A new origin entry (or one folded recently, taken back out of "other").
 
         Compacts first when the table is past its cap and margin. An origin folded among
@@ -353,7 +238,7 @@ class ReportCollector:
         """
         entry = self._folded.pop(origin, None)  # before compacting, which forgets some
         if entry is None:
-            entry = _Origin()
+            entry = OriginTally()
         else:
             self._fold(entry, -1)
         if len(self._origins) >= self._origin_limit:
@@ -361,7 +246,7 @@ class ReportCollector:
         self._origins[origin] = entry
         return entry
 
-    def _fold(self, entry: _Origin, sign: int) -> None:
+    def _fold(self, entry: OriginTally, sign: int) -> None:
         """Add (``sign`` 1) or take back (-1) an origin's counts in the "other" bucket."""
         self._other.add(entry, sign)
         self._other_states[entry.fetch.kind if entry.fetch else "unknown"] += sign
@@ -403,11 +288,11 @@ class ReportCollector:
             del folded[next(iter(folded))]
         self._rules = dict(kept)
 
-    def _add_rule(self, key: _RuleKey, origin: str, decision: Decision) -> _Rule:
+    def _add_rule(self, key: _RuleKey, origin: str, decision: Decision) -> RuleTally:
         """A new rule entry (or one folded recently, taken back out of "other")."""
         rule = self._folded_rules.pop(key, None)  # before compacting, which forgets some
         if rule is None:
-            rule = _Rule(origin, decision)
+            rule = RuleTally(origin, decision)
         else:
             self._other_rules -= 1
             self._other_rule_forbidden -= rule.forbidden
@@ -490,7 +375,7 @@ class ReportCollector:
         by_state = dict(self._other_states)
         for _, entry in entries:
             by_state[entry.fetch.kind if entry.fetch else "unknown"] += 1
-        total = _Origin()
+        total = OriginTally()
         total.add(other)
         for _, entry in entries:
             total.add(entry)
@@ -548,91 +433,9 @@ class ReportCollector:
                 },
                 "other_rules": {"forbidden": self._other_rule_forbidden},
             },
-            "rules": [_rule_json(rank, rule) for rank, rule in enumerate(rules, 1)],
+            "rules": [rule_json(rank, rule) for rank, rule in enumerate(rules, 1)],
             "origins": [
-                _origin_json(name, entry, self.error_stop, stops, self.observe)
+                origin_json(name, entry, self.error_stop, stops, self.observe)
                 for name, entry in entries
             ],
         }
-
-
-def _rule_json(rank: int, rule: _Rule) -> dict[str, Any]:
-    return {
-        "rank": rank,
-        "origin": rule.origin,
-        "line": rule.line,
-        "rule": f"{rule.directive}: {rule.value}" if rule.directive else "",
-        "directive": rule.directive,
-        "value": rule.value,
-        "pattern": rule.pattern,
-        "group": rule.group,
-        "token": rule.token,
-        "by": "usage" if is_usage_directive(rule.directive) else "rules",
-        "forbidden": rule.forbidden,
-        "examples": list(rule.examples),
-    }
-
-
-def _origin_json(
-    origin: str, entry: _Origin, error_stop: float, stops: bool, observe: bool
-) -> dict[str, Any]:
-    fetch = entry.fetch
-    out: dict[str, Any] = {"origin": origin}
-    if fetch is None:
-        out.update(
-            robots_url=None,
-            state="unknown",
-            reason="",
-            summary=state_summary("unknown", "", False),
-            status=None,
-            source=None,
-            chain=[],
-            bytes=None,
-            truncated=False,
-            sha256=None,
-            fetched_at=None,
-            refresh_at=None,
-            valid_seconds=None,
-            good_at=None,
-            error_since=None,
-            errors=0,
-        )
-    else:
-        valid = fetch.refresh_at - fetch.fetched_at
-        out.update(
-            robots_url=fetch.robots_url,
-            state=fetch.kind,
-            reason=fetch.reason,
-            summary=state_summary(
-                fetch.kind, fetch.reason, fetch.bytes is not None, error_stop, observe
-            ),
-            status=fetch.status,
-            source=fetch.source,
-            chain=[{"url": u, "status": s, "error": e} for u, s, e in fetch.chain],
-            bytes=fetch.bytes,
-            truncated=fetch.truncated,
-            sha256=fetch.sha256 or None,
-            fetched_at=iso(fetch.fetched_at),
-            refresh_at=iso(fetch.refresh_at),
-            valid_seconds=round(valid, 3) if valid < float("inf") else None,
-            good_at=iso(fetch.good_at),
-            error_since=iso(fetch.error_since),
-            errors=fetch.errors,
-        )
-    out["fetches"] = entry.fetches
-    out["from_store"] = entry.stored
-    out["server_errors"] = entry.server_errors
-    out["lint"] = entry.lint
-    out["usage"] = entry.usage
-    out["requests"] = {
-        "allowed": entry.allowed,
-        "forbidden": entry.forbidden,
-        **({"would_stop": entry.would_stop} if stops else {}),
-        "parked": entry.parked,
-        "dropped": entry.dropped,
-    }
-    out["drop_reasons"] = dict(entry.drop_reasons or {})
-    delay = entry.crawl_delay
-    out["crawl_delay"] = None if delay is None else {"asked": delay[0], "applied": delay[1]}
-    out["pages"] = None if entry.pages is None else entry.pages.as_json()
-    return out

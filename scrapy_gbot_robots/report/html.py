@@ -18,6 +18,7 @@ from .._safetext import short
 from .html_pages import section as _pages
 from .labels import (
     STATE_LABELS,
+    backoff_text,
     delay_text,
     group_label,
     is_usage_directive,
@@ -394,6 +395,7 @@ def _origins(data: dict[str, Any], words: _Words) -> str:
     out.append(_legend(legend))
     shown = origins[:HTML_ROWS]
     delays = any(o.get("crawl_delay") for o in shown)
+    backoffs = any(backoff_text(o.get("backoff")) for o in shown)
     usages = any(usage_statements(o.get("usage")) for o in shown)
     rows = []
     for o in shown:
@@ -429,6 +431,8 @@ def _origins(data: dict[str, Any], words: _Words) -> str:
         if delays:
             delay = esc(delay_text(o.get("crawl_delay")))
             row.append(delay or '<span class="muted">&ndash;</span>')
+        if backoffs:
+            row.append(esc(backoff_text(o.get("backoff"))) or '<span class="muted">&ndash;</span>')
         if usages:
             row.append(_usage_cell(o.get("usage")))
         row += [_n(req.get("allowed", 0)), _n(req.get("forbidden", 0))]
@@ -447,6 +451,11 @@ def _origins(data: dict[str, Any], words: _Words) -> str:
             " Crawl-delay (GBOT_ROBOTS_CRAWL_DELAY): what the group in force asks, and the "
             "floor the origin's download slot got."
         )
+    if backoffs:
+        caption += (
+            " Back-off (GBOT_ROBOTS_BACKOFF): times the origin asked to slow down (429, 5xx), "
+            "for how long in all and at most, and the requests that waited."
+        )
     if usages:
         caption += (
             " Content usage: the Content-Signal and Content-Usage lines of the group in force "
@@ -464,6 +473,8 @@ def _origins(data: dict[str, Any], words: _Words) -> str:
     ]
     if delays:
         headers.append(("crawl-delay", ""))
+    if backoffs:
+        headers.append(("back-off", ""))
     if usages:
         headers.append(("content usage", "rule"))
     headers += [("allowed", "num"), (words.column, "num")]

@@ -131,6 +131,21 @@ def delay_text(delay: Any) -> str:
     return f"{asked:g} s, applied"
 
 
+def backoff_text(backoff: Any) -> str:
+    """An origin's ``backoff`` in words: ``2 times, 6 s (at most 3 s), 12 requests waited``;
+    empty when it never backed off."""
+    if not isinstance(backoff, dict):
+        return ""
+    times, seconds = backoff.get("times"), backoff.get("seconds")
+    longest, waited = backoff.get("longest"), backoff.get("waited")
+    if not all(isinstance(v, (int, float)) for v in (times, seconds, longest, waited)):
+        return ""
+    return (
+        f"{times:g} time{'s' if times != 1 else ''}, {seconds:g} s (at most {longest:g} s), "
+        f"{waited:g} request{'s' if waited != 1 else ''} waited"
+    )
+
+
 def usage_statements(usage: Any) -> list[tuple[int, str, str]]:
     """An origin's ``usage`` field as its statements: (line, text as written, path), one per
     line (a line's several preferences are one statement)."""

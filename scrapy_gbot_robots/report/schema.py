@@ -346,6 +346,9 @@ ORIGIN = Obj(
         "drop_reasons": Mapping(INT),
         "crawl_delay": Nullable(Obj({"asked": NUMBER, "applied": NUMBER})),
         "pages": Nullable(_PAGES),
+        "backoff": Nullable(
+            Obj({"times": INT, "seconds": NUMBER, "longest": NUMBER, "waited": INT})
+        ),
     },
     required=frozenset({"origin"}),
 )
@@ -463,7 +466,8 @@ def upgraded(data: Any) -> Any:
     origins = out.get("origins")
     if isinstance(origins, list):
         out["origins"] = [
-            {**o, "requests": counts(o["requests"])} if isinstance(o, dict) and "requests" in o
+            {**o, "requests": counts(o["requests"])}
+            if isinstance(o, dict) and "requests" in o
             else o
             for o in origins
         ]

@@ -337,10 +337,21 @@ def test_every_setting_works_in_custom_settings() -> None:
         "REPORT_MAX_RULES": config.report_max_rules,
         "REPORT_EXAMPLES": config.report_examples,
         "CRAWL_DELAY_MAX": config.crawl_delay_max,
+        "BACKOFF_MAX": config.backoff_max,
     }
     assert set(values) == set(NUMERIC)
     for name, value in values.items():
         assert value == custom[PREFIX + name], name
+
+
+def test_backoff_is_on_by_default_and_its_settings_are_checked() -> None:
+    assert _load().backoff and _load().backoff_max == 300.0
+    assert not _load(GBOT_ROBOTS_BACKOFF="False").backoff
+    assert _load(GBOT_ROBOTS_BACKOFF_MAX="5").backoff_max == 5.0
+    with pytest.raises(ConfigError, match=r"^GBOT_ROBOTS_BACKOFF_MAX: must be >= 0.001"):
+        _load(GBOT_ROBOTS_BACKOFF_MAX=0)
+    with pytest.raises(ConfigError, match=r"^GBOT_ROBOTS_BACKOFF"):
+        _load(GBOT_ROBOTS_BACKOFF="maybe")
 
 
 def test_page_rules_levels_and_the_observe_default() -> None:

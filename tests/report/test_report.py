@@ -31,6 +31,7 @@ from scrapy_gbot_robots.report import collector as _report
 from scrapy_gbot_robots.report.collector import ReportCollector
 from scrapy_gbot_robots.report.html import render
 from scrapy_gbot_robots.report.labels import SCHEMA
+from scrapy_gbot_robots.report.records import EXAMPLE_CHARS
 from scrapy_gbot_robots.report.writer import write
 
 SCRIPT = Path(sys.executable).parent / "gbot-robots"
@@ -127,7 +128,7 @@ def test_examples_are_bounded_distinct_and_cut() -> None:
     assert rule["forbidden"] == 102
     assert rule["examples"][:2] == [o + "/private/0", o + "/private/1"]
     assert len(rule["examples"]) == 3
-    assert len(rule["examples"][2]) == _report.EXAMPLE_CHARS
+    assert len(rule["examples"][2]) == EXAMPLE_CHARS
     assert rule["examples"][2].endswith("…")
     none = ReportCollector(examples=0)
     forbid(none, o, "/private/1")
@@ -416,6 +417,7 @@ def test_json_schema_fields() -> None:
         "drop_reasons",
         "crawl_delay",
         "pages",
+        "backoff",
     }
     assert [set(o) for o in data["origins"]] == [fields, fields]
     unknown = data["origins"][1]
@@ -721,6 +723,9 @@ def _observe_report() -> dict[str, Any]:
     c.forbidden(u, url, usage_decision(USAGE_BODY, url))
     c.crawl_delay(a, 3600.0, 30.0)
     c.crawl_delay(u, 2.0, 2.0)
+    c.backoff(a, 3.0, new=True)
+    c.backoff(a, 5.0, new=False)  # a later Retry-After lengthened it
+    c.parked(a, backoff=True)
     # Page-level rules: a disallowed page that says noindex (the audit finding), a nofollow.
     hidden = read_page_rules(TOKEN, [b"noindex"])
     c.page_rules_read(a, a + "/private/1", hidden, disallowed=True, now=NOW)
@@ -849,6 +854,24 @@ def test_usage_is_kept_through_a_server_error_and_bounded(monkeypatch: pytest.Mo
     assert usage["count"] == 50 and len(usage["preferences"]) == 2
 
 
+def test_an_origin_that_asked_to_slow_down_has_its_back_off_in_the_report() -> None:
+    from scrapy_gbot_robots.report.html import render
+    from scrapy_gbot_robots.report.schema import problem
+
+    data = _observe_report()
+    by_origin = {o["origin"]: o for o in data["origins"]}
+    assert by_origin["https://a.example"]["backoff"] == {
+        "times": 1,
+        "seconds": 8.0,
+        "longest": 5.0,
+        "waited": 1,
+    }
+    assert by_origin["https://u.example"]["backoff"] is None
+    assert problem(data) is None
+    page = render(data)
+    assert "back-off" in page and "1 time, 8 s (at most 5 s), 1 request waited" in page
+
+
 def test_new_json_fields_are_documented() -> None:
     data = _observe_report()
     doc = (Path(__file__).resolve().parents[2] / "docs" / "report.md").read_text("utf-8")
@@ -859,6 +882,7 @@ def test_new_json_fields_are_documented() -> None:
         *origin["requests"],
         *origin["usage"],
         *origin["crawl_delay"],
+        *origin["backoff"],
         *data["rules"][0],
         *data["folded"]["other_origins"],
         *data["page_rules"],
