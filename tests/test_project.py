@@ -779,6 +779,7 @@ ALLOWED_NAMES: dict[tuple[str, str], str] = {
     ("scrapy_parser.py", "agent"): "Scrapy's RobotParser interface: allowed(url, user_agent)",
     ("_settings.py", "user_agent"): "Scrapy's USER_AGENT header",
     ("cli/lint.py", "agents"): "a group's User-agent: lines",
+    ("cli/agents.py", "agents"): "the command issue 49 names: AI crawlers, ai.robots.txt's word",
     ("", "cache_control"): "HTTP's Cache-Control header",
     ("policy/states.py", "cache_ttl"): "PolicyConfig's public field since 0.1 (GBOT_ROBOTS_TTL)",
     ("_compat.py", "UNHANDLED_IN_DEFERRED"): "Twisted's Deferred",
