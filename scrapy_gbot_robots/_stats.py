@@ -42,6 +42,9 @@ PAGE_RULES_DROPPED_NOFOLLOW = "robotstxt/page_rules/dropped_nofollow"
 PAGE_RULES_KEPT_NOFOLLOW = "robotstxt/page_rules/kept_nofollow"
 PAGE_RULES_CAPPED = "robotstxt/page_rules/capped"
 
+# Usage preferences (GBOT_ROBOTS_USAGE): a response whose header or meta refuses a use.
+USAGE_WITHHELD = "robotstxt/usage/withheld"
+
 # The gate, set when the spider closes.
 PARKED_PEAK = "robotstxt/parked_peak"
 RELEASING_PEAK = "robotstxt/releasing_peak"

@@ -107,6 +107,7 @@ PURE = [
     "engine",
     "policy",
     "page",
+    "preferences",
     "report",
     "crawl/gate.py",
     "stores/base.py",
@@ -178,7 +179,7 @@ def test_pure_layers_import_nothing_from_scrapy_or_twisted(layer: str) -> None:
 _BELOW_CRAWL = frozenset(
     {"_safetext", "_meta", "signals", "_compat", "engine", "policy", "_stats", "_settings"}
     | {"_userlog", "stores", "parking", "report", "scrapy_parser", "_components", "_redact"}
-    | {"page"}
+    | {"page", "preferences"}
 )
 LAYERS: dict[str, frozenset[str]] = {
     "_safetext": frozenset(),  # text from outside made printable
@@ -190,6 +191,8 @@ LAYERS: dict[str, frozenset[str]] = {
     "engine": frozenset({"_safetext"}),
     "policy": frozenset({"engine"}),
     "page": frozenset(),  # a response's page-level rules (robots meta tags, X-Robots-Tag)
+    # a response's usage preferences: robots.txt's statements, headers, TDMRep, combined
+    "preferences": frozenset({"engine", "page"}),
     "_stats": frozenset({"policy"}),
     "_settings": frozenset({"engine", "policy", "_redact"}),
     "_userlog": frozenset({"_settings", "_compat", "_redact"}),
@@ -870,7 +873,7 @@ def test_no_setting_stat_signal_or_meta_key_uses_a_retired_word() -> None:
         if _retired_in(name, words)
     ]
     assert not found, found
-    assert len(_public_names()["signal"]) == 5  # the scan saw the signals
+    assert len(_public_names()["signal"]) == 6  # the scan saw the signals
 
 
 _LOG_LEVELS = frozenset({"debug", "info", "warning", "error", "exception", "critical"})

@@ -342,6 +342,27 @@ class RequestEvents(_Telling):
             signals.request_dropped_nofollow, request=request, response=response, sources=sources
         )
 
+    def usage_withheld(
+        self, request: Request, response: Response, category: str, source: str, where: str
+    ) -> None:
+        """A response refusing one of the crawl's uses was kept from its callback."""
+        self.stats.inc_value(S.USAGE_WITHHELD)
+        if self.debug and logger.isEnabledFor(logging.DEBUG):
+            logger.debug(
+                "Withheld %(response)s from its callback: its %(source)s refuses %(category)s "
+                "(%(where)s)",
+                {"response": response, "source": source, "category": category, "where": where},
+                extra=self._extra(),
+            )
+        self._send(
+            signals.response_withheld,
+            request=request,
+            response=response,
+            category=category,
+            source=source,
+            where=where,
+        )
+
     def nofollow_kept(self) -> None:
         """A request yielded from a ``nofollow`` page kept for its ``dont_obey_robotstxt``."""
         self.stats.inc_value(S.PAGE_RULES_KEPT_NOFOLLOW)
