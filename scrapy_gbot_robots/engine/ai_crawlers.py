@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from functools import lru_cache
 from importlib import resources
 from typing import Any
@@ -114,19 +114,27 @@ def verdicts(
 ) -> list[AgentVerdict]:
     """Each crawler's group in force and Google's verdict for ``/``, in the list's order.
 
-    Each crawler is asked on a copy of the file, so the file's bounded matcher memo is left
-    to the crawl's own token.
+    Only the crawlers the file names get a question of their own; every other one obeys the
+    same ``*`` group (or none), so one question answers them all: a file costs one group walk
+    per crawler it names, plus one.  The questions are asked of a copy of the file, so its
+    bounded matcher memo is left to the crawl's own token.
     """
     listed = snapshot().crawlers if crawlers is None else crawlers
     copy = RobotsTxt(robots.body, robots.truncated)
     firsts = first_lines(robots.body)
+    shared: AgentVerdict | None = None
     out: list[AgentVerdict] = []
     for crawler in listed:
         token = crawler.checked_as
+        named = token.lower() in firsts
+        if not named and shared is not None:
+            out.append(replace(shared, crawler=crawler))
+            continue
         decision = copy.decide(ROOT, token)
         group = decision.token
         line = firsts.get(group.lower(), 0) if group else 0
-        out.append(
-            AgentVerdict(crawler, group, line, decision.allowed, decision.line, decision.rule)
-        )
+        verdict = AgentVerdict(crawler, group, line, decision.allowed, decision.line, decision.rule)
+        if not named:
+            shared = verdict
+        out.append(verdict)
     return out

@@ -38,6 +38,7 @@ from ..page.rules import PageRules
 from ..policy.states import Kind, OriginState
 from .labels import _STATES, OBSERVE, SCHEMA, is_usage_directive, iso, state_summary
 from .pages import PageTally
+from .robots_facts import RobotsFacts
 
 #: One step of a robots.txt fetch: (URL, HTTP status or None, error name or None).
 Hop = tuple[str, int | None, str | None]
@@ -126,6 +127,7 @@ class _Origin:
         "crawl_delay",
         "drop_reasons",
         "dropped",
+        "facts",
         "fetch",
         "fetches",
         "forbidden",
@@ -151,6 +153,7 @@ class _Origin:
         self.fetch: _Fetch | None = None
         self.lint: dict[str, Any] | None = None
         self.usage: dict[str, Any] | None = None  # the group's content-usage statements
+        self.facts: dict[str, Any] | None = None  # License: lines, AI crawlers kept out
         self.crawl_delay: tuple[float, float] | None = None  # (asked, applied) seconds
         self.pages: PageTally | None = None  # GBOT_ROBOTS_PAGE_RULES: what the pages said
 
@@ -237,6 +240,7 @@ class ReportCollector:
         self._folded_rules: dict[_RuleKey, _Rule] = {}
         self._lint_memo: dict[str, dict[str, Any]] = {}
         self._usage_memo: dict[str, dict[str, Any]] = {}
+        self.facts = RobotsFacts()  # License: lines and AI crawlers kept out, per body
         #: How many times the linter ran (once per distinct body while it is remembered).
         self.lint_runs = 0
         #: How many times a body's content-usage statements were read (the same memo rule).
@@ -262,9 +266,10 @@ class ReportCollector:
         if state.kind is Kind.RULES and robots is not None:
             entry.lint = self._lint(sha, robots.body)
             entry.usage = self._usage(sha, robots)
+            entry.facts = self.facts.of(sha, robots)
         elif previous is None or previous.sha256 != sha or not sha:
             entry.lint = None  # no body, or another one than the one linted
-            entry.usage = None
+            entry.usage = entry.facts = None
         entry.fetch = _Fetch(robots_url, chain, state, source, sha)
         if source == "store":
             entry.stored += 1
@@ -624,6 +629,9 @@ def _origin_json(
     out["server_errors"] = entry.server_errors
     out["lint"] = entry.lint
     out["usage"] = entry.usage
+    facts = entry.facts or {}
+    out["licenses"] = facts.get("licenses", [])
+    out["ai_crawlers"] = facts.get("ai_crawlers")
     out["requests"] = {
         "allowed": entry.allowed,
         "forbidden": entry.forbidden,

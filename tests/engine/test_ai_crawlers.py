@@ -3,7 +3,13 @@
 from __future__ import annotations
 
 from scrapy_gbot_robots import parse
-from scrapy_gbot_robots.engine.ai_crawlers import AiCrawler, first_lines, snapshot, verdicts
+from scrapy_gbot_robots.engine.ai_crawlers import (
+    ROOT,
+    AiCrawler,
+    first_lines,
+    snapshot,
+    verdicts,
+)
 
 FILE = b"""\
 User-agent: *
@@ -69,3 +75,21 @@ def test_the_crawls_own_matcher_memo_is_left_alone() -> None:
     assert robots.allowed("https://e.com/x", "MyBot")
     verdicts(robots)
     assert robots._others is None  # the 166 questions were asked of a copy
+
+
+def test_the_shared_answer_for_unnamed_crawlers_is_each_ones_own() -> None:
+    """One question for every crawler the file does not name: the same answer as asking each."""
+    from pathlib import Path
+
+    corpus = sorted((Path(__file__).parents[1] / "data" / "corpus" / "robots").glob("*.txt"))
+    files = [FILE, *(p.read_bytes() for p in corpus[:6])]
+    crawlers = snapshot().crawlers
+    for body in files:
+        robots = parse(body)
+        firsts = first_lines(body)
+        fresh = parse(body)
+        for row in verdicts(robots):
+            own = fresh.decide(ROOT, row.crawler.checked_as)
+            assert (row.root_allowed, row.line, row.group) == (own.allowed, own.line, own.token)
+            assert row.group_line == (firsts.get(own.token.lower(), 0) if own.token else 0)
+        assert len(verdicts(robots)) == len(crawlers)
