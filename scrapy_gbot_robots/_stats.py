@@ -44,6 +44,8 @@ PAGE_RULES_CAPPED = "robotstxt/page_rules/capped"
 
 # Usage preferences (GBOT_ROBOTS_USAGE): a response whose header or meta refuses a use.
 USAGE_WITHHELD = "robotstxt/usage/withheld"
+TDMREP_FETCHED = "robotstxt/tdmrep/fetched"
+TDMREP_FORBIDDEN = "robotstxt/tdmrep/forbidden"
 
 # The gate, set when the spider closes.
 PARKED_PEAK = "robotstxt/parked_peak"

@@ -18,7 +18,7 @@ from typing import TYPE_CHECKING, Any
 if TYPE_CHECKING:
     from scrapy.settings import BaseSettings
 
-from ._components import BODY, OURS, PAGE_RULES, USAGE, path_of, spellings
+from ._components import BODY, OURS, PAGE_RULES, TDMREP, USAGE, path_of, spellings
 
 logger = logging.getLogger("scrapy_gbot_robots")
 
@@ -60,6 +60,8 @@ class Addon:
                 del mws[component]
         mws[BUILTIN] = None
         mws[OURS] = _DEFAULT_PRIORITY if priority is None else priority
+        if not any(_is(c, TDMREP) for c in mws):  # just after ours: robots.txt decides first
+            mws[TDMREP] = mws[OURS] + 1
         placed = [v for c, v in mws.items() if _is(c, BODY)]  # a project's own placement wins
         if not placed:
             mws[BODY] = BODY_PRIORITY

@@ -7,8 +7,9 @@ reads none of these, and a crawl without them pays nothing).
 
 For each response a callback would get, ``process_spider_input`` combines what applies to
 its URL (:mod:`..preferences.answer`): robots.txt's statements in force (the check put them
-in ``gbot_robots_usage``), the ``Content-Usage`` header, and TDMRep's header and meta (the
-meta only in an HTML page), and puts the answer per category, each with its sources, in
+in ``gbot_robots_usage``), the ``Content-Usage`` header, and TDMRep's file (the entry
+``crawl/tdmrep_middleware.py`` found), header and meta (the meta only in an HTML page), and
+puts the answer per category, each with its sources, in
 ``response.meta["gbot_robots_usage_answer"]``.  robots.txt's refusals already forbade the
 request before its download (``crawl/verdicts.py``); a response whose **header or meta**
 refuses one of the crawl's uses is not handed to its callback: counted
@@ -27,7 +28,7 @@ from scrapy.exceptions import IgnoreRequest, NotConfigured
 from scrapy.http import HtmlResponse, Response
 
 from .._compat import fail_bootstrap
-from .._meta import DONT_OBEY, USAGE_ANSWER_META, USAGE_META
+from .._meta import DONT_OBEY, TDMREP_META, USAGE_ANSWER_META, USAGE_META
 from .._settings import ConfigError
 from ..preferences.answer import (
     RESPONSE_SOURCES,
@@ -37,7 +38,7 @@ from ..preferences.answer import (
     from_robots,
     from_tdm,
 )
-from ..preferences.tdmrep import combine, from_headers, from_meta
+from ..preferences.tdmrep import TdmStatement, combine, from_headers, from_meta
 from .shared_parts import Shared, shared
 
 if TYPE_CHECKING:
@@ -64,12 +65,22 @@ def usage_answer(response: Response, robots: Any = None) -> Answer:
     headers = response.headers
     html = response.body if isinstance(response, HtmlResponse) else None
     tdm = combine(
-        # tdmrep.json: not fetched by this release (docs/crawling.md says so).
+        _file_statement(meta.get(TDMREP_META)),  # crawl/tdmrep_middleware.py put it there
         from_headers(headers.getlist(b"tdm-reservation"), headers.getlist(b"tdm-policy")),
         from_meta(html) if html else None,
     )
     return answer(
         from_robots(prefs), from_header(headers.getlist(b"Content-Usage")), from_tdm(tdm)
+    )
+
+
+def _file_statement(found: Any) -> TdmStatement | None:
+    """The tdmrep.json entry the TDMRep middleware found for the request, if any."""
+    if not isinstance(found, dict):
+        return None
+    return TdmStatement(
+        bool(found.get("reserved")), str(found.get("policy", "")), "tdmrep.json",
+        str(found.get("where", "")),
     )
 
 

@@ -118,3 +118,4 @@ async def test_what_refuses_training_is_withheld_and_nothing_else(server: Server
     assert (both["train-ai"]["allowed"], both["search"]["allowed"]) == (True, False)
     zero = answers["tdm-meta-zero"]["train-ai"]
     assert zero["allowed"] is True and zero["sources"][-1]["source"] == "meta"
+
