@@ -193,6 +193,7 @@ def test_check_json_lines(google: Path) -> None:
         "group": "global",
         "token": "*",
         "usage": {"group": "*", "preferences": []},
+        "licenses": [],
     }
     assert objs[1]["allowed"] is True
     assert objs[1]["line"] == 0 and objs[1]["group"] == "none" and objs[1]["rule"] == ""
@@ -739,7 +740,7 @@ def test_commands_are_found_in_the_package_in_order() -> None:
     """A command is one module with a COMMAND: 'report.py' would be found the same way."""
     from scrapy_gbot_robots.cli import commands
 
-    assert [c.name for c in commands()] == ["check", "lint", "fetch", "inspect", "report"]
+    assert [c.name for c in commands()] == ["check", "lint", "agents", "fetch", "inspect", "report"]
 
 
 # ----------------------------------------------------------------------------- token lists, usage
