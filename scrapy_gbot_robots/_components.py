@@ -13,6 +13,12 @@ BODY = "scrapy_gbot_robots.crawl.body.RobotsBodyMiddleware"
 #: The spider middleware of GBOT_ROBOTS_PAGE_RULES (robots meta tags, X-Robots-Tag); it
 #: disables itself (NotConfigured, silently) when the setting is "off".
 PAGE_RULES = "scrapy_gbot_robots.crawl.page_rules_middleware.PageRulesMiddleware"
+#: The spider middleware of GBOT_ROBOTS_USAGE (a response's usage answer, and withholding
+#: what refuses the crawl's uses); it disables itself when no usage setting is on.
+USAGE = "scrapy_gbot_robots.crawl.usage_middleware.UsageMiddleware"
+#: The downloader middleware fetching and obeying tdmrep.json (GBOT_ROBOTS_USAGE naming AI
+#: training); it disables itself otherwise.
+TDMREP = "scrapy_gbot_robots.crawl.tdmrep_middleware.TdmRepMiddleware"
 
 #: Every other spelling of the same classes: the package-level re-export, the public module
 #: path projects name in ``DOWNLOADER_MIDDLEWARES`` (where the classes lived in 0.2.0), and a

@@ -30,6 +30,11 @@ VERDICT_META = "gbot_robots_verdict"
 
 #: ``GBOT_ROBOTS_USAGE_META``: the content-usage signals in force for the request's URL.
 USAGE_META = "gbot_robots_usage"
+#: ``GBOT_ROBOTS_USAGE`` or ``GBOT_ROBOTS_USAGE_META``: the response's usage answer per
+#: category (``train-ai``, ``search``), each with its sources (robots.txt line, header, meta).
+USAGE_ANSWER_META = "gbot_robots_usage_answer"
+#: ``GBOT_ROBOTS_USAGE`` naming AI training: the origin's tdmrep.json entry for the URL.
+TDMREP_META = "gbot_robots_tdmrep"
 
 #: Scrapy's meta keys that choose the network path of a request: a robots.txt request carries
 #: those of the request that made it wanted (docs/meta.md says why these and no others).

@@ -561,15 +561,37 @@ def _tokens_setting(value: Any) -> str | tuple[str, ...] | None:
 
 def _uses(value: Any) -> tuple[str, ...]:
     """GBOT_ROBOTS_USAGE: the uses this crawl makes of content (``ai-train``, ``search``...)."""
-    from .engine.usage import SIGNALS, USES
+    from .engine.usage import RETIRED, SIGNALS, USES
 
     setting = PREFIX + "USAGE"
     uses = tuple(use.lower() for use in _strings(setting, value))
     known = sorted(set(USES) | SIGNALS)
     for use in uses:
+        if use in RETIRED:
+            raise ConfigError(
+                setting,
+                f"{use!r} is a retired label ({RETIRED[use]}): the current vocabulary "
+                f"(draft-ietf-aipref-vocab-08) says nothing about it; use one of: "
+                f"{', '.join(known)}",
+            )
         if use not in known:
             raise ConfigError(setting, f"unknown use {use!r}; known: {', '.join(known)}")
     return uses
+
+
+def default_token_notice(token: str | tuple[str, ...]) -> str | None:
+    """The start-up notice for a crawl whose token is Scrapy's default (``Scrapy``, from
+    ``USER_AGENT = "Scrapy/VERSION (+https://scrapy.org)"``), else None: ai.robots.txt's
+    recommended file has had ``User-agent: Scrapy`` since 2024, so every site that copied it
+    forbids such a crawl everything, and nothing else would say why."""
+    tokens = (token,) if isinstance(token, str) else token
+    if not any(t.lower() == "scrapy" for t in tokens):
+        return None
+    return (
+        "robots.txt is obeyed as 'Scrapy', Scrapy's default token: many sites block it "
+        "(ai.robots.txt's recommended robots.txt has 'User-agent: Scrapy'). Name your crawler: "
+        "ROBOTSTXT_USER_AGENT = 'MyBot' and USER_AGENT = 'MyBot/1.0 (+https://example.com/bot)'"
+    )
 
 
 def configured_token(config: Config) -> tuple[str | tuple[str, ...], str, str | None]:

@@ -53,6 +53,11 @@ BACKOFF_SHARED = "robotstxt/backoff/shared"
 BACKOFF_HEARD = "robotstxt/backoff/heard"
 BACKOFF_FLEET_ERRORS = "robotstxt/backoff/fleet_errors"
 
+# Usage preferences (GBOT_ROBOTS_USAGE): a response whose header or meta refuses a use.
+USAGE_WITHHELD = "robotstxt/usage/withheld"
+TDMREP_FETCHED = "robotstxt/tdmrep/fetched"
+TDMREP_FORBIDDEN = "robotstxt/tdmrep/forbidden"
+
 # The gate, set when the spider closes.
 PARKED_PEAK = "robotstxt/parked_peak"
 RELEASING_PEAK = "robotstxt/releasing_peak"

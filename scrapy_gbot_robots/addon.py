@@ -18,7 +18,7 @@ from typing import TYPE_CHECKING, Any
 if TYPE_CHECKING:
     from scrapy.settings import BaseSettings
 
-from ._components import BODY, OURS, PAGE_RULES, path_of, spellings
+from ._components import BODY, OURS, PAGE_RULES, TDMREP, USAGE, path_of, spellings
 
 logger = logging.getLogger("scrapy_gbot_robots")
 
@@ -30,6 +30,8 @@ BODY_PRIORITY = 595
 #: The spider middleware of GBOT_ROBOTS_PAGE_RULES (``PAGE_RULES``) goes just after
 #: HttpErrorMiddleware (50): see crawl/page_rules_middleware.py.
 PAGE_RULES_PRIORITY = 60
+#: The spider middleware of GBOT_ROBOTS_USAGE (``USAGE``), just after the page rules'.
+USAGE_PRIORITY = 62
 
 
 def _is(component: Any, path: str) -> bool:
@@ -58,6 +60,8 @@ class Addon:
                 del mws[component]
         mws[BUILTIN] = None
         mws[OURS] = _DEFAULT_PRIORITY if priority is None else priority
+        if not any(_is(c, TDMREP) for c in mws):  # just after ours: robots.txt decides first
+            mws[TDMREP] = mws[OURS] + 1
         placed = [v for c, v in mws.items() if _is(c, BODY)]  # a project's own placement wins
         if not placed:
             mws[BODY] = BODY_PRIORITY
@@ -76,7 +80,11 @@ class Addon:
         current = settings.getpriority("DOWNLOADER_MIDDLEWARES") or 0
         settings.set("DOWNLOADER_MIDDLEWARES", mws, priority=current)
         spider_mws = settings.getdict("SPIDER_MIDDLEWARES")
-        if not any(_is(c, PAGE_RULES) for c in spider_mws):  # a project's own placement wins
-            spider_mws[PAGE_RULES] = PAGE_RULES_PRIORITY
+        added = False
+        for path, priority in ((PAGE_RULES, PAGE_RULES_PRIORITY), (USAGE, USAGE_PRIORITY)):
+            if not any(_is(c, path) for c in spider_mws):  # a project's own placement wins
+                spider_mws[path] = priority
+                added = True
+        if added:
             current = settings.getpriority("SPIDER_MIDDLEWARES") or 0
             settings.set("SPIDER_MIDDLEWARES", spider_mws, priority=current)

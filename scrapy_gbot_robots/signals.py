@@ -41,6 +41,13 @@ request_forbidden = object()
 #: where ``nofollow`` came from, ``"meta:robots"``...).
 request_dropped_nofollow = object()
 
+#: Sent by ``RequestEvents.usage_withheld``: with ``GBOT_ROBOTS_USAGE``, a response whose
+#: ``Content-Usage`` header or TDMRep header or meta refuses one of the crawl's uses is not
+#: handed to its callback. Arguments: ``request``, ``response``, ``spider``, ``category``
+#: (str, ``"train-ai"``...), ``source`` (str, ``"header"``, ``"tdm-header"``, ``"meta"``),
+#: ``where`` (str: the header or the meta as read).
+response_withheld = object()
+
 #: Sent by ``FetchEvents.decided``: an origin's robots.txt state changed kind or reason
 #: (fetched, or read back from the store). Arguments: ``origin`` (str), ``state`` (str),
 #: ``spider``.

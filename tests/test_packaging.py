@@ -89,6 +89,9 @@ def test_the_metadata_keeps_its_promises() -> None:
     assert {"Framework :: Scrapy", "Typing :: Typed"} <= set(classifiers)
     assert (ROOT / "scrapy_gbot_robots" / "py.typed").is_file()
     assert "py.typed" in pyproject["tool"]["setuptools"]["package-data"]["scrapy_gbot_robots"]
+    # gbot-robots agents' dated ai.robots.txt snapshot ships, with its licence inside.
+    assert "data/*.json" in pyproject["tool"]["setuptools"]["package-data"]["scrapy_gbot_robots"]
+    assert "MIT License" in (ROOT / "scrapy_gbot_robots" / "data" / "ai_robots.json").read_text()
     minors = [int(c.rsplit(".", 1)[1]) for c in classifiers if re.search(r":: 3\.\d+$", c)]
     floor = re.fullmatch(r">=3\.(\d+)", project["requires-python"])
     assert floor is not None

@@ -118,6 +118,7 @@ PURE = [
     "engine",
     "policy",
     "page",
+    "preferences",
     "report",
     "crawl/gate.py",
     "crawl/backoff.py",
@@ -190,7 +191,7 @@ def test_pure_layers_import_nothing_from_scrapy_or_twisted(layer: str) -> None:
 _BELOW_CRAWL = frozenset(
     {"_safetext", "_meta", "signals", "_compat", "engine", "policy", "_stats", "_settings"}
     | {"_userlog", "stores", "parking", "report", "scrapy_parser", "_components", "_redact"}
-    | {"page"}
+    | {"page", "preferences"}
 )
 LAYERS: dict[str, frozenset[str]] = {
     "_safetext": frozenset(),  # text from outside made printable
@@ -202,6 +203,8 @@ LAYERS: dict[str, frozenset[str]] = {
     "engine": frozenset({"_safetext"}),
     "policy": frozenset({"engine"}),
     "page": frozenset(),  # a response's page-level rules (robots meta tags, X-Robots-Tag)
+    # a response's usage preferences: robots.txt's statements, headers, TDMRep, combined
+    "preferences": frozenset({"engine", "page"}),
     "_stats": frozenset({"policy"}),
     "_settings": frozenset({"engine", "policy", "_redact"}),
     "_userlog": frozenset({"_settings", "_compat", "_redact"}),
@@ -796,6 +799,7 @@ ALLOWED_NAMES: dict[tuple[str, str], str] = {
     ("scrapy_parser.py", "agent"): "Scrapy's RobotParser interface: allowed(url, user_agent)",
     ("_settings.py", "user_agent"): "Scrapy's USER_AGENT header",
     ("cli/lint.py", "agents"): "a group's User-agent: lines",
+    ("cli/agents.py", "agents"): "the command issue 49 names: AI crawlers, ai.robots.txt's word",
     ("", "cache_control"): "HTTP's Cache-Control header",
     ("policy/states.py", "cache_ttl"): "PolicyConfig's public field since 0.1 (GBOT_ROBOTS_TTL)",
     ("_compat.py", "UNHANDLED_IN_DEFERRED"): "Twisted's Deferred",
@@ -886,7 +890,7 @@ def test_no_setting_stat_signal_or_meta_key_uses_a_retired_word() -> None:
         if _retired_in(name, words)
     ]
     assert not found, found
-    assert len(_public_names()["signal"]) == 5  # the scan saw the signals
+    assert len(_public_names()["signal"]) == 6  # the scan saw the signals
 
 
 _LOG_LEVELS = frozenset({"debug", "info", "warning", "error", "exception", "critical"})

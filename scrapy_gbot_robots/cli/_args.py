@@ -341,6 +341,9 @@ def resolve_tokens(ns: argparse.Namespace, note: Callable[[str], None]) -> Token
         if known is None:
             names = ", ".join(GOOGLE_CRAWLERS)
             raise UsageError(f"unknown crawler {quoted(ns.as_crawler)} for --as; known: {names}")
+        if not known.obeys:
+            note(f"note: {known.tokens[0]} ignores robots.txt ({known.robots_txt}, per Google's "
+                 "crawler pages): the verdicts say what the file asks of it, not what it does")
         return Tokens(known.tokens, known.global_group and not ns.no_global)
     value = given if given is not None else DEFAULT_TOKEN
     tokens = tuple(resolve_token(part, note) for part in split_tokens(value))

@@ -13,7 +13,7 @@ import argparse
 import json
 from collections.abc import Sequence
 
-from .._safetext import quoted
+from .._safetext import printable, quoted
 from ..engine import lint as _lint
 from ..engine.decision import Decision
 from ..engine.lines import LineKind, LineReport, report
@@ -113,6 +113,7 @@ def run(ns: argparse.Namespace, io: IOStreams) -> int:
     if ns.json:
         for t, url, d, usage in zip(targets, checked, decisions, usages, strict=True):
             obj = verdict_json(t.given, tokens, d, reports, url, usage)
+            obj["licenses"] = list(rt.licenses)
             io.out.write(json.dumps(obj) + "\n")
     else:
         paint = Painter(colour_wanted(ns.color, io.out))
@@ -146,6 +147,8 @@ def run(ns: argparse.Namespace, io: IOStreams) -> int:
         io.out.write(paint(summary, "disallowed" if disallowed else "allowed") + "\n")
         if with_usage:
             io.out.write(paint(USAGE_NOTE, "dim") + "\n")
+        for url in rt.licenses:
+            io.out.write(paint(f"License (RSL): {printable(url)}", "dim") + "\n")
     return EXIT_FINDINGS if disallowed else EXIT_OK
 
 

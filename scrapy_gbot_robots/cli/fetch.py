@@ -435,6 +435,7 @@ def run(ns: argparse.Namespace, io: IOStreams) -> int:
                 }
             ),
             "sitemaps": list(robots.sitemaps) if robots is not None else [],
+            "licenses": list(robots.licenses) if robots is not None else [],
             "lint": {**result.as_json(), "counts": count(findings)} if result else None,
         }
         io.out.write(json.dumps(data, indent=2) + "\n")
@@ -492,6 +493,8 @@ def run(ns: argparse.Namespace, io: IOStreams) -> int:
         facts.append([("usage", "bold"), (f"{usage_text(usage)}: {USAGE_FACT}", None)])
     if robots is not None and robots.sitemaps:
         facts.append([("sitemaps", "bold"), (", ".join(robots.sitemaps), None)])
+    if robots is not None and robots.licenses:
+        facts.append([("licenses", "bold"), (", ".join(robots.licenses), None)])
     w("\n")
     for line in render_table(facts, paint):
         w(line + "\n")

@@ -22,7 +22,14 @@ from typing import TYPE_CHECKING
 
 from scrapy.exceptions import NotConfigured, ScrapyDeprecationWarning
 
-from .._settings import Config, configured_token, load, renamed_settings, unknown_settings
+from .._settings import (
+    Config,
+    configured_token,
+    default_token_notice,
+    load,
+    renamed_settings,
+    unknown_settings,
+)
 from ..engine.rules import Tokens
 from .request_keys import RequestKeys
 from .telemetry import Telemetry
@@ -74,6 +81,8 @@ def shared(crawler: Crawler) -> Shared:
     token, source, warning = configured_token(config)
     if warning:
         logger.warning(warning)
+    if (notice := default_token_notice(token)) is not None:
+        logger.info(notice)
     report = None
     if config.report:
         from ..report.collector import ReportCollector  # only when asked for

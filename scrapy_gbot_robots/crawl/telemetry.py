@@ -333,6 +333,47 @@ class RequestEvents(Telling):
             signals.request_dropped_nofollow, request=request, response=response, sources=sources
         )
 
+    def usage_withheld(
+        self, request: Request, response: Response, category: str, source: str, where: str
+    ) -> None:
+        """A response refusing one of the crawl's uses was kept from its callback."""
+        self.stats.inc_value(S.USAGE_WITHHELD)
+        if self.debug and logger.isEnabledFor(logging.DEBUG):
+            logger.debug(
+                "Withheld %(response)s from its callback: its %(source)s refuses %(category)s "
+                "(%(where)s)",
+                {"response": response, "source": source, "category": category, "where": where},
+                extra=self._extra(),
+            )
+        self._send(
+            signals.response_withheld,
+            request=request,
+            response=response,
+            category=category,
+            source=source,
+            where=where,
+        )
+
+    def tdmrep_fetched(self, origin: str, outcome: str, entries: int) -> None:
+        """An origin's tdmrep.json was fetched (whatever came of it)."""
+        self.stats.inc_value(S.TDMREP_FETCHED)
+        if self.debug and logger.isEnabledFor(logging.DEBUG):
+            logger.debug(
+                "tdmrep.json of %(origin)s: %(outcome)s, %(entries)d entries",
+                {"origin": origin, "outcome": outcome, "entries": entries},
+                extra=self._extra(),
+            )
+
+    def tdmrep_forbidden(self, request: Request, where: str) -> None:
+        """A request refused because its origin's tdmrep.json reserves TDM rights."""
+        self.stats.inc_value(S.TDMREP_FORBIDDEN)
+        if self.debug and logger.isEnabledFor(logging.DEBUG):
+            logger.debug(
+                "Forbidden by tdmrep.json (%(where)s): %(request)s",
+                {"where": where, "request": request},
+                extra=self._extra(),
+            )
+
     def nofollow_kept(self) -> None:
         """A request yielded from a ``nofollow`` page kept for its ``dont_obey_robotstxt``."""
         self.stats.inc_value(S.PAGE_RULES_KEPT_NOFOLLOW)

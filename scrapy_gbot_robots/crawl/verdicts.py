@@ -134,7 +134,7 @@ class Verdicts:
         refused: UsagePreference | None = None
         if decision.allowed and self.uses:
             refused = robots.refuses(url, token, self.uses, group)
-        if self.usage_meta:
+        if self.usage_meta or self.uses:  # the usage middleware reads it with the response
             request.meta[USAGE_META] = robots.usage(url, token, group).as_json()
         deciding = decision if refused is None else _usage_decision(refused, decision)
         if self.observe:

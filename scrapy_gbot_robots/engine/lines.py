@@ -35,6 +35,10 @@ _USER_AGENT_KEYS = (b"user-agent", b"useragent", b"user agent")
 _ALLOW_KEYS = (b"allow",)
 _DISALLOW_KEYS = (b"disallow", b"dissallow", b"dissalow", b"disalow", b"diasllow", b"disallaw")
 _SITEMAP_KEYS = (b"sitemap", b"site-map")
+#: RSL 1.0's global ``License:`` line (a licence document's URL).  Google's parser reads it
+#: as an unknown key, and so does :func:`classify` (a verdict cannot change); the rules
+#: (``RobotsTxt.licenses``) and the linter recognise it by this exact key, lower-cased.
+LICENSE_KEY = b"license"
 _CANONICAL = {
     LineKind.USER_AGENT: b"user-agent",
     LineKind.ALLOW: b"allow",

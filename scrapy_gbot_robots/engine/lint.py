@@ -18,7 +18,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from .._safetext import display, quoted, short
-from .lines import MAX_BODY_BYTES, LineKind, LineReport, bom_length, report
+from .lines import LICENSE_KEY, MAX_BODY_BYTES, LineKind, LineReport, bom_length, report
 from .lint_checks import CHECKS, CHECKS_BY_CODE, CHECKS_BY_NAME, Check, Finding, Severity
 from .lint_groups import Group, group_findings, group_lines, joined_findings, orphan_findings
 from .lint_lines import (
@@ -88,6 +88,7 @@ class LintReport:
     groups: tuple[Group, ...]
     sitemaps: tuple[str, ...]
     findings: tuple[Finding, ...]
+    licenses: tuple[str, ...] = ()  # RSL's License: lines, global like sitemaps
 
     @property
     def truncated(self) -> bool:
@@ -110,6 +111,7 @@ class LintReport:
             "lines": [v.as_json() for v in self.lines],
             "groups": [g.as_json() for g in self.groups],
             "sitemaps": list(self.sitemaps),
+            "licenses": list(self.licenses),
             "findings": [f.as_json() for f in self.findings],
             "counts": self.counts(),
         }
@@ -170,6 +172,7 @@ def lint(body: bytes) -> LintReport:
         for r in (*g.agent_lines, *g.rule_lines):
             group_of[r.number] = g.index
     sitemaps: list[str] = []
+    licenses: list[str] = []
     current = 0  # the group a line between a group's first line and the next group's is in
     starts = {g.first_line: g.index for g in groups}
 
@@ -186,6 +189,8 @@ def lint(body: bytes) -> LintReport:
             usage_findings(r, mechanism, current, emit)
         if r.kind is LineKind.SITEMAP:
             sitemaps.append(display(r.value))
+        elif r.kind is LineKind.UNKNOWN and r.value and r.key.lower() == LICENSE_KEY:
+            licenses.append(display(r.value))
 
     orphan_findings(orphans, emit)
 
@@ -207,6 +212,7 @@ def lint(body: bytes) -> LintReport:
         groups=tuple(groups),
         sitemaps=tuple(sitemaps),
         findings=tuple(findings),
+        licenses=tuple(licenses),
     )
 
 
@@ -249,6 +255,8 @@ def _read_as(r: LineReport, text: bytes) -> str:
     mechanism = usage_mechanism(r)
     if mechanism is not None:
         return mechanism
+    if r.kind is LineKind.UNKNOWN and r.key.lower() == LICENSE_KEY:
+        return "license"
     if r.kind is not None:
         return _CANONICAL[r.kind]
     if r.ignored is not None:

@@ -4,7 +4,7 @@ Each finding kind has a stable code (``GR`` + three digits) and a fixed severity
 gate on it; codes are never reused or renumbered (see docs/cli.md for the catalogue). The
 hundreds name the family, and each family's checks live in one module: ``GR1xx`` the file
 (``engine/lint.py``, except ``GR103``, found line by line); ``GR2xx`` and ``GR3xx`` a line and
-its pattern, ``GR406``/``GR407`` a user-agent value, ``GR5xx`` sitemaps
+its pattern, ``GR406``/``GR407`` a user-agent value, ``GR5xx`` sitemaps and RSL licences
 (``engine/lint_lines.py``); ``GR401`` to ``GR405`` and ``GR408`` groups
 (``engine/lint_groups.py``);
 ``GR6xx`` content-usage statements (``engine/lint_usage.py``).
@@ -82,6 +82,9 @@ CHECKS: tuple[Check, ...] = (
     Check("GR408", "joined-group", _W, "a non-rule line between user-agent lines ends no group"),
     # Sitemaps
     Check("GR501", "sitemap-not-absolute", _W, "a sitemap that is not an absolute URL"),
+    # RSL 1.0's License: line, global like Sitemap:
+    Check("GR502", "license", _I, "an RSL License line, which Google ignores"),
+    Check("GR503", "license-not-absolute", _W, "a License line that is not an absolute URL"),
     # Content-usage statements (Content-Signal, Content-Usage): read by AI-preference-aware
     # crawlers, ignored by Google
     Check("GR601", "usage-statement", _I, "Content-Signal or Content-Usage, which Google ignores"),

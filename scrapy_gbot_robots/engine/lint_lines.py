@@ -12,7 +12,7 @@ import re
 from urllib.parse import urlsplit
 
 from .._safetext import display, printable, quoted, short
-from .lines import MAX_LINE_BYTES, LineKind, LineReport
+from .lines import LICENSE_KEY, MAX_LINE_BYTES, LineKind, LineReport
 from .lint_checks import Emit
 from .lint_usage import usage_mechanism
 from .tokens import names_everyone, token_prefix
@@ -117,6 +117,8 @@ def line_findings(r: LineReport, text: bytes, emit: Emit) -> None:
     if r.kind is LineKind.UNKNOWN:
         if usage_mechanism(r) is not None:
             pass  # engine/lint_usage.py reads it
+        elif r.key.lower() == LICENSE_KEY:
+            _license_findings(r, emit)
         elif _CRAWL_DELAY.fullmatch(r.key):
             emit(
                 "GR207",
@@ -178,6 +180,25 @@ def line_findings(r: LineReport, text: bytes, emit: Emit) -> None:
                 f"sitemap {shown} is not an absolute URL: it must be fully qualified, "
                 "including the protocol and host (e.g. https://example.com/sitemap.xml)",
             )
+
+
+def _license_findings(r: LineReport, emit: Emit) -> None:
+    """RSL 1.0's global ``License:`` line: known (not GR206), its URL absolute."""
+    n, value = r.number, display(r.value)
+    emit(
+        "GR502",
+        n,
+        f"License: {short(value) if value else '(empty)'} points to an RSL licence (RSL 1.0); "
+        "Google ignores it, crawlers that read licences use it",
+    )
+    if not is_absolute_url(value):
+        shown = quoted(short(value)) if value else "empty"
+        emit(
+            "GR503",
+            n,
+            f"License {shown} is not an absolute URL: RSL's License line names the licence "
+            "document by its full URL (e.g. https://example.com/license.xml)",
+        )
 
 
 def _pattern_findings(r: LineReport, emit: Emit) -> None:

@@ -13,9 +13,10 @@ from .lint_checks import Emit
 from .usage import (
     CONTENT_SIGNAL,
     CONTENT_USAGE,
+    RETIRED,
     SIGNAL_EXTRAS,
     SIGNALS,
-    VOCAB_PARENT,
+    VOCAB,
     Mechanism,
     parse_statement,
 )
@@ -90,7 +91,7 @@ def _usage_entry_findings(
     n: int, mechanism: Mechanism, key: str, value: str, allowed: bool | None, emit: Emit
 ) -> None:
     name = _NAMES[mechanism]
-    known = VOCAB_PARENT if mechanism == CONTENT_USAGE else SIGNALS
+    known = VOCAB if mechanism == CONTENT_USAGE else SIGNALS
     if mechanism == CONTENT_SIGNAL and key in SIGNAL_EXTRAS:
         if value.lower() not in SIGNAL_EXTRAS[key]:
             allowed_values = ", ".join(sorted(SIGNAL_EXTRAS[key]))
@@ -98,7 +99,12 @@ def _usage_entry_findings(
         return
     if key not in known:
         other = _OTHER_VOCABULARY[mechanism]
-        if key in other:
+        if mechanism == CONTENT_USAGE and key in RETIRED:
+            hint = (
+                f"; {RETIRED[key]}: draft-ietf-aipref-vocab-08 does not define it, so it "
+                "states nothing"
+            )
+        elif key in other:
             suggestion = other[key]
             theirs = _NAMES[CONTENT_SIGNAL if mechanism == CONTENT_USAGE else CONTENT_USAGE]
             hint = f"; that is {theirs}'s name" + (

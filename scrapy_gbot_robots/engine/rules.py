@@ -20,7 +20,7 @@ from collections.abc import Iterable, Sequence
 
 from .decision import Decision
 from .groups import group_in_force, patterns_in_force
-from .lines import MAX_BODY_BYTES, LineKind, directives, physical_lines
+from .lines import LICENSE_KEY, MAX_BODY_BYTES, LineKind, directives, physical_lines
 from .matcher import Matcher
 from .path_match import path_params_query
 from .usage import KEYS as USAGE_KEYS
@@ -54,6 +54,7 @@ class RobotsTxt:
     """
 
     __slots__ = (
+        "_licenses",
         "_matcher",
         "_others",
         "_site",
@@ -73,6 +74,7 @@ class RobotsTxt:
         self._others: dict[object, Matcher] | None = None
         self._usage: dict[object, UsageIndex] | None = None
         self._sitemaps: tuple[str, ...] | None = None
+        self._licenses: tuple[str, ...] | None = None
         # "scheme://host/" of the last http(s) URL and its length (just past the "/" that
         # starts the path), in one tuple read once per check (another thread may change
         # it).  Before the first: "\0/", which is itself a prefix whose path starts at its
@@ -250,6 +252,22 @@ class RobotsTxt:
                 if kind is LineKind.SITEMAP and value
             )
         return self._sitemaps
+
+    @property
+    def licenses(self) -> tuple[str, ...]:
+        """Every ``License:`` URL (RSL 1.0) in file order, from anywhere in the file.
+
+        RSL's line is global, as ``Sitemap:`` is: it belongs to no group.  Google's parser
+        reads it as an unknown key, so the tokenizer still does (the verdicts cannot change);
+        it is recognised here, by its exact key.
+        """
+        if self._licenses is None:
+            self._licenses = tuple(
+                value.decode("utf-8", "backslashreplace")
+                for _, kind, key, value in directives(self.body)
+                if kind is LineKind.UNKNOWN and key.lower() == LICENSE_KEY and value
+            )
+        return self._licenses
 
     def crawl_delay(self, user_agent: Tokens, global_group: bool = True) -> float | None:
         """The first valid ``Crawl-delay`` of the group in force (Google ignores it)."""

@@ -7,9 +7,11 @@ both (they never change a crawl verdict):
   (contentsignals.org, September 2025): signals ``search``, ``ai-input`` and ``ai-train``,
   values ``yes`` and ``no``, an omitted signal grants and restricts nothing.
 * ``Content-Usage: [PATH] train-ai=n``, the rule of the IETF AI Preferences working group's
-  draft-ietf-aipref-attach, whose value is a Structured Field Dictionary (RFC 9651) in the
-  vocabulary of draft-ietf-aipref-vocab: categories ``all`` (automated processing), within it
-  ``train-ai`` (within it ``train-genai``) and ``search``, values the tokens ``y`` and ``n``.
+  draft-ietf-aipref-attach (-05, 2026-08-18), whose value is a Structured Field Dictionary
+  (RFC 9651) in the vocabulary of draft-ietf-aipref-vocab (-08, 2026-09-13): two categories,
+  ``train-ai`` and ``search``, not nested; values the tokens ``y`` and ``n``.  A label the
+  vocabulary does not define states nothing (:data:`RETIRED` names the earlier drafts'
+  ``all`` and ``train-genai``, which -05 and later no longer define).
 
 This module parses one statement (the value of one line) and answers questions about the
 statements of a group; which group, and which lines, is the rules' business
@@ -30,12 +32,10 @@ Design choices (docs/cli.md says the same to users):
   the crawl's question "may I use this for X?" is then asked of every statement in force,
   and any "no" wins (the vocabulary's combination rule for several statements).
 * **Equivalences** (:data:`USES`): ``ai-train`` (Cloudflare: "training or fine-tuning AI
-  models") and ``train-ai`` (IETF: "training machine learning models or AI") name the same
-  use, and so do the two ``search`` signals (Cloudflare's own IETF proposal,
-  draft-romm-aipref-contentsignals, says its Search definition "may be replaced with" the
-  vocabulary's); Cloudflare's draft also nests ``ai-input`` and ``ai-train`` within the
-  vocabulary's automated processing (``all``).  Nothing in the IETF vocabulary read here
-  names ``ai-input`` itself.
+  models") and ``train-ai`` (IETF) name the same use, and so do the two ``search`` signals
+  (Cloudflare's own IETF proposal, draft-romm-aipref-contentsignals, says its Search
+  definition "may be replaced with" the vocabulary's).  The IETF vocabulary names no
+  ``ai-input``; it is asked of Content-Signal only.
 """
 
 from __future__ import annotations
@@ -57,13 +57,14 @@ KEYS: Final[Mapping[bytes, Mechanism]] = {
     b"content-signal": CONTENT_SIGNAL,
 }
 
-#: IETF categories (draft-ietf-aipref-vocab, editor's copy of 1 September 2025, the revision
-#: whose text was read in full) and the category each is a proper subset of.
-VOCAB_PARENT: Final[Mapping[str, str | None]] = {
-    "all": None,
-    "train-ai": "all",
-    "train-genai": "train-ai",
-    "search": "all",
+#: IETF categories (draft-ietf-aipref-vocab-08, 2026-09-13, and the editor's copy of
+#: 2026-08-19): each is decided by an explicit preference for it, else unknown (no nesting).
+VOCAB: Final = frozenset({"train-ai", "search"})
+#: Labels of earlier revisions that the current vocabulary no longer defines: they state
+#: nothing (the vocabulary's rule for unknown labels), and ``GBOT_ROBOTS_USAGE`` refuses them.
+RETIRED: Final[Mapping[str, str]] = {
+    "all": "automated processing, in the vocabulary until -04 (2025); gone from -05",
+    "train-genai": "generative AI training, in the vocabulary until -04 (2025); gone from -05",
 }
 #: Cloudflare's content signals (contentsignals.org policy text).
 SIGNALS: Final = frozenset({"search", "ai-input", "ai-train"})
@@ -73,19 +74,16 @@ SIGNAL_EXTRAS: Final[Mapping[str, frozenset[str]]] = {
     "use": frozenset({"immediate", "reference", "full"})
 }
 
-#: What to ask of each mechanism for a use the crawl makes: the labels to consult, most
-#: specific first (the vocabulary's rule: an unstated category takes its parent's
-#: preference).  A use not listed here is looked up under both mechanisms as written.
+#: What to ask of each mechanism for a use the crawl makes: the one label that decides it
+#: under each (the current vocabulary has no parent categories).  ``ai-train`` (Cloudflare:
+#: "training or fine-tuning AI models") and ``train-ai`` (IETF: "modify the learned
+#: parameters of an AI model") name the same use, as do the two ``search``; ``ai-input``
+#: has no IETF category.  A use not listed here is looked up under both mechanisms as written.
 USES: Final[Mapping[str, Mapping[Mechanism, tuple[str, ...]]]] = {
-    "ai-train": {CONTENT_SIGNAL: ("ai-train",), CONTENT_USAGE: ("train-ai", "all")},
-    "train-ai": {CONTENT_SIGNAL: ("ai-train",), CONTENT_USAGE: ("train-ai", "all")},
-    "train-genai": {
-        CONTENT_SIGNAL: ("ai-train",),
-        CONTENT_USAGE: ("train-genai", "train-ai", "all"),
-    },
-    "search": {CONTENT_SIGNAL: ("search",), CONTENT_USAGE: ("search", "all")},
-    "ai-input": {CONTENT_SIGNAL: ("ai-input",), CONTENT_USAGE: ("all",)},
-    "all": {CONTENT_USAGE: ("all",)},
+    "ai-train": {CONTENT_SIGNAL: ("ai-train",), CONTENT_USAGE: ("train-ai",)},
+    "train-ai": {CONTENT_SIGNAL: ("ai-train",), CONTENT_USAGE: ("train-ai",)},
+    "search": {CONTENT_SIGNAL: ("search",), CONTENT_USAGE: ("search",)},
+    "ai-input": {CONTENT_SIGNAL: ("ai-input",)},
 }
 
 _WS = " \t"
@@ -149,10 +147,10 @@ class Usage:
     def get(self, use: str) -> UsagePreference | None:
         """The preference that answers "may this content be used for ``use``?", or None.
 
-        Each statement answers with its most specific stated label (``train-genai``, else
-        ``train-ai``, else ``all``; see :data:`USES` for the equivalences between the two
-        vocabularies); any "no" wins over every "yes" (the earliest in the file decides),
-        and None means no statement in force says anything about the use.
+        Each statement answers with the label that names the use (see :data:`USES` for the
+        equivalences between the two vocabularies); any "no" wins over every "yes" (the
+        earliest in the file decides), and None means no statement in force says anything
+        about the use.
         """
         chain = consult(use)
         statements: dict[tuple[Mechanism, int], dict[str, UsagePreference]] = {}
@@ -395,7 +393,7 @@ class UsageIndex:
 
 def _first_refusal(statements: Sequence[_InForce], chains: _Chains) -> UsagePreference | None:
     """:meth:`Usage.refuses` over statements (the same rule as :func:`_combine`: per use, each
-    statement answers with its most specific stated label, and a "no" wins)."""
+    statement answers with the label that names it, and a "no" wins)."""
     for chain in chains:
         for statement in statements:
             for label in chain.get(statement.mechanism, ()):

@@ -47,6 +47,7 @@ from .records import (
     origin_json,
     rule_json,
 )
+from .robots_facts import RobotsFacts
 
 #: A deciding rule: (origin, line, directive, value); a changed file makes another rule.
 _RuleKey = tuple[str, int, str, str]
@@ -111,6 +112,7 @@ class ReportCollector:
         self._folded_rules: dict[_RuleKey, RuleTally] = {}
         self._lint_memo: dict[str, dict[str, Any]] = {}
         self._usage_memo: dict[str, dict[str, Any]] = {}
+        self.facts = RobotsFacts()  # License: lines and AI crawlers kept out, per body
         #: How many times the linter ran (once per distinct body while it is remembered).
         self.lint_runs = 0
         #: How many times a body's content-usage statements were read (the same memo rule).
@@ -136,9 +138,10 @@ class ReportCollector:
         if state.kind is Kind.RULES and robots is not None:
             entry.lint = self._lint(sha, robots.body)
             entry.usage = self._usage(sha, robots)
+            entry.facts = self.facts.of(sha, robots)
         elif previous is None or previous.sha256 != sha or not sha:
             entry.lint = None  # no body, or another one than the one linted
-            entry.usage = None
+            entry.usage = entry.facts = None
         entry.fetch = FetchFacts(robots_url, chain, state, source, sha)
         if source == "store":
             entry.stored += 1

@@ -16,6 +16,7 @@ from typing import Any
 
 from .._safetext import short
 from .html_pages import section as _pages
+from .html_robots import facts_cell, has_facts
 from .labels import (
     STATE_LABELS,
     backoff_text,
@@ -397,6 +398,7 @@ def _origins(data: dict[str, Any], words: _Words) -> str:
     delays = any(o.get("crawl_delay") for o in shown)
     backoffs = any(backoff_text(o.get("backoff")) for o in shown)
     usages = any(usage_statements(o.get("usage")) for o in shown)
+    facts = any(has_facts(o) for o in shown)
     rows = []
     for o in shown:
         req = o.get("requests", {})
@@ -435,6 +437,8 @@ def _origins(data: dict[str, Any], words: _Words) -> str:
             row.append(esc(backoff_text(o.get("backoff"))) or '<span class="muted">&ndash;</span>')
         if usages:
             row.append(_usage_cell(o.get("usage")))
+        if facts:
+            row.append(facts_cell(o))
         row += [_n(req.get("allowed", 0)), _n(req.get("forbidden", 0))]
         if stops:
             row.append(_n(req.get("would_stop", 0)))
@@ -461,6 +465,11 @@ def _origins(data: dict[str, Any], words: _Words) -> str:
             " Content usage: the Content-Signal and Content-Usage lines of the group in force "
             "for the crawl's token(s) (not part of Google's semantics)."
         )
+    if facts:
+        caption += (
+            " AI crawlers: those of ai.robots.txt's list the file keeps out of / (gbot-robots "
+            "agents), and its RSL License: lines."
+        )
     if len(origins) > HTML_ROWS:
         caption += f" The first {HTML_ROWS:,} of {len(origins):,}; the JSON report has them all."
     headers = [
@@ -477,6 +486,8 @@ def _origins(data: dict[str, Any], words: _Words) -> str:
         headers.append(("back-off", ""))
     if usages:
         headers.append(("content usage", "rule"))
+    if facts:
+        headers.append(("AI crawlers, licence", "rule"))
     headers += [("allowed", "num"), (words.column, "num")]
     if stops:
         headers.append(("would stop", "num"))

@@ -84,6 +84,7 @@ class OriginTally:
         "crawl_delay",
         "drop_reasons",
         "dropped",
+        "facts",
         "fetch",
         "fetches",
         "forbidden",
@@ -109,6 +110,7 @@ class OriginTally:
         self.fetch: FetchFacts | None = None
         self.lint: dict[str, Any] | None = None
         self.usage: dict[str, Any] | None = None  # the group's content-usage statements
+        self.facts: dict[str, Any] | None = None  # License: lines, AI crawlers kept out
         self.crawl_delay: tuple[float, float] | None = None  # (asked, applied) seconds
         #: Its back-offs (GBOT_ROBOTS_BACKOFF): [times, seconds in all, longest, requests waited].
         self.backoff: list[float] | None = None
@@ -222,6 +224,9 @@ def origin_json(
     out["server_errors"] = entry.server_errors
     out["lint"] = entry.lint
     out["usage"] = entry.usage
+    facts = entry.facts or {}
+    out["licenses"] = facts.get("licenses", [])
+    out["ai_crawlers"] = facts.get("ai_crawlers")
     out["requests"] = {
         "allowed": entry.allowed,
         "forbidden": entry.forbidden,

@@ -270,6 +270,25 @@ _PAGES = Obj(
     }
 )
 
+_AI_CRAWLERS = Obj(
+    {
+        "list": STR,
+        "checked": INT,
+        "disallowed_count": INT,
+        "disallowed": Items(
+            Obj(
+                {
+                    "token": STR,
+                    "operator": STR,
+                    "function": STR,
+                    "group_line": Nullable(INT),
+                    "line": Nullable(INT),
+                    "rule": STR,
+                }
+            )
+        ),
+    }
+)
 _PREFERENCE = Obj(
     {
         "category": STR,
@@ -342,6 +361,9 @@ ORIGIN = Obj(
         "server_errors": INT,
         "lint": Nullable(_LINT),
         "usage": Nullable(Obj({"group": STR, "count": INT, "preferences": Items(_PREFERENCE)})),
+        # RSL License: lines, and the AI crawlers kept out of / (gbot-robots agents' table)
+        "licenses": Items(STR),
+        "ai_crawlers": Nullable(_AI_CRAWLERS),
         "requests": _COUNTS,
         "drop_reasons": Mapping(INT),
         "crawl_delay": Nullable(Obj({"asked": NUMBER, "applied": NUMBER})),

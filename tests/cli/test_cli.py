@@ -193,6 +193,7 @@ def test_check_json_lines(google: Path) -> None:
         "group": "global",
         "token": "*",
         "usage": {"group": "*", "preferences": []},
+        "licenses": [],
     }
     assert objs[1]["allowed"] is True
     assert objs[1]["line"] == 0 and objs[1]["group"] == "none" and objs[1]["rule"] == ""
@@ -764,7 +765,8 @@ def test_commands_are_found_in_the_package_in_order() -> None:
     """A command is one module with a COMMAND: 'report.py' would be found the same way."""
     from scrapy_gbot_robots.cli import commands
 
-    assert [c.name for c in commands()] == ["check", "lint", "fetch", "inspect", "report", "doctor"]
+    names = [c.name for c in commands()]
+    assert names == ["check", "lint", "agents", "fetch", "inspect", "report", "doctor"]
 
 
 # ----------------------------------------------------------------------------- token lists, usage
@@ -900,3 +902,50 @@ def test_lint_reads_usage_lines(tmp_path: Path) -> None:
         "content-usage",
         "content-signal",
     ]
+
+
+# ----------------------------------------------------------------------------- agents
+
+AI_FILE = b"""\
+User-agent: GPTBot
+Disallow: /
+
+User-agent: CCBot
+Disallow: /
+Allow: /public
+
+User-agent: ClaudeBot
+Disallow: /private
+"""
+
+
+def test_agents_lists_exactly_the_blocked_crawlers_with_their_lines(tmp_path: Path) -> None:
+    path = tmp_path / "robots.txt"
+    path.write_bytes(AI_FILE)
+    proc = run("agents", str(path), "--json")
+    assert proc.returncode == 0, proc.stderr
+    rows = json.loads(proc.stdout)
+    assert len(rows) == 166
+    blocked = {(r["token"], r["group_line"], r["line"]) for r in rows if not r["root_allowed"]}
+    assert blocked == {("GPTBot", 1, 2), ("CCBot", 4, 5)}
+    assert all({"token", "group_line", "root_allowed"} <= set(r) for r in rows)
+    text = run("agents", str(path), "--disallowed-only")
+    assert text.returncode == 0
+    out = ANSI.sub("", text.stdout)
+    assert "2 of 166 kept out of /" in out.splitlines()[0]
+    assert "ClaudeBot" not in out  # allowed at /: left out
+    assert "GPTBot" in out and "line 2: Disallow: /" in out and "(line 1)" in out
+
+
+def test_check_lists_the_rsl_license_lines(tmp_path: Path) -> None:
+    path = tmp_path / "robots.txt"
+    path.write_bytes(b"License: https://e.com/license.xml\nUser-agent: *\nDisallow: /x\n")
+    proc = run("check", str(path), "-u", "bot", "https://e.com/x")
+    assert proc.returncode == 1  # /x is disallowed: the License line changes nothing
+    assert "License (RSL): https://e.com/license.xml" in ANSI.sub("", proc.stdout)
+    row = json.loads(run("check", str(path), "-u", "bot", "--json", "https://e.com/y").stdout)
+    assert row["allowed"] is True and row["licenses"] == ["https://e.com/license.xml"]
+    lint = json.loads(run("lint", str(path), "--json").stdout)
+    assert lint["licenses"] == ["https://e.com/license.xml"]
+    assert {f["code"] for f in lint["findings"]} >= {"GR502"}
+    assert "GR206" not in {f["code"] for f in lint["findings"]}

@@ -324,3 +324,37 @@ def test_fetch_checks_the_url_as_written_like_check(site: Site) -> None:
     assert (data["verdict"]["allowed"], data["verdict"]["line"]) == (False, 2)
     code, data = fetch_json(f"{site.base}/")
     assert code == 0 and data["verdict"]["allowed"] is True
+
+
+AI_ROBOTS = (
+    b"License: https://e.com/license.xml\n"
+    b"User-agent: GPTBot\nDisallow: /\n\nUser-agent: *\nAllow: /\n"
+)
+
+
+def test_fetch_lists_licenses_and_agents_fetches_as_fetch_does(site: Site) -> None:
+    site.routes["/robots.txt"] = Answer(200, AI_ROBOTS)
+    status, data = fetch_json(f"{site.base}/page", "-u", "bot")
+    assert status == 0 and data["licenses"] == ["https://e.com/license.xml"]
+    assert "licenses" in fetch(f"{site.base}/page", "-u", "bot").stdout
+    env = {k: v for k, v in os.environ.items() if "proxy" not in k.lower()}
+    proc = subprocess.run(
+        [*ENTRY, "agents", f"{site.base}/any", "--json", "--disallowed-only"],
+        capture_output=True, env=env, timeout=120, check=False,
+    )
+    assert proc.returncode == 0, proc.stderr.decode()
+    rows = json.loads(proc.stdout)
+    assert [(r["token"], r["group_line"], r["line"]) for r in rows] == [("GPTBot", 2, 3)]
+    assert site.hits["/robots.txt"] == 3  # one fetch per command; /any never downloaded
+    assert site.hits["/any"] == 0
+
+
+def test_agents_says_when_robots_txt_is_not_decided(site: Site) -> None:
+    site.routes["/robots.txt"] = Answer(503, b"down")
+    env = {k: v for k, v in os.environ.items() if "proxy" not in k.lower()}
+    proc = subprocess.run(
+        [*ENTRY, "agents", f"{site.base}/"], capture_output=True, env=env, timeout=120,
+        check=False,
+    )
+    assert proc.returncode == 1
+    assert "not crawled for now" in proc.stderr.decode()

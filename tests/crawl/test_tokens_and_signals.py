@@ -146,6 +146,17 @@ def test_an_unknown_use_stops_start_up_naming_the_setting() -> None:
     assert load({"GBOT_ROBOTS_USAGE": "ai-train, Search"}.get).usage == ("ai-train", "search")
 
 
+@pytest.mark.parametrize("label", ["all", "train-genai"])
+def test_a_retired_label_stops_start_up_naming_the_current_ones(label: str) -> None:
+    from scrapy_gbot_robots._settings import ConfigError, load
+
+    with pytest.raises(ConfigError) as caught:
+        load({"GBOT_ROBOTS_USAGE": ["search", label]}.get)
+    message = str(caught.value)
+    assert message.startswith(f"GBOT_ROBOTS_USAGE: {label!r} is a retired label")
+    assert "ai-input, ai-train, search, train-ai" in message
+
+
 def test_robotstxt_user_agent_as_a_list_or_comma_separated() -> None:
     from scrapy_gbot_robots._settings import configured_token, load
 
@@ -175,3 +186,29 @@ async def test_a_request_may_name_its_own_token_list_in_meta(server: Server) -> 
     crawler = await crawl(make_spider(urls=urls, make_request=make_request))
     assert sorted(crawler.spider.crawled) == sorted(urls[:2])
     assert crawler.stats.get_value("robotstxt/forbidden") == 1
+
+
+@pytest_twisted.ensureDeferred
+async def test_scrapys_default_token_gets_one_notice_at_start_up(
+    server: Server, caplog: pytest.LogCaptureFixture
+) -> None:
+    server.route("/robots.txt", body=b"User-agent: Scrapy\nDisallow: /\n")
+    caplog.set_level(logging.INFO, logger="scrapy_gbot_robots")
+    urls = [server.url("/a")]
+    from scrapy.settings import default_settings
+
+    # The tests' crawls name a token; this one keeps Scrapy's USER_AGENT default.
+    crawler = await crawl(make_spider(urls=urls), {"USER_AGENT": default_settings.USER_AGENT})
+    assert crawler.spider.crawled == []  # the file blocks Scrapy, as many do
+    notices = [r for r in caplog.records if "Scrapy's default token" in r.getMessage()]
+    assert len(notices) == 1 and notices[0].levelno == logging.INFO
+    assert "ROBOTSTXT_USER_AGENT" in notices[0].getMessage()
+    assert "USER_AGENT = " in notices[0].getMessage()
+
+
+def test_no_notice_for_a_named_crawler() -> None:
+    from scrapy_gbot_robots._settings import default_token_notice
+
+    assert default_token_notice("MyBot") is None
+    assert default_token_notice(("MyBot", "Googlebot")) is None
+    assert default_token_notice(("scrapy",)) is not None

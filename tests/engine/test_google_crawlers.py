@@ -32,3 +32,27 @@ def test_crawler_is_found_by_name_whatever_its_case_and_spaces() -> None:
 def test_the_date_the_sources_were_read_is_the_one_docs_cli_gives() -> None:
     cli = Path(__file__).resolve().parents[2] / "docs" / "cli.md"
     assert f"on **{READ_ON}** from Google's" in cli.read_text(encoding="utf-8")
+
+
+def test_the_table_says_how_each_crawler_treats_robots_txt() -> None:
+    from scrapy_gbot_robots.engine.google_crawlers import IGNORES, OBEYS, OBEYS_OWN_GROUP
+
+    kinds = {entry.robots_txt for entry in GOOGLE_CRAWLERS.values()}
+    assert kinds == {OBEYS, OBEYS_OWN_GROUP, IGNORES}
+    for entry in GOOGLE_CRAWLERS.values():
+        # A crawler that ignores * obeys its own group; one that ignores robots.txt obeys none.
+        assert entry.global_group is (entry.robots_txt != OBEYS_OWN_GROUP)
+        assert entry.obeys is (entry.robots_txt != IGNORES)
+    for name in ("google-extended", "googleother", "google-cloudvertexbot", "googlebot-news"):
+        found = crawler(name)
+        assert found is not None and found.obeys and found.global_group
+    other_image = crawler("GoogleOther-Image")
+    assert other_image is not None and other_image.tokens == ("GoogleOther-Image", "GoogleOther")
+    fetcher = crawler("feedfetcher-google")
+    assert fetcher is not None and not fetcher.obeys
+
+
+def test_docs_cli_lists_every_crawler_of_the_table() -> None:
+    cli = (Path(__file__).resolve().parents[2] / "docs" / "cli.md").read_text(encoding="utf-8")
+    for name in GOOGLE_CRAWLERS:
+        assert f"| `{name}` |" in cli, name

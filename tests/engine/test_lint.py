@@ -42,6 +42,8 @@ TRIGGERS: dict[str, tuple[bytes, int]] = {
     "GR407": (b"User-agent: Googlebot-News/1.0\nDisallow: /x\n", 1),
     "GR408": (UA + b"Crawl-delay: 10\n\nUser-agent: badbot\nDisallow: /\n", 4),
     "GR501": (UA + b"Disallow: /x\nSitemap: sitemap.xml\n", 3),
+    "GR502": (b"License: https://e.com/license.xml\n" + UA + b"Disallow: /x\n", 1),
+    "GR503": (UA + b"Disallow: /x\nLicense: license.xml\n", 3),
     "GR601": (UA + b"Content-Signal: search=yes, ai-train=no\n", 2),
     "GR602": (b"Content-Usage: train-ai=n\n" + UA + b"Disallow: /x\n", 1),
     "GR603": (UA + b"Content-Usage: train-ai=n,\n", 2),
@@ -151,6 +153,7 @@ def test_json_shape() -> None:
         "lines",
         "groups",
         "sitemaps",
+        "licenses",
         "findings",
         "counts",
     }

@@ -109,15 +109,17 @@ def test_cloudflares_managed_line() -> None:
         (b"Content-Signal: ai-train=no", "ai-train", "ai-train"),
         (b"Content-Signal: ai-train=no", "train-ai", "ai-train"),  # either spelling of the use
         (b"Content-Usage: train-ai=n", "ai-train", "train-ai"),
-        (b"Content-Usage: all=n", "ai-train", "all"),  # training is automated processing
-        (b"Content-Usage: all=n", "ai-input", "all"),
-        (b"Content-Usage: train-ai=n", "train-genai", "train-ai"),  # genai is a subset
-        (b"Content-Signal: ai-train=no", "train-genai", "ai-train"),
         (b"Content-Usage: search=n", "search", "search"),
         (b"Content-Signal: search=no", "search", "search"),
-        (b"Content-Usage: train-genai=n", "ai-train", None),  # a subset says nothing of all
-        (b"Content-Usage: all=n, train-ai=y", "ai-train", None),  # the specific label wins
-        (b"Content-Usage: all=n, train-ai=y", "search", "all"),
+        # vocab-08: no nesting, and the labels of -04 and earlier state nothing.
+        (b"Content-Usage: all=n", "ai-train", None),
+        (b"Content-Usage: all=n", "search", None),
+        (b"Content-Usage: all=n", "ai-input", None),
+        (b"Content-Usage: train-genai=n", "ai-train", None),
+        (b"Content-Usage: train-genai=n", "train-ai", None),
+        (b"Content-Usage: all=n, train-ai=y", "ai-train", None),
+        (b"Content-Usage: all=n, train-ai=n", "ai-train", "train-ai"),
+        (b"Content-Usage: train-ai=n", "search", None),  # one category says nothing of another
         (b"Content-Usage: ai-input=n", "ai-input", None),  # not in the IETF vocabulary
         (b"Content-Signal: ai-input=no", "ai-input", "ai-input"),
         (b"Content-Signal: custom=no", "custom", "custom"),  # unknown uses: as written
@@ -321,6 +323,8 @@ def test_lint_knows_both_keys_and_no_longer_calls_them_unknown() -> None:
         (b"Content-Signal: use=sometimes", "GR604"),
         (b"Content-Usage: ai-train=n", "GR605"),
         (b"Content-Signal: train-ai=no", "GR605"),
+        (b"Content-Usage: all=n", "GR605"),
+        (b"Content-Usage: train-genai=n", "GR605"),
         (b"Content-Usage: train-ai=n, train-ai=y", "GR606"),
         (b"Content-Usage: /private/", "GR607"),
         (b"Content-Signal:", "GR607"),
@@ -344,6 +348,14 @@ def test_lint_usage_outside_any_group_and_the_other_vocabularys_hint() -> None:
     assert [c for _, c in _codes(clean)] == ["GR601", "GR601"]
 
 
+@pytest.mark.parametrize("label", ["all", "train-genai"])
+def test_lint_says_a_retired_label_states_nothing_with_its_line(label: str) -> None:
+    text = b"User-agent: *\nAllow: /\nContent-Usage: " + label.encode() + b"=n\n"
+    finding = next(f for f in lint.lint(text).findings if f.code == "GR605")
+    assert finding.line == 3
+    assert "vocab-08 does not define it" in finding.message and "states nothing" in finding.message
+
+
 def test_usage_statements_lists_the_whole_group_in_force_with_paths() -> None:
     """The per-site view (the audit report's): every statement of the group, whatever path."""
     robots = parse(ATTACH_EXAMPLE)
@@ -360,3 +372,34 @@ def test_usage_statements_lists_the_whole_group_in_force_with_paths() -> None:
     # Per URL, usage() picks among them; the whole list is their union.
     for url in ("https://e.com/test", "https://e.com/ai-ok/x"):
         assert set(robots.usage(url, "OtherBot").preferences) <= set(every.preferences)
+
+
+# ----------------------------------------------------------------------------- RSL License:
+
+
+def test_license_lines_are_global_and_change_no_verdict() -> None:
+    body = (
+        b"License: https://e.com/license.xml\n"
+        b"User-agent: *\nDisallow: /private\n"
+        b"license: https://e.com/other.xml # a second one, inside a group\n"
+        b"Allow: /private/open\nLicense:\n"
+    )
+    robots = parse(body)
+    assert robots.licenses == ("https://e.com/license.xml", "https://e.com/other.xml")
+    plain = parse(b"User-agent: *\nDisallow: /private\nAllow: /private/open\n")
+    for path in ("/", "/private", "/private/open", "/x"):
+        url = "https://e.com" + path
+        assert robots.allowed(url, "bot") is plain.allowed(url, "bot")
+    assert parse(b"User-agent: *\nDisallow: /\n").licenses == ()
+
+
+def test_lint_knows_the_license_line() -> None:
+    body = b"License: https://e.com/l.xml\nLicense: l.xml\nUser-agent: *\nAllow: /\n"
+    report = lint.lint(body)
+    codes = [(f.line, f.code) for f in report.findings]
+    assert (1, "GR502") in codes and (2, "GR502") in codes and (2, "GR503") in codes
+    assert (1, "GR503") not in codes
+    assert not any(code == "GR206" for _, code in codes)  # no longer an unknown key
+    assert report.licenses == ("https://e.com/l.xml", "l.xml")
+    assert report.as_json()["licenses"] == ["https://e.com/l.xml", "l.xml"]
+    assert [v.read_as for v in report.lines[:2]] == ["license", "license"]

@@ -413,6 +413,8 @@ def test_json_schema_fields() -> None:
         "server_errors",
         "lint",
         "usage",
+        "licenses",
+        "ai_crawlers",
         "requests",
         "drop_reasons",
         "crawl_delay",

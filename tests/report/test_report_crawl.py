@@ -104,7 +104,9 @@ async def _audit_crawl(server: Server, tmp_path: Path, **settings: Any) -> tuple
 
 
 def _pages_served(server: Server, host: str) -> list[str]:
-    return [p for p in server.paths(host) if not p.endswith("robots.txt")]
+    # Policy files are fetched, not pages: robots.txt, and tdmrep.json when AI training is a use.
+    policy = ("robots.txt", "/.well-known/tdmrep.json")
+    return [p for p in server.paths(host) if not p.endswith(policy)]
 
 
 @pytest_twisted.ensureDeferred

@@ -1,0 +1,140 @@
+"""``/.well-known/tdmrep.json``, fetched once per origin when the crawl's uses make it matter.
+
+:class:`TdmRepMiddleware` is a downloader middleware (the add-on places it just after the
+robots.txt middleware), built only when ``GBOT_ROBOTS_USAGE`` names AI training
+(``ai-train`` or ``train-ai``), the one category a TDM reservation speaks to; otherwise
+``NotConfigured``, and nothing is fetched.
+
+A request whose origin's file is unknown waits (its ``process_request`` awaits) for one
+fetch of the file per origin, through Scrapy's engine and downloader (the other
+middlewares, the download slots), with robots.txt's bounds: ``GBOT_ROBOTS_DOWNLOAD_TIMEOUT``
+and 500 KiB (``GBOT_ROBOTS_MAX_BYTES``). A missing, refused or broken file, or a failed
+download, is "no reservation" (the final report's rule), never a stopped crawl. The parsed
+entries are kept in a bounded LRU (``GBOT_ROBOTS_STORE_SIZE`` origins). The first entry whose
+location matches the URL decides (:mod:`..preferences.tdmrep`): a reservation forbids the
+request before its download (``IgnoreRequest``, counted as ``robotstxt/tdmrep/forbidden``,
+logged at DEBUG); either way the file's statement is put in ``gbot_robots_tdmrep`` for the
+usage answer. Requests with ``dont_obey_robotstxt`` are not checked; observe mode forbids
+nothing.
+
+The close: a request waiting for a fetch that the close cuts short goes on as if the file
+said nothing (the engine drops it anyway); nothing is kept across runs (a resumed crawl
+fetches each origin's file again once).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+from collections import OrderedDict
+from typing import TYPE_CHECKING, Any
+
+from scrapy import Request
+from scrapy.exceptions import IgnoreRequest, NotConfigured
+
+from .._compat import engine_download
+from .._meta import DONT_OBEY, TDMREP_META
+from ..policy.origin import origin_of
+from ..preferences.tdmrep import WELL_KNOWN, TdmEntry, match_file, parse_file
+from .shared_parts import shared
+
+if TYPE_CHECKING:
+    from scrapy.crawler import Crawler
+    from typing_extensions import Self
+
+logger = logging.getLogger("scrapy_gbot_robots.middleware")
+
+#: Marks the file's own request, which is not checked.
+_OWN = "gbot_robots_tdmrep_fetch"
+_TRAINING = frozenset({"ai-train", "train-ai"})
+
+
+class TdmRepMiddleware:
+    """Downloader middleware: each origin's ``tdmrep.json``, fetched once and obeyed."""
+
+    def __init__(self, crawler: Crawler, *, size: int, timeout: float, max_bytes: int) -> None:
+        parts = shared(crawler)
+        self._parts = parts  # held: the other middlewares may find the shared parts here
+        self.crawler = crawler
+        self.observe = parts.config.observe
+        self.telemetry = parts.telemetry.requests
+        self.size, self.timeout, self.max_bytes = size, timeout, max_bytes
+        self.files: OrderedDict[str, tuple[TdmEntry, ...]] = OrderedDict()
+        self.pending: dict[str, asyncio.Future[tuple[TdmEntry, ...]]] = {}
+
+    @classmethod
+    def from_crawler(cls, crawler: Crawler) -> Self:
+        config = shared(crawler).config
+        if not _TRAINING & set(config.usage):
+            raise NotConfigured
+        return cls(
+            crawler,
+            size=config.memory_size,
+            timeout=config.download_timeout,
+            max_bytes=config.policy.max_bytes,
+        )
+
+    async def process_request(self, request: Request, spider: Any = None) -> None:
+        meta = request.meta
+        if meta.get(_OWN) or meta.get(DONT_OBEY):
+            return
+        origin = origin_of(request.url)
+        if origin is None:
+            return
+        entries = await self._entries(origin)
+        path = request.url[len(origin) :] or "/"
+        statement = match_file(entries, path.partition("#")[0])
+        if statement is None:
+            return
+        meta[TDMREP_META] = statement.as_json()
+        if statement.reserved and not self.observe:
+            self.telemetry.tdmrep_forbidden(request, statement.where)
+            raise IgnoreRequest(
+                f"Forbidden by tdmrep.json ({statement.where}): TDM rights reserved"
+            )
+
+    async def _entries(self, origin: str) -> tuple[TdmEntry, ...]:
+        files = self.files
+        found = files.get(origin)
+        if found is not None:
+            files.move_to_end(origin)
+            return found
+        waiting = self.pending.get(origin)
+        if waiting is None:
+            waiting = asyncio.get_running_loop().create_future()
+            self.pending[origin] = waiting
+            entries = await self._fetch(origin)
+            del self.pending[origin]
+            files[origin] = entries
+            if len(files) > self.size:
+                files.popitem(last=False)
+            waiting.set_result(entries)
+            return entries
+        return await waiting
+
+    async def _fetch(self, origin: str) -> tuple[TdmEntry, ...]:
+        """One download of the file; anything but a readable 2xx says nothing."""
+        request = Request(
+            origin + WELL_KNOWN,
+            meta={
+                _OWN: True,
+                DONT_OBEY: True,  # a policy file, read as robots.txt itself is
+                "download_timeout": self.timeout,
+                "download_maxsize": self.max_bytes,
+                "dont_redirect": False,
+            },
+            dont_filter=True,
+            priority=1000,
+        )
+        engine = self.crawler.engine
+        try:
+            response = await engine_download(engine, request)
+        except Exception as exc:
+            self.telemetry.tdmrep_fetched(origin, f"failed ({type(exc).__name__})", 0)
+            return ()
+        if not 200 <= response.status < 300:
+            self.telemetry.tdmrep_fetched(origin, f"HTTP {response.status}", 0)
+            return ()
+        entries = parse_file(response.body[: self.max_bytes])
+        self.telemetry.tdmrep_fetched(origin, f"HTTP {response.status}", len(entries))
+        return entries
