@@ -22,6 +22,7 @@ from dataclasses import dataclass, field
 from typing import Any, ClassVar
 from urllib.parse import urlsplit
 
+import pytest
 from twisted.internet import defer, error, task
 from twisted.internet.interfaces import IResolverSimple
 from twisted.web import resource, server
@@ -277,6 +278,10 @@ class Streamer:
 
 
 # -- crawling helpers ------------------------------------------------------------------------
+#: The crawls of a thousand origins and more: pytest-xdist (``--dist loadgroup``) runs them on
+#: one worker, one after another, so two never share the cores (docs/development.md).
+BIG_CRAWL = pytest.mark.xdist_group("big-crawls")
+
 #: Settings every middleware test starts from: our add-on on, fast ticks, no retries of
 #: robots.txt by Scrapy's RetryMiddleware (so fetch counts are exact), no telnet, and the
 #: machinery's stats, which many tests read (the quiet default is

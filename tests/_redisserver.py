@@ -45,7 +45,9 @@ def free_port() -> int:
         return int(sock.getsockname()[1])
 
 
-def _pong(port: int, password: str | None = None) -> bool:
+def _pong(port: int, password: str | None = None, pid: int | None = None) -> bool:
+    """The server on ``port`` answers PING (and, given ``pid``, is that process: not another
+    test's server that took the port first)."""
     try:
         with socket.create_connection(("127.0.0.1", port), timeout=0.5) as sock:
             if password is not None:
@@ -53,7 +55,18 @@ def _pong(port: int, password: str | None = None) -> bool:
                 if not sock.recv(64).startswith(b"+OK"):
                     return False
             sock.sendall(b"PING\r\n")
-            return sock.recv(64).startswith(b"+PONG")
+            if not sock.recv(64).startswith(b"+PONG"):
+                return False
+            if pid is None:
+                return True
+            sock.sendall(b"INFO server\r\n")
+            info = b""
+            while b"process_id:" not in info or not info.endswith(b"\r\n\r\n"):
+                chunk = sock.recv(4096)
+                if not chunk or len(info) > 65_536:
+                    break
+                info += chunk
+            return f"process_id:{pid}\r\n".encode() in info
     except OSError:
         return False
 
@@ -62,7 +75,9 @@ class RedisServer:
     """One ``redis-server`` process; ``port`` stays the same across ``restart()``.
 
     ``password`` starts it with ``--requirepass``; ``args`` are more ``redis-server``
-    arguments (``--unixsocket PATH``, another ``--bind``).
+    arguments (``--unixsocket PATH``, another ``--bind``). A port picked here (none given) is
+    free when picked, not when bound: another test's server, in this process or another
+    pytest-xdist worker, may take it in between, so a first start that fails tries a new one.
     """
 
     def __init__(
@@ -75,6 +90,7 @@ class RedisServer:
     ) -> None:
         self.directory = directory
         self.port = port or free_port()
+        self._picked = port is None
         self.password = password
         self.args = args
         self.process: subprocess.Popen[bytes] | None = None
@@ -90,6 +106,14 @@ class RedisServer:
 
     def start(self, timeout: float = 10.0) -> RedisServer:
         """Start and wait (bounded) until it answers PING."""
+        if self._picked and self.starts == 0:
+            try:
+                return self._start(timeout)
+            except RuntimeError:
+                self.port = free_port()  # taken meanwhile: a new one, once
+        return self._start(timeout)
+
+    def _start(self, timeout: float) -> RedisServer:
         if self.process is not None:
             raise RuntimeError("already running")
         self.directory.mkdir(parents=True, exist_ok=True)
@@ -114,7 +138,7 @@ class RedisServer:
             stderr=subprocess.STDOUT,
         )
         deadline = time.monotonic() + timeout
-        while not _pong(self.port, self.password):
+        while not _pong(self.port, self.password, self.process.pid):
             if self.process.poll() is not None or time.monotonic() > deadline:
                 self.kill()
                 text = log.read_text(errors="replace")[-2000:] if log.exists() else ""

@@ -9,9 +9,9 @@ from __future__ import annotations
 
 import pytest
 import pytest_twisted
-from _httpserver import Server, crawl, make_spider
+from _httpserver import BIG_CRAWL, Server, crawl, make_spider
 
-pytestmark = pytest.mark.crawl
+pytestmark = [pytest.mark.crawl, BIG_CRAWL]
 
 
 @pytest_twisted.ensureDeferred

@@ -25,7 +25,7 @@ from typing import Any
 
 import pytest
 import pytest_twisted
-from _httpserver import FakeClock, Server, crawl, make_spider, middleware_of
+from _httpserver import BIG_CRAWL, FakeClock, Server, crawl, make_spider, middleware_of
 from twisted.internet import defer
 
 from scrapy_gbot_robots._settings import ConfigError
@@ -344,6 +344,7 @@ async def _interleaved_crawl(server: Server, cache: str, compact: int = 0) -> An
     )
 
 
+@BIG_CRAWL
 @pytest_twisted.ensureDeferred
 async def test_more_origins_than_memory_are_fetched_once_each_on_sqlite(
     server: Server, tmp_path: Path
@@ -369,6 +370,7 @@ async def test_more_origins_than_memory_are_fetched_once_each_on_sqlite(
     assert all(state is not None and state.kind is Kind.RULES for state in kept)
 
 
+@BIG_CRAWL
 @pytest_twisted.ensureDeferred
 async def test_more_origins_than_memory_are_fetched_again_in_memory_only(server: Server) -> None:
     """The contrast: the same crawl without the file refetches what the LRU forgot.
@@ -382,6 +384,7 @@ async def test_more_origins_than_memory_are_fetched_again_in_memory_only(server:
     assert crawler.stats.get_value("robotstxt/store/read_back") is None
 
 
+@BIG_CRAWL
 @pytest_twisted.ensureDeferred
 async def test_more_origins_than_memory_are_fetched_once_each_with_the_compact_tier(
     server: Server,

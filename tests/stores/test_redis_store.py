@@ -542,3 +542,27 @@ async def test_more_calls_at_once_than_connections_wait_for_one_and_are_no_outag
         reader.close()
 
     await aio(body())
+
+
+def test_a_picked_port_taken_meanwhile_is_picked_again(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The helper under the suite in parallel (docs/development.md): a port another worker's
+    server took between the pick and the start is never mistaken for this server's own."""
+    import _redisserver
+
+    with running_redis(tmp_path / "first") as first:
+        picks = iter([first.port, free_port()])
+        monkeypatch.setattr(_redisserver, "free_port", lambda: next(picks))
+        second = RedisServer(tmp_path / "second")
+        assert second.port == first.port  # the race, made certain
+        try:
+            second.start()
+            assert second.port != first.port and second.pid != first.pid
+            assert second.client().info("server")["process_id"] == second.pid
+            restarted = second.port
+            second.restart()  # a restart keeps its port, as the outage tests need
+            assert second.port == restarted
+        finally:
+            second.stop()
+        assert first.client().ping()
