@@ -11,10 +11,7 @@ that need them skip, saying why.
 from __future__ import annotations
 
 import importlib.util
-import os
 import re
-import shutil
-import signal
 import subprocess
 import sys
 from html.parser import HTMLParser
@@ -22,6 +19,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from _chromium import CHROMIUM, MISSING, dump_dom
 
 from scrapy_gbot_robots._settings import NUMERIC, OTHER, PREFIX, RENAMED
 
@@ -29,9 +27,6 @@ ROOT = Path(__file__).resolve().parent.parent
 DOCS = ROOT / "docs"
 HAS_SPHINX = all(importlib.util.find_spec(m) for m in ("sphinx", "myst_parser"))
 NO_SPHINX = 'Sphinx or myst-parser is not installed (pip install -e ".[docs]")'
-CHROMIUM = next(
-    (shutil.which(n) for n in ("chromium", "chromium-browser") if shutil.which(n)), None
-)
 
 
 def _gbot_settings() -> Any:
@@ -93,39 +88,12 @@ def _read(html: str) -> _Page:
     return page
 
 
-def _dump_dom(page: Path, profile: Path) -> str:
-    """The DOM headless Chromium builds from ``page`` (the process group killed on timeout)."""
-    assert CHROMIUM is not None
-    proc = subprocess.Popen(
-        [
-            CHROMIUM,
-            "--headless",
-            "--no-sandbox",
-            "--disable-gpu",
-            f"--user-data-dir={profile}",
-            "--dump-dom",
-            page.as_uri(),
-        ],
-        stdout=subprocess.PIPE,
-        stderr=subprocess.DEVNULL,
-        start_new_session=True,
-    )
-    try:
-        out, _ = proc.communicate(timeout=120)
-    finally:
-        if proc.poll() is None:
-            os.killpg(proc.pid, signal.SIGKILL)
-            proc.wait()
-    assert proc.returncode == 0
-    return out.decode("utf-8")
-
-
 @pytest.mark.crawl
-@pytest.mark.skipif(CHROMIUM is None, reason="chromium is not installed (apt-get install chromium)")
+@pytest.mark.skipif(CHROMIUM is None, reason=MISSING)
 def test_a_built_page_shows_its_title_and_links_to_the_settings(
     site: Path, tmp_path: Path
 ) -> None:
-    page = _read(_dump_dom(site / "migration.html", tmp_path / "profile"))
+    page = _read(dump_dom(site / "migration.html", tmp_path / "profile"))
     assert page.title.startswith("Coming from ROBOTSTXT_OBEY"), page.title
     assert any(re.match(r"settings\.html(#|$)", link) for link in page.links), page.links
     # The page's own content, not an empty shell: a heading and the presets.

@@ -1,4 +1,5 @@
-"""Headless Chromium for the report's tests: the DOM it builds from a page, at a given width.
+"""Headless Chromium for the tests of the report and of the docs site: the DOM it builds
+from a page, at a given width.
 
 The process group is killed if it outlives its bound, so a hung browser never hangs the run.
 Without a ``chromium`` on the PATH the tests that need it skip, saying why.
