@@ -2,8 +2,9 @@
 
 A request waiting for its origin's ``tdmrep.json`` when the crawl closes (CloseSpider from
 another site's callback, Ctrl-C) is never downloaded on a file the close left unread: it is
-dropped, counted, logged and handed to its errback. A withheld response reaches its errback
-at a CloseSpider close too.
+dropped, counted, logged and handed to its errback; with JOBDIR it is kept, and the resumed
+run decides it once. A file that answers during the close is obeyed. A withheld response
+reaches its errback at a CloseSpider close too.
 """
 
 from __future__ import annotations
@@ -30,7 +31,7 @@ async def test_requests_waiting_for_an_unread_tdmrep_json_at_the_close_are_dropp
     server.route("/robots.txt", host="slow.test", body=ALLOW)
     server.route("/.well-known/tdmrep.json", host="slow.test", hang=True)
     server.route("/robots.txt", host="quick.test", body=ALLOW)
-    server.route("/go", host="quick.test", delay=0.3)  # answers while slow.test's wait
+    server.route("/go", host="quick.test", delay=0.5)  # answers while slow.test's wait
     paths = ["/images/a.jpg", "/page"]
     for path in paths:
         server.route(path, host="slow.test")
@@ -75,13 +76,44 @@ TDMREP = b"""[
 
 
 @pytest_twisted.ensureDeferred
+async def test_a_tdmrep_json_that_answers_during_the_close_is_obeyed(server: Server) -> None:
+    server.route("/robots.txt", host="slow.test", body=ALLOW)
+    server.route("/.well-known/tdmrep.json", host="slow.test", delay=1.0, body=TDMREP)
+    server.route("/robots.txt", host="quick.test", body=ALLOW)
+    server.route("/go", host="quick.test", delay=0.5)
+    paths = ["/images/a.jpg", "/page"]
+    for path in paths:
+        server.route(path, host="slow.test")
+    waiting = [server.url(path, "slow.test") for path in paths]
+    go = server.url("/go", "quick.test")
+    in_flight: list[int] = []
+
+    class Closing(make_spider(urls=[*waiting, go])):  # type: ignore[misc]
+        def parse(self, response: Any) -> Any:
+            self.crawled.append(response.url)
+            if response.url == go:
+                in_flight.append(server.inflight["/.well-known/tdmrep.json"])
+                raise CloseSpider("enough")
+
+    crawler = await crawl(Closing, {"GBOT_ROBOTS_USAGE": ["ai-train"]})
+    stats = crawler.stats.get_stats()
+    assert in_flight == [1]  # the file was on its way when the close began
+    # Its answer is one: the reserved URL is forbidden, the other downloaded as usual.
+    assert server.count("/images/a.jpg", "slow.test") == 0
+    assert server.count("/page", "slow.test") == 1
+    assert stats["robotstxt/tdmrep/forbidden"] == 1
+    assert crawler.spider.failed == [(waiting[0], IgnoreRequest.__name__)]
+    assert "robotstxt/dropped" not in stats
+
+
+@pytest_twisted.ensureDeferred
 async def test_a_jobdir_pause_keeps_them_and_the_resumed_run_decides_each_once(
     server: Server, tmp_path: Path, caplog: pytest.LogCaptureFixture
 ) -> None:
     server.route("/robots.txt", host="slow.test", body=ALLOW)
     server.route("/.well-known/tdmrep.json", host="slow.test", hang=True)
     server.route("/robots.txt", host="quick.test", body=ALLOW)
-    server.route("/go", host="quick.test", delay=0.3)
+    server.route("/go", host="quick.test", delay=0.5)
     paths = ["/images/a.jpg", "/page"]
     for path in paths:
         server.route(path, host="slow.test")
