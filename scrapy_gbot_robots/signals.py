@@ -22,10 +22,12 @@ import warnings
 #: kept with ``JOBDIR``. Arguments: ``request``, ``spider``.
 request_parked = object()
 
-#: Sent by ``RequestEvents.dropped``: a request was given up before robots.txt let it go on:
-#: a parked one at its deadline (``GBOT_ROBOTS_PARK_TIMEOUT``), at the close (no ``JOBDIR``,
-#: or it could not be serialised), or when the engine refused it on release; or a download
-#: waiting in place whose origin is stopped by server errors (``reason`` ``"stopped"``).
+#: Sent by ``RequestEvents.dropped`` and ``RequestEvents.tdmrep_dropped``: a request was
+#: given up before robots.txt let it go on: a parked one at its deadline
+#: (``GBOT_ROBOTS_PARK_TIMEOUT``), at the close (no ``JOBDIR``, or it could not be
+#: serialised), or when the engine refused it on release; or a download waiting in place
+#: whose origin is stopped by server errors (``reason`` ``"stopped"``); or, without
+#: ``JOBDIR``, one that waited for a ``tdmrep.json`` the close left unread.
 #: Not Scrapy's ``request_dropped`` (the scheduler refused a request).
 #: Arguments: ``request``, ``spider``, ``reason`` (str).
 parked_request_dropped = object()

@@ -8,18 +8,22 @@ robots.txt middleware), built only when ``GBOT_ROBOTS_USAGE`` names AI training
 A request whose origin's file is unknown waits (its ``process_request`` awaits) for one
 fetch of the file per origin, through Scrapy's engine and downloader (the other
 middlewares, the download slots), with robots.txt's bounds: ``GBOT_ROBOTS_DOWNLOAD_TIMEOUT``
-and 500 KiB (``GBOT_ROBOTS_MAX_BYTES``). A missing, refused or broken file, or a failed
-download, is "no reservation" (the final report's rule), never a stopped crawl. The parsed
-entries are kept in a bounded LRU (``GBOT_ROBOTS_STORE_SIZE`` origins). The first entry whose
-location matches the URL decides (:mod:`..preferences.tdmrep`): a reservation forbids the
-request before its download (``IgnoreRequest``, counted as ``robotstxt/tdmrep/forbidden``,
-logged at DEBUG); either way the file's statement is put in ``gbot_robots_tdmrep`` for the
-usage answer. Requests with ``dont_obey_robotstxt`` are not checked; observe mode forbids
-nothing.
+and 500 KiB (``GBOT_ROBOTS_MAX_BYTES``). A missing, refused or broken file, or a download
+that fails while the crawl runs, is "no reservation" (the final report's rule), never a
+stopped crawl. The parsed entries are kept in a bounded LRU (``GBOT_ROBOTS_STORE_SIZE``
+origins). The first entry whose location matches the URL decides
+(:mod:`..preferences.tdmrep`): a reservation forbids the request before its download
+(``IgnoreRequest``, counted as ``robotstxt/tdmrep/forbidden``, logged at DEBUG); either way
+the file's statement is put in ``gbot_robots_tdmrep`` for the usage answer. Requests with
+``dont_obey_robotstxt`` are not checked; observe mode forbids nothing.
 
-The close: a request waiting for a fetch that the close cuts short goes on as if the file
-said nothing (the engine drops it anyway); nothing is kept across runs (a resumed crawl
-fetches each origin's file again once).
+The close: a download that fails while the crawl closes (the close waits for it, at most
+``GBOT_ROBOTS_DOWNLOAD_TIMEOUT``) is no answer, never "no reservation": the requests that
+waited for it are never downloaded. Without ``JOBDIR`` they are dropped
+(``robotstxt/dropped``, a WARNING, ``parked_request_dropped``, ``IgnoreRequest`` to the
+errback); with it they go back to Scrapy's scheduler (``robotstxt/persisted``), whose disk
+queue keeps them for the next run. The parsed files are not kept across runs (a resumed
+crawl fetches each origin's file again once).
 """
 
 from __future__ import annotations
@@ -32,7 +36,7 @@ from typing import TYPE_CHECKING, Any
 from scrapy import Request
 from scrapy.exceptions import IgnoreRequest, NotConfigured
 
-from .._compat import engine_download
+from .._compat import crawl_started, engine_accepts_requests, engine_download
 from .._meta import DONT_OBEY, TDMREP_META
 from ..policy.origin import origin_of
 from ..preferences.tdmrep import WELL_KNOWN, TdmEntry, match_file, parse_file
@@ -47,6 +51,8 @@ logger = logging.getLogger("scrapy_gbot_robots.middleware")
 #: Marks the file's own request, which is not checked.
 _OWN = "gbot_robots_tdmrep_fetch"
 _TRAINING = frozenset({"ai-train", "train-ai"})
+#: The drop reason of a request whose origin's file the close left unread.
+_CUT = "the crawl closed before its origin's tdmrep.json was read"
 
 
 class TdmRepMiddleware:
@@ -60,7 +66,9 @@ class TdmRepMiddleware:
         self.telemetry = parts.telemetry.requests
         self.size, self.timeout, self.max_bytes = size, timeout, max_bytes
         self.files: OrderedDict[str, tuple[TdmEntry, ...]] = OrderedDict()
-        self.pending: dict[str, asyncio.Future[tuple[TdmEntry, ...]]] = {}
+        self.pending: dict[str, asyncio.Future[tuple[TdmEntry, ...] | None]] = {}
+        self._started = crawl_started(crawler)  # `scrapy shell`: only the spider's close counts
+        self._jobdir = bool(crawler.settings.get("JOBDIR"))
 
     @classmethod
     def from_crawler(cls, crawler: Crawler) -> Self:
@@ -74,26 +82,33 @@ class TdmRepMiddleware:
             max_bytes=config.policy.max_bytes,
         )
 
-    async def process_request(self, request: Request, spider: Any = None) -> None:
+    async def process_request(self, request: Request, spider: Any = None) -> Request | None:
         meta = request.meta
         if meta.get(_OWN) or meta.get(DONT_OBEY):
-            return
+            return None
         origin = origin_of(request.url)
         if origin is None:
-            return
+            return None
         entries = await self._entries(origin)
+        if entries is None:  # the close cut the fetch short: no answer, never "no reservation"
+            if self._jobdir:  # back to the scheduler, whose disk queue keeps it for the next run
+                self.telemetry.tdmrep_kept(request, origin)
+                return request.replace(dont_filter=True)  # the dupefilter has seen it
+            self.telemetry.tdmrep_dropped(request, origin, _CUT)
+            raise IgnoreRequest(f"Dropped: {_CUT}")
         path = request.url[len(origin) :] or "/"
         statement = match_file(entries, path.partition("#")[0])
         if statement is None:
-            return
+            return None
         meta[TDMREP_META] = statement.as_json()
         if statement.reserved and not self.observe:
             self.telemetry.tdmrep_forbidden(request, statement.where)
             raise IgnoreRequest(
                 f"Forbidden by tdmrep.json ({statement.where}): TDM rights reserved"
             )
+        return None
 
-    async def _entries(self, origin: str) -> tuple[TdmEntry, ...]:
+    async def _entries(self, origin: str) -> tuple[TdmEntry, ...] | None:
         files = self.files
         found = files.get(origin)
         if found is not None:
@@ -105,6 +120,9 @@ class TdmRepMiddleware:
             self.pending[origin] = waiting
             entries = await self._fetch(origin)
             del self.pending[origin]
+            if entries is None:  # not kept: a later request (shell, say) fetches it again
+                waiting.set_result(None)
+                return None
             files[origin] = entries
             if len(files) > self.size:
                 files.popitem(last=False)
@@ -112,8 +130,9 @@ class TdmRepMiddleware:
             return entries
         return await waiting
 
-    async def _fetch(self, origin: str) -> tuple[TdmEntry, ...]:
-        """One download of the file; anything but a readable 2xx says nothing."""
+    async def _fetch(self, origin: str) -> tuple[TdmEntry, ...] | None:
+        """One download of the file; anything but a readable 2xx says nothing, except a
+        download that fails while the crawl closes: None, no answer at all."""
         request = Request(
             origin + WELL_KNOWN,
             meta={
@@ -131,6 +150,8 @@ class TdmRepMiddleware:
             response = await engine_download(engine, request)
         except Exception as exc:
             self.telemetry.tdmrep_fetched(origin, f"failed ({type(exc).__name__})", 0)
+            if not engine_accepts_requests(self.crawler, crawl_started=self._started):
+                return None
             return ()
         if not 200 <= response.status < 300:
             self.telemetry.tdmrep_fetched(origin, f"HTTP {response.status}", 0)

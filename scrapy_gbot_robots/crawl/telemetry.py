@@ -374,6 +374,30 @@ class RequestEvents(Telling):
                 extra=self._extra(),
             )
 
+    def tdmrep_dropped(self, request: Request, origin: str, reason: str) -> None:
+        """A request that waited for its origin's tdmrep.json, which the close left unread:
+        dropped, never downloaded (an unread file is no "no reservation")."""
+        self.stats.inc_value(S.DROPPED)
+        if self.report is not None:
+            self.report.dropped(origin, reason)
+        logger.warning(
+            "Dropped %(request)s: %(reason)s (an unread file is no answer, not 'no reservation')",
+            {"request": request, "reason": reason},
+            extra=self._extra(),
+        )
+        self._send(signals.parked_request_dropped, request=request, reason=reason)
+
+    def tdmrep_kept(self, request: Request, origin: str) -> None:
+        """Such a request with ``JOBDIR``: sent back to the scheduler, whose disk queue keeps
+        it for the next run (which fetches the file again)."""
+        self.stats.inc_value(S.PERSISTED)
+        logger.info(
+            "Kept %(request)s for the next run: the crawl closed before the tdmrep.json of "
+            "%(origin)s was read",
+            {"request": request, "origin": origin},
+            extra=self._extra(),
+        )
+
     def nofollow_kept(self) -> None:
         """A request yielded from a ``nofollow`` page kept for its ``dont_obey_robotstxt``."""
         self.stats.inc_value(S.PAGE_RULES_KEPT_NOFOLLOW)

@@ -40,6 +40,8 @@ class _Site(BaseHTTPRequestHandler):
             body += b' <a href="/next">next</a></body></html>'
             kind = "text/html"
         self.send_response(200)
+        if self.path.startswith("/refusing"):
+            self.send_header("Content-Usage", "train-ai=n")
         self.send_header("Content-Type", kind)
         self.send_header("Content-Length", str(len(body)))
         self.end_headers()
@@ -156,6 +158,37 @@ def test_scrapy_parse_parses_only_what_robots_txt_allows(
     out = scrapy(project, "parse", "--spider", "pages", "-c", "parse", base + path)
     assert ("'title': 'page'" in out) is item, out[-2000:]
     assert asked[0] == "/robots.txt" and ("/private/x" in asked) is False
+    assert "Traceback" not in out
+
+
+@pytest.mark.parametrize("command", ["parse", "fetch", "view", "shell"])
+def test_a_response_refusing_the_declared_use_under_every_command(
+    project: Path, site: tuple[str, list[str]], tmp_path: Path, command: str
+) -> None:
+    """Each hands the response to a callback (``fetch`` prints it from one, ``view`` opens
+    it from one, ``shell`` takes it in one), so the usage middleware withholds it as in a
+    crawl: downloaded once, neither parsed, printed, opened nor given to the shell."""
+    base, asked = site
+    url, usage = base + "/refusing", ["-s", "GBOT_ROBOTS_USAGE=ai-train"]
+    if command == "parse":
+        out = scrapy(project, "parse", "--spider", "pages", "-c", "parse", *usage, url)
+        assert "No response downloaded for: " + url in out, out[-2000:]
+    elif command == "fetch":
+        out = scrapy(project, "fetch", *usage, url)
+    elif command == "view":
+        record, browser = tmp_path / "opened.txt", tmp_path / "browser.sh"
+        browser.write_text(f'#!/bin/sh\necho "$1" >> {record}\n')
+        browser.chmod(0o755)
+        out = scrapy(project, "view", *usage, url, env={"BROWSER": str(browser)})
+        assert not record.exists(), out[-2000:]
+    else:
+        out = scrapy(project, "shell", *usage, url, "-c", "response")
+        assert out.splitlines()[0] == "None", out[-2000:]
+    # Downloaded once, after robots.txt and tdmrep.json (ai-train names it).
+    assert asked == ["/robots.txt", "/.well-known/tdmrep.json", "/refusing"], out[-2000:]
+    if command != "shell":  # the shell dumps no stats
+        assert "'robotstxt/usage/withheld': 1" in out, out[-3000:]
+    assert "'title': 'page'" not in out and "hello /refusing" not in out, out[-2000:]
     assert "Traceback" not in out
 
 
