@@ -113,7 +113,11 @@ def withdraw_queued(
     taken; 0 for a downloader without slots."""
     downloader: Any = getattr(engine, "downloader", None)
     try:
-        slot = downloader.slots.get(downloader.get_slot_key(request))
+        if hasattr(downloader, "get_slot_key"):
+            key = downloader.get_slot_key(request)
+        else:  # Scrapy < 2.12: private, and it takes the spider
+            key = downloader._get_slot_key(request, getattr(engine, "spider", None))
+        slot = downloader.slots.get(key)
         queue = slot.queue if slot is not None else None
     except AttributeError:
         return 0

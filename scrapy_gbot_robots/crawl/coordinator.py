@@ -459,7 +459,9 @@ class Coordinator:
             run.unbounded_body(config.policy.max_bytes)
         self._open(spider)
         if self._fleet_backoffs is not None:
-            self._fleet_backoffs.start()
+            # Once the reactor runs: Scrapy < 2.13 opens the spider before it starts, when
+            # the asyncio loop the listener needs is not running yet.
+            call_later(0, self._fleet_backoffs.start)
         self._chores.opened(self._clock())
         self._loop = looping_call(self._tick)
         self._loop.start(config.tick, now=False)

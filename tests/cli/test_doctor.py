@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import subprocess
 import sys
 from pathlib import Path
@@ -27,6 +28,9 @@ POLITE = (
     'USER_AGENT = "DemoBot/1.0 (+https://example.com/bot)"\n'
     'ROBOTSTXT_USER_AGENT = "DemoBot"\n'
     'GBOT_ROBOTS_PAGE_RULES = "obey"\n'
+    # What Scrapy 2.13's template sets; 2.11's leaves 8 requests per site and no delay.
+    "CONCURRENT_REQUESTS_PER_DOMAIN = 1\n"
+    "DOWNLOAD_DELAY = 1\n"
 )
 
 
@@ -76,8 +80,11 @@ def test_startprojects_defaults_with_the_addon_name_the_default_user_agent(
     tmp_path: Path,
 ) -> None:
     """The done-when: the default user agent is named, and nothing false is said (the
-    template sets ROBOTSTXT_OBEY, one request per site and a 1 s delay)."""
+    template sets ROBOTSTXT_OBEY, and since Scrapy 2.13 one request per site and a 1 s delay;
+    2.11's leaves the delay at 0, which doctor names too)."""
     root = startproject(tmp_path, ADDON)
+    template = (root / "demo" / "settings.py").read_text(encoding="utf-8")
+    paced = re.search(r"^DOWNLOAD_DELAY\s*=\s*[1-9]", template, re.MULTILINE) is not None
     text = doctor(root)
     assert text.returncode == 1
     assert "default-user-agent" in text.stdout and "Scrapy/" in text.stdout
@@ -87,6 +94,7 @@ def test_startprojects_defaults_with_the_addon_name_the_default_user_agent(
         "default-user-agent": "error",
         "page-rules-off": "warning",  # GBOT_ROBOTS_PAGE_RULES is off by default: true
         "http-cache-off": "info",
+        **({} if paced else {"no-delay": "warning"}),
     }
 
 
