@@ -28,13 +28,14 @@ crawl fetches each origin's file again once).
 
 from __future__ import annotations
 
-import asyncio
 import logging
 from collections import OrderedDict
 from typing import TYPE_CHECKING, Any
 
 from scrapy import Request
 from scrapy.exceptions import IgnoreRequest, NotConfigured
+from scrapy.utils.defer import maybe_deferred_to_future
+from twisted.internet.defer import Deferred
 
 from .._compat import crawl_started, engine_accepts_requests, engine_download
 from .._meta import DONT_OBEY, TDMREP_META
@@ -66,7 +67,9 @@ class TdmRepMiddleware:
         self.telemetry = parts.telemetry.requests
         self.size, self.timeout, self.max_bytes = size, timeout, max_bytes
         self.files: OrderedDict[str, tuple[TdmEntry, ...]] = OrderedDict()
-        self.pending: dict[str, asyncio.Future[tuple[TdmEntry, ...] | None]] = {}
+        #: Per origin whose file is being fetched: one Deferred per request waiting for it
+        #: (Twisted's, so any reactor will do; each is awaited as Scrapy awaits Deferreds).
+        self.pending: dict[str, list[Deferred[tuple[TdmEntry, ...] | None]]] = {}
         self._started = crawl_started(crawler)  # `scrapy shell`: only the spider's close counts
         self._jobdir = bool(crawler.settings.get("JOBDIR"))
 
@@ -116,19 +119,19 @@ class TdmRepMiddleware:
             return found
         waiting = self.pending.get(origin)
         if waiting is None:
-            waiting = asyncio.get_running_loop().create_future()
-            self.pending[origin] = waiting
+            self.pending[origin] = waiting = []
             entries = await self._fetch(origin)
             del self.pending[origin]
-            if entries is None:  # not kept: a later request (shell, say) fetches it again
-                waiting.set_result(None)
-                return None
-            files[origin] = entries
-            if len(files) > self.size:
-                files.popitem(last=False)
-            waiting.set_result(entries)
+            if entries is not None:  # None is not kept: a later request fetches it again
+                files[origin] = entries
+                if len(files) > self.size:
+                    files.popitem(last=False)
+            for other in waiting:
+                other.callback(entries)
             return entries
-        return await waiting
+        mine: Deferred[tuple[TdmEntry, ...] | None] = Deferred()
+        waiting.append(mine)
+        return await maybe_deferred_to_future(mine)
 
     async def _fetch(self, origin: str) -> tuple[TdmEntry, ...] | None:
         """One download of the file; anything but a readable 2xx says nothing, except a
