@@ -21,6 +21,19 @@ from scrapy.exceptions import CloseSpider, IgnoreRequest
 pytestmark = pytest.mark.crawl
 
 ALLOW = b"User-agent: *\nAllow: /\n"
+#: slow.test's pages, which wait for its tdmrep.json.
+PATHS = ["/images/a.jpg", "/page"]
+
+
+def _two_sites(server: Server) -> tuple[list[str], str]:
+    """slow.test's two pages (they wait for its tdmrep.json, routed by the test) and
+    quick.test's ``/go``, which answers in 0.5 s, while they wait."""
+    for host in ("slow.test", "quick.test"):
+        server.route("/robots.txt", host=host, body=ALLOW)
+    server.route("/go", host="quick.test", delay=0.5)
+    for path in PATHS:
+        server.route(path, host="slow.test")
+    return [server.url(path, "slow.test") for path in PATHS], server.url("/go", "quick.test")
 
 
 @pytest.mark.parametrize("close", ["closespider", "ctrl-c"])
@@ -28,15 +41,8 @@ ALLOW = b"User-agent: *\nAllow: /\n"
 async def test_requests_waiting_for_an_unread_tdmrep_json_at_the_close_are_dropped(
     server: Server, caplog: pytest.LogCaptureFixture, close: str
 ) -> None:
-    server.route("/robots.txt", host="slow.test", body=ALLOW)
     server.route("/.well-known/tdmrep.json", host="slow.test", hang=True)
-    server.route("/robots.txt", host="quick.test", body=ALLOW)
-    server.route("/go", host="quick.test", delay=0.5)  # answers while slow.test's wait
-    paths = ["/images/a.jpg", "/page"]
-    for path in paths:
-        server.route(path, host="slow.test")
-    waiting = [server.url(path, "slow.test") for path in paths]
-    go = server.url("/go", "quick.test")
+    waiting, go = _two_sites(server)
     seen: list[str] = []
 
     class Closing(make_spider(urls=[*waiting, go])):  # type: ignore[misc]
@@ -56,7 +62,7 @@ async def test_requests_waiting_for_an_unread_tdmrep_json_at_the_close_are_dropp
     assert seen == ["1"]  # the file was being fetched when the close began
     assert stats["finish_reason"] == ("enough" if close == "closespider" else "shutdown")
     # Never downloaded: the close left the file unread, and that is no "no reservation".
-    assert [server.count(path, "slow.test") for path in paths] == [0, 0]
+    assert [server.count(path, "slow.test") for path in PATHS] == [0, 0]
     # Each dropped once: the stat, one WARNING, the signal, its errback with IgnoreRequest.
     assert stats["robotstxt/dropped"] == 2
     assert sorted(url for url, _ in spider.dropped) == sorted(waiting)
@@ -77,15 +83,8 @@ TDMREP = b"""[
 
 @pytest_twisted.ensureDeferred
 async def test_a_tdmrep_json_that_answers_during_the_close_is_obeyed(server: Server) -> None:
-    server.route("/robots.txt", host="slow.test", body=ALLOW)
     server.route("/.well-known/tdmrep.json", host="slow.test", delay=1.0, body=TDMREP)
-    server.route("/robots.txt", host="quick.test", body=ALLOW)
-    server.route("/go", host="quick.test", delay=0.5)
-    paths = ["/images/a.jpg", "/page"]
-    for path in paths:
-        server.route(path, host="slow.test")
-    waiting = [server.url(path, "slow.test") for path in paths]
-    go = server.url("/go", "quick.test")
+    waiting, go = _two_sites(server)
     in_flight: list[int] = []
 
     class Closing(make_spider(urls=[*waiting, go])):  # type: ignore[misc]
@@ -117,7 +116,7 @@ async def test_a_jobdir_pause_keeps_them_and_the_resumed_run_decides_each_once(
     paths = ["/images/a.jpg", "/page"]
     for path in paths:
         server.route(path, host="slow.test")
-    waiting = [server.url(path, "slow.test") for path in paths]
+    waiting = [server.url(path, "slow.test") for path in PATHS]
     go = server.url("/go", "quick.test")
 
     class Pausing(make_spider(urls=[*waiting, go])):  # type: ignore[misc]
@@ -136,7 +135,7 @@ async def test_a_jobdir_pause_keeps_them_and_the_resumed_run_decides_each_once(
     stats = first.stats.get_stats()
     assert first.spider.crawled == [go]
     assert stats["finish_reason"] == "shutdown"
-    assert [server.count(path, "slow.test") for path in paths] == [0, 0]
+    assert [server.count(path, "slow.test") for path in PATHS] == [0, 0]
     assert "robotstxt/dropped" not in stats and first.spider.failed == []
     assert stats["robotstxt/persisted"] == 2  # back in the scheduler's disk queue
     kept = [r.getMessage() for r in caplog.records if r.getMessage().startswith("Kept <GET")]
