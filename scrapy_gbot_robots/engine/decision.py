@@ -16,7 +16,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Literal
 
-from .groups import InForce, Rule, group_in_force
+from .groups import GroupInForce, Rule, group_in_force
 from .lines import directives
 from .path_match import priority
 from .shapes import NO_MATCH, Shaped, classify, first_match, index_htm_fallback
@@ -85,7 +85,7 @@ class LineDetail:
 
     __slots__ = ("_firsts", "_group", "_index", "_none", "_plain", "_root", "_token", "_wild")
 
-    def __init__(self, in_force: InForce) -> None:
+    def __init__(self, in_force: GroupInForce) -> None:
         rules, token = in_force.rules, in_force.token
         group: Group = "agent" if in_force.specific else "global"
         self._group = group

@@ -88,6 +88,8 @@ GOOGLE_CRAWLERS: Final[Mapping[str, GoogleCrawler]] = {
         _special("APIs-Google"),
         _special("AdsBot-Google"),
         _special("AdsBot-Google-Mobile"),
+        # AdSense: the page gives its entry the same robots.txt note as APIs-Google's.
+        _special("Mediapartners-Google"),
         _ignores("Google-Safety", SPECIAL),
         _ignores("FeedFetcher-Google"),
         _ignores("GoogleProducer"),

@@ -163,7 +163,7 @@ def fast_select(lines: list[FastLine], key: str | None) -> Patterns:
     return False, global_allows, global_disallows
 
 
-class InForce(NamedTuple):
+class GroupInForce(NamedTuple):
     """The group whose rules apply to a crawler, as :func:`group_in_force` picks it."""
 
     token: str  # the token (as given) whose group it is, "*" for the global group, "" none
@@ -172,7 +172,7 @@ class InForce(NamedTuple):
     unknown: list[tuple[int, bytes, bytes]]  # (line, key, value) of its other lines
 
 
-def group_in_force(entries: list[Entry], tokens: Sequence[str], global_group: bool) -> InForce:
+def group_in_force(entries: list[Entry], tokens: Sequence[str], global_group: bool) -> GroupInForce:
     """Google's group selection for a token list, the one place it lives.
 
     The first token that a group names wins, with all of its groups merged (a group with no
@@ -185,9 +185,9 @@ def group_in_force(entries: list[Entry], tokens: Sequence[str], global_group: bo
         specific, token_rules, _, unknown = walked
         if specific:
             mine = [(line, key, value) for named, _, line, key, value in unknown if named]
-            return InForce(token, True, token_rules, mine)
+            return GroupInForce(token, True, token_rules, mine)
     if not global_group:
-        return InForce("", False, [], [])
+        return GroupInForce("", False, [], [])
     if walked is None:
         walked = walk_groups(entries, None)
     _, _, global_rules, unknown = walked
@@ -196,7 +196,7 @@ def group_in_force(entries: list[Entry], tokens: Sequence[str], global_group: bo
         for _, kind, _, value in entries
     )
     theirs = [(line, key, value) for _, global_, line, key, value in unknown if global_]
-    return InForce("*" if star else "", False, global_rules, theirs)
+    return GroupInForce("*" if star else "", False, global_rules, theirs)
 
 
 def patterns_in_force(body: bytes, tokens: Sequence[str], global_group: bool) -> Patterns:

@@ -288,7 +288,7 @@ def _content_signal(expression: bytes) -> tuple[tuple[Entry, ...], tuple[str, ..
 
 
 @dataclass(frozen=True, slots=True)
-class _InForce:
+class _Statement:
     """A statement of the group in force, ready to be matched."""
 
     mechanism: Mechanism
@@ -309,14 +309,14 @@ class _InForce:
 
 def _in_force_statement(
     mechanism: Mechanism, pattern: str, preferences: tuple[UsagePreference, ...]
-) -> _InForce:
+) -> _Statement:
     by_label = {pref.category: pref for pref in preferences}
     anchored = pattern.endswith("$")
     body = pattern[:-1] if anchored else pattern
     if "*" not in body and not anchored:  # a plain prefix: startswith alone decides
-        return _InForce(mechanism, pattern, preferences, by_label, body)
+        return _Statement(mechanism, pattern, preferences, by_label, body)
     pieces = tuple(body.split("*"))
-    return _InForce(mechanism, pattern, preferences, by_label, pieces[0], pieces, anchored)
+    return _Statement(mechanism, pattern, preferences, by_label, pieces[0], pieces, anchored)
 
 
 # For each use of a tuple of uses, the labels to consult per mechanism.
@@ -334,7 +334,7 @@ class UsageIndex:
 
     __slots__ = ("_answers", "_chains", "_statements", "constant", "empty", "token")
 
-    def __init__(self, token: str, statements: Sequence[_InForce]) -> None:
+    def __init__(self, token: str, statements: Sequence[_Statement]) -> None:
         self.token = token
         self._statements = tuple(statements)
         self.empty = not self._statements
@@ -343,7 +343,7 @@ class UsageIndex:
         self._answers: dict[tuple[str, ...], UsagePreference | None] = {}
         self._chains: dict[tuple[str, ...], _Chains] = {}
 
-    def _for_path(self, path: str) -> Sequence[_InForce]:
+    def _for_path(self, path: str) -> Sequence[_Statement]:
         """Per mechanism, the statements whose path matches longest (ties all kept)."""
         if self.constant:
             return self._statements
@@ -391,7 +391,7 @@ class UsageIndex:
         return answer
 
 
-def _first_refusal(statements: Sequence[_InForce], chains: _Chains) -> UsagePreference | None:
+def _first_refusal(statements: Sequence[_Statement], chains: _Chains) -> UsagePreference | None:
     """:meth:`Usage.refuses` over statements (the same rule as :func:`_combine`: per use, each
     statement answers with the label that names it, and a "no" wins)."""
     for chain in chains:
@@ -414,7 +414,7 @@ def in_force(
     ``texts`` are the file's physical lines (1-based ``line`` indexes them) for the
     "as written" text of each preference.
     """
-    statements: list[_InForce] = []
+    statements: list[_Statement] = []
     for line, key, value in lines:
         mechanism = KEYS.get(key.lower())
         if mechanism is None:

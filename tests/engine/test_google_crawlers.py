@@ -50,6 +50,8 @@ def test_the_table_says_how_each_crawler_treats_robots_txt() -> None:
     assert other_image is not None and other_image.tokens == ("GoogleOther-Image", "GoogleOther")
     fetcher = crawler("feedfetcher-google")
     assert fetcher is not None and not fetcher.obeys
+    adsense = crawler("Mediapartners-Google")  # AdSense: its own group, never *
+    assert adsense is not None and adsense.obeys and not adsense.global_group
 
 
 def test_docs_cli_lists_every_crawler_of_the_table() -> None:
