@@ -1,4 +1,5 @@
-"""``gbot-robots check`` and ``lint``, run as the real console script in a subprocess."""
+"""``gbot-robots check`` and ``lint``, run as the console script runs them (``tests/_cli.py``:
+in this process; the entry points and the terminal in a subprocess of their own)."""
 
 from __future__ import annotations
 
@@ -11,6 +12,7 @@ import sys
 from pathlib import Path
 
 import pytest
+from _cli import run_cli
 from _conformance import CARRIED, corpus_rows, robots_file
 
 import scrapy_gbot_robots
@@ -46,6 +48,8 @@ def run(
 ) -> subprocess.CompletedProcess[str]:
     full_env = {k: v for k, v in os.environ.items() if k != "NO_COLOR"}
     full_env.update(env or {})
+    if entry is None:  # in this process (tests/_cli.py); the entry points' own test spawns
+        return run_cli(list(args), stdin or b"", full_env)
     proc = subprocess.run(
         [*(entry or ENTRY), *args],
         input=stdin if stdin is not None else b"",

@@ -20,6 +20,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from _cli import run_cli
 from _hostile import (
     C1_CSI,
     C1_OSC,
@@ -46,10 +47,8 @@ ENTRY = [str(SCRIPT)] if SCRIPT.exists() else [sys.executable, "-m", "scrapy_gbo
 def run(*args: str, stdin: bytes = b"", env: dict[str, str] | None = None) -> tuple[int, str, str]:
     full = {k: v for k, v in os.environ.items() if "proxy" not in k.lower() and k != "NO_COLOR"}
     full.update(env or {})
-    proc = subprocess.run(
-        [*ENTRY, *args], input=stdin, capture_output=True, env=full, timeout=120, check=False
-    )
-    return proc.returncode, proc.stdout.decode("utf-8"), proc.stderr.decode("utf-8")
+    proc = run_cli(list(args), stdin, full)  # fetch in a subprocess, the rest in this process
+    return proc.returncode, proc.stdout, proc.stderr
 
 
 # ----------------------------------------------------------------------------- fetch

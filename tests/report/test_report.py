@@ -19,6 +19,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from _cli import run_cli
 from _hostile import HOSTILE as TERMINAL_HOSTILE
 from _hostile import assert_safe
 
@@ -555,15 +556,7 @@ def test_write_json_and_html_atomically(tmp_path: Path) -> None:
 def cli(*args: str, env: dict[str, str] | None = None) -> subprocess.CompletedProcess[str]:
     full_env = {k: v for k, v in os.environ.items() if k != "NO_COLOR"}
     full_env.update(env or {})
-    return subprocess.run(
-        [*ENTRY, *args],
-        stdin=subprocess.DEVNULL,
-        capture_output=True,
-        text=True,
-        env=full_env,
-        timeout=60,
-        check=False,
-    )
+    return run_cli(list(args), b"", full_env)  # in this process (tests/_cli.py)
 
 
 @pytest.fixture

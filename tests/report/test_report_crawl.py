@@ -11,14 +11,13 @@ import gzip
 import json
 import os
 import re
-import subprocess
-import sys
 from html.parser import HTMLParser
 from pathlib import Path
 from typing import Any
 
 import pytest
 import pytest_twisted
+from _cli import run_cli
 from _httpserver import Server, crawl, make_spider, make_timeline_spider
 
 from scrapy_gbot_robots.report.labels import SCHEMA
@@ -26,8 +25,6 @@ from scrapy_gbot_robots.report.labels import SCHEMA
 pytestmark = pytest.mark.crawl
 
 ISO_UTC = re.compile(r"^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ$")
-SCRIPT = Path(sys.executable).parent / "gbot-robots"
-ENTRY = [str(SCRIPT)] if SCRIPT.exists() else [sys.executable, "-m", "scrapy_gbot_robots"]
 
 #: Two rules forbid requests (three by the first, one by the second), one through a typo.
 RULES_TXT = b"""\
@@ -274,9 +271,7 @@ async def test_html_report_is_self_contained_and_shows_the_numbers(
 async def test_report_command_summarises_a_real_crawl(server: Server, tmp_path: Path) -> None:
     crawler, json_path, _ = await _audit_crawl(server, tmp_path)
     env = {k: v for k, v in os.environ.items() if k != "NO_COLOR"}
-    proc = subprocess.run(
-        [*ENTRY, "report", str(json_path)], capture_output=True, text=True, env=env, timeout=60
-    )
+    proc = run_cli(["report", str(json_path)], env=env)
     assert proc.returncode == 0, proc.stderr
     assert "\x1b[" not in proc.stdout  # not a terminal: no colour
     out = proc.stdout
@@ -286,13 +281,7 @@ async def test_report_command_summarises_a_real_crawl(server: Server, tmp_path: 
     assert "4 rules, 1 no restrictions, 1 server error" in out
     first_rule = next(line for line in out.splitlines() if "Disallow: /private/" in line)
     assert first_rule.split()[:2] == ["1", "3"]  # rank 1, 3 requests
-    proc = subprocess.run(
-        [*ENTRY, "report", str(json_path), "--json", "--top", "1"],
-        capture_output=True,
-        text=True,
-        env=env,
-        timeout=60,
-    )
+    proc = run_cli(["report", str(json_path), "--json", "--top", "1"], env=env)
     assert proc.returncode == 0, proc.stderr
     again = json.loads(proc.stdout)
     original = json.loads(json_path.read_text("utf-8"))
@@ -428,9 +417,7 @@ async def test_an_observe_crawl_says_so_and_ranks_what_would_have_been_forbidden
     assert re.search(r"1 3 Disallow: /private/ " + re.escape(server.origin("rules.test")), text)
 
     env = {k: v for k, v in os.environ.items() if k != "NO_COLOR"}
-    proc = subprocess.run(
-        [*ENTRY, "report", str(json_path)], capture_output=True, text=True, env=env, timeout=60
-    )
+    proc = run_cli(["report", str(json_path)], env=env)
     assert proc.returncode == 0, proc.stderr
     lines = proc.stdout.splitlines()
     assert lines[1].startswith("OBSERVE MODE")
@@ -491,12 +478,7 @@ async def test_the_report_shows_crawl_delay_and_the_token_whose_group_decided(
     assert "3600 s, capped at 0.5 s" in text and "0.2 s, applied" in text
     assert "Googlebot (own group)" in text
     assert "line 7: Content-Signal: search=yes, ai-train=no" in text
-    proc = subprocess.run(
-        [*ENTRY, "report", str(json_path), "--color", "never"],
-        capture_output=True,
-        text=True,
-        timeout=60,
-    )
+    proc = run_cli(["report", str(json_path), "--color", "never"])
     assert proc.returncode == 0, proc.stderr
     out = proc.stdout
     assert "CRAWL-DELAY" in out and "3600 s, capped at 0.5 s" in out and "0.2 s, applied" in out

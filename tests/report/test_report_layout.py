@@ -11,13 +11,12 @@ from __future__ import annotations
 
 import json
 import re
-import subprocess
-import sys
 from pathlib import Path
 from typing import Any
 
 import pytest
 from _chromium import CHROMIUM, MISSING, dump_dom
+from _cli import run_cli
 
 from scrapy_gbot_robots import parse
 from scrapy_gbot_robots.page.rules import read_page_rules
@@ -27,8 +26,6 @@ from scrapy_gbot_robots.report.collector import ReportCollector
 from scrapy_gbot_robots.report.html import render
 from scrapy_gbot_robots.report.markup import url
 
-SCRIPT = Path(sys.executable).parent / "gbot-robots"
-ENTRY = [str(SCRIPT)] if SCRIPT.exists() else [sys.executable, "-m", "scrapy_gbot_robots"]
 TOKEN = "TestBot"
 NOW = 1_700_000_000.0
 #: Lint findings (a typo, an inexact key), content-usage statements and a crawl-delay: every
@@ -118,13 +115,7 @@ def test_a_url_wraps_after_its_separators_never_inside_the_origin() -> None:
 def _summary(data: dict[str, Any], tmp_path: Path, *args: str) -> str:
     path = tmp_path / "r.json"
     path.write_text(json.dumps(data), "utf-8")
-    proc = subprocess.run(
-        [*ENTRY, "report", str(path), "--color", "never", *args],
-        capture_output=True,
-        text=True,
-        timeout=60,
-        check=False,
-    )
+    proc = run_cli(["report", str(path), "--color", "never", *args])
     assert proc.returncode == 0, proc.stderr
     return proc.stdout
 

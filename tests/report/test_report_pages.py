@@ -4,14 +4,13 @@ section (also as headless Chromium renders it) and ``gbot-robots report``'s summ
 from __future__ import annotations
 
 import re
-import subprocess
-import sys
 from html.parser import HTMLParser
 from pathlib import Path
 from typing import Any
 
 import pytest
 from _chromium import CHROMIUM, MISSING, dump_dom
+from _cli import run_cli
 
 from scrapy_gbot_robots.page.rules import NO_RULES, PageRules, read_page_rules
 from scrapy_gbot_robots.report import pages as _pages
@@ -19,8 +18,6 @@ from scrapy_gbot_robots.report.collector import ReportCollector
 from scrapy_gbot_robots.report.html import render
 from scrapy_gbot_robots.report.writer import write
 
-SCRIPT = Path(sys.executable).parent / "gbot-robots"
-ENTRY = [str(SCRIPT)] if SCRIPT.exists() else [sys.executable, "-m", "scrapy_gbot_robots"]
 TOKEN = "TestBot"
 NOW = 1_700_000_000.0
 A, B = "https://a.example", "https://b.example"
@@ -175,13 +172,7 @@ def test_a_crawl_that_read_nothing_says_how_to_turn_it_on() -> None:
 def _cli(tmp_path: Path, data: dict[str, Any], *args: str) -> str:
     path = tmp_path / "r.json"
     write(data, str(path))
-    proc = subprocess.run(
-        [*ENTRY, "report", str(path), "--color", "never", *args],
-        capture_output=True,
-        text=True,
-        timeout=60,
-        check=False,
-    )
+    proc = run_cli(["report", str(path), "--color", "never", *args])
     assert proc.returncode == 0, proc.stderr
     return proc.stdout
 
