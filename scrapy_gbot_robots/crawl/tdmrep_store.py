@@ -14,7 +14,7 @@ answer), ``server_error`` for a failed fetch; ``refresh_at`` is its expiry. The 
 again on load by the bounded parser (:func:`..preferences.tdmrep.parse_file`); an entry that
 cannot be read is "fetch again", never "no reservation".
 
-Freshness (the final report says only that an agent keeps the file, "usually as an in-memory
+Freshness (the final report says only that a crawler keeps the file, "usually as an in-memory
 object"): robots.txt's, ``Cache-Control: max-age`` when sent, clamped to ``[GBOT_ROBOTS_MIN_TTL,
 GBOT_ROBOTS_MAX_TTL]``, else ``GBOT_ROBOTS_TTL`` (24 h; :func:`..policy.fetch.ttl`). A
 failed fetch (a network error, a 429 or a 5xx) lives ``GBOT_ROBOTS_RETRY_BACKOFF`` (60 s).
