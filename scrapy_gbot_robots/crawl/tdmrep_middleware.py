@@ -14,11 +14,12 @@ stopped crawl. Each answer is kept by :class:`~.tdmrep_store.TdmRepFiles`: in me
 (``GBOT_ROBOTS_STORE_SIZE`` origins) and in the robots.txt store's SQLite file or Redis when
 there is one, until it expires (``Cache-Control: max-age``, else ``GBOT_ROBOTS_TTL``; a failed
 fetch ``GBOT_ROBOTS_RETRY_BACKOFF``), so a restart, a resume or a fleet's other workers read
-it instead of fetching it again. The first entry whose location matches the URL decides
-(:mod:`..preferences.tdmrep`): a reservation forbids the request before its download
-(``IgnoreRequest``, counted as ``robotstxt/tdmrep/forbidden``, logged at DEBUG); either way
-the file's statement is put in ``gbot_robots_tdmrep`` for the usage answer. Requests with
-``dont_obey_robotstxt`` are not checked; observe mode forbids nothing.
+it instead of fetching it again (``robotstxt/tdmrep/read_back``; one fetch lock per file).
+The first entry whose location matches the URL decides (:mod:`..preferences.tdmrep`): a
+reservation forbids the request before its download (``IgnoreRequest``, counted as
+``robotstxt/tdmrep/forbidden``, logged at DEBUG); either way the file's statement is put in
+``gbot_robots_tdmrep`` for the usage answer. Requests with ``dont_obey_robotstxt`` are not
+checked; observe mode forbids nothing.
 
 The close: a download that fails while the crawl closes (the close waits for it, at most
 ``GBOT_ROBOTS_DOWNLOAD_TIMEOUT``) is no answer, never "no reservation": the requests that
@@ -46,7 +47,7 @@ from ..policy.origin import origin_of
 from ..preferences.tdmrep import WELL_KNOWN, match_file
 from .shared_parts import shared
 from .tdmrep_store import Entries, TdmRepFiles
-from .wiring import open_persistent
+from .wiring import lock_ttl, open_persistent
 
 if TYPE_CHECKING:
     from scrapy.crawler import Crawler
@@ -82,14 +83,18 @@ class TdmRepMiddleware:
 
     @classmethod
     def from_crawler(cls, crawler: Crawler) -> Self:
-        config = shared(crawler).config
+        parts = shared(crawler)
+        config = parts.config
         if not _TRAINING & set(config.usage):
             raise NotConfigured
+        persistent = open_persistent(config, crawler)  # the robots.txt store's file or Redis
         files = TdmRepFiles(
             size=config.memory_size,
-            persistent=open_persistent(config, crawler),  # the robots.txt store's file or Redis
+            persistent=persistent,
             clock=config.clock,
             policy=config.policy,
+            lock_ttl=lock_ttl(config, persistent),
+            on_read=parts.telemetry.requests.tdmrep_read_back,
         )
         crawler.signals.connect(files.close, signal=signals.spider_closed)
         return cls(
@@ -129,9 +134,8 @@ class TdmRepMiddleware:
         waiting = self.pending.get(origin)
         if waiting is None:
             self.pending[origin] = waiting = []
-            entries = await self.files.load(origin)  # an earlier run's, another worker's
-            if entries is None:
-                entries = await self._fetch(origin)
+            # An earlier run's answer, another worker's, else a fetch of ours.
+            entries = await self.files.find(origin, lambda: self._fetch(origin))
             del self.pending[origin]
             for other in waiting:
                 other.callback(entries)

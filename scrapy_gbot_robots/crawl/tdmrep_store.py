@@ -12,7 +12,8 @@ it. The entry is an :class:`~..policy.states.OriginState`:
 ``rules`` with the raw capped body of a 2xx, ``allow_all`` for "no file" (any other
 answer), ``server_error`` for a failed fetch; ``refresh_at`` is its expiry. The body is parsed
 again on load by the bounded parser (:func:`..preferences.tdmrep.parse_file`); an entry that
-cannot be read is "fetch again", never "no reservation".
+cannot be read is "fetch again", never "no reservation". A fetch takes the store's fetch lock
+of the key, as robots.txt's does, so workers of a fleet starting together fetch it once.
 
 Freshness (the final report says only that a crawler keeps the file, "usually as an in-memory
 object"): robots.txt's, ``Cache-Control: max-age`` when sent, clamped to ``[GBOT_ROBOTS_MIN_TTL,
@@ -25,7 +26,7 @@ Imports nothing from Scrapy or Twisted.
 from __future__ import annotations
 
 from collections import OrderedDict
-from collections.abc import Callable
+from collections.abc import Awaitable, Callable
 
 from ..engine.rules import RobotsTxt
 from ..policy.fetch import ttl
@@ -85,11 +86,17 @@ class TdmRepFiles:
         persistent: PersistentStore | None,
         clock: Callable[[], float],
         policy: PolicyConfig,
+        lock_ttl: float = 60.0,
+        on_read: Callable[[str, int], None] | None = None,
     ) -> None:
         self.size = max(1, size)
         self.persistent = persistent
         self.clock = clock
         self.policy = policy
+        #: The fleet's fetch lock's expiry (the robots.txt fetch's, ``GBOT_ROBOTS_LOCK_TTL``).
+        self.lock_ttl = lock_ttl
+        #: Called with (origin, entries) for each answer read back from the persistent store.
+        self._on_read = on_read
         #: origin -> (entries, expiry), least recently used first.
         self._memory: OrderedDict[str, tuple[Entries, float]] = OrderedDict()
         self.reads = 0  # fresh entries read back from the persistent store
@@ -105,6 +112,29 @@ class TdmRepFiles:
         self._memory.move_to_end(origin)
         return found[0]
 
+    async def find(
+        self, origin: str, fetch: Callable[[], Awaitable[Entries | None]]
+    ) -> Entries | None:
+        """The origin's entries: from memory, else the persistent store, else ``fetch()``
+        (which :meth:`put` s what it got). With a store, ``fetch()`` runs under the fleet's
+        fetch lock of the file (as robots.txt's): a worker that finds another fetching it
+        waits for it (Redis: up to its lock wait) and reads what it stored."""
+        found = self.get(origin)
+        if found is not None:
+            return found
+        if self.persistent is None:
+            return await fetch()
+        found = await self.load(origin)
+        if found is not None:
+            return found
+        key = key_of(origin)
+        await self.persistent.acquire(key, self.lock_ttl)  # False: fetch anyway, unlocked
+        try:
+            found = await self.load(origin)  # the holder's, written before it let go
+            return found if found is not None else await fetch()
+        finally:
+            await self.persistent.release(key)  # writes our answer first (Redis)
+
     async def load(self, origin: str) -> Entries | None:
         """The entries stored by an earlier run or another worker, when fresh; else None."""
         if self.persistent is None:
@@ -115,6 +145,8 @@ class TdmRepFiles:
         entries = entries_of(state, self.policy.max_bytes)
         self.reads += 1
         self._remember(origin, entries, state.refresh_at)
+        if self._on_read is not None:
+            self._on_read(origin, len(entries))
         return entries
 
     def put(

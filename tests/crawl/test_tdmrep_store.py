@@ -13,7 +13,7 @@ from _httpserver import FakeClock
 from scrapy_gbot_robots.crawl.tdmrep_store import TdmRepFiles, entries_of, key_of, state_of
 from scrapy_gbot_robots.policy.origin import origin_of
 from scrapy_gbot_robots.policy.states import Kind, PolicyConfig
-from scrapy_gbot_robots.preferences.tdmrep import parse_file
+from scrapy_gbot_robots.preferences.tdmrep import TdmEntry, parse_file
 from scrapy_gbot_robots.stores.entry import decode, encode
 from scrapy_gbot_robots.stores.sqlite import SqliteStore
 
@@ -123,3 +123,35 @@ def test_the_memory_keeps_at_most_size_origins_the_least_recently_used_go() -> N
     assert files.get("https://b.test") is None
     assert files.get("https://a.test") == parse_file(TDMREP)
     assert files.get("https://c.test") == ()
+
+
+def test_find_fetches_once_then_reads_what_was_stored(tmp_path: Path) -> None:
+    clock = FakeClock()
+    path = str(tmp_path / "robots.db")
+    fetched: list[str] = []
+    read: list[tuple[str, int]] = []
+
+    def files() -> TdmRepFiles:
+        store = SqliteStore(path)
+        return TdmRepFiles(
+            size=10,
+            persistent=store,
+            clock=clock,
+            policy=CFG,
+            on_read=lambda origin, n: read.append((origin, n)),
+        )
+
+    first = files()
+
+    async def fetch() -> tuple[TdmEntry, ...]:
+        fetched.append(ORIGIN)
+        return first.put(ORIGIN, 200, TDMREP)
+
+    assert _now(first.find(ORIGIN, fetch)) == parse_file(TDMREP)
+    assert _now(first.find(ORIGIN, fetch)) == parse_file(TDMREP)  # from memory
+    first.close()
+    second = files()
+    assert _now(second.find(ORIGIN, fetch)) == parse_file(TDMREP)  # from the file
+    second.close()
+    assert fetched == [ORIGIN] and read == [(ORIGIN, 2)]
+    assert SqliteStore(path)._db.execute("SELECT COUNT(*) FROM locks").fetchone()[0] == 0

@@ -16,6 +16,7 @@ import pytest_twisted
 from _httpserver import Server, crawl, make_spider
 from _redisserver import missing, running_redis
 from test_sqlite_crawl import DAY, FlowingClock
+from twisted.internet import defer
 
 pytestmark = pytest.mark.crawl
 
@@ -57,6 +58,7 @@ async def test_sqlite_a_second_run_reads_the_file_until_it_expires(
     assert server.count(FILE) == 1
     assert _forbidden(second) == 1 and server.count("/images/b.jpg") == 0
     assert second.stats.get_value("robotstxt/tdmrep/fetched") is None
+    assert second.stats.get_value("robotstxt/tdmrep/read_back") == 1
     # A day later (GBOT_ROBOTS_TTL): expired, fetched again, and the new file obeyed.
     clock.advance(DAY + 1)
     server.route(FILE, body=b'[{"location": "/", "tdm-reservation": 0}]')
@@ -125,3 +127,21 @@ async def test_redis_a_second_crawler_reads_the_file_the_first_fetched(
         second = await _run(server, ["/images/b.jpg", "/other"], settings)
         assert server.count(FILE) == 1 and server.count("/robots.txt") == 1
         assert _forbidden(second) == 1 and server.count("/images/b.jpg") == 0
+
+
+@pytest.mark.skipif(missing() is not None, reason=str(missing()))
+@pytest_twisted.ensureDeferred
+async def test_redis_two_crawlers_at_once_fetch_the_file_once(
+    server: Server, tmp_path: Path
+) -> None:
+    """The fleet's fetch lock: the second waits for the first's fetch and reads its answer."""
+    _site(server, {"body": TDMREP, "delay": 1.0})
+    paths = [["/images/a.jpg", "/page"], ["/images/b.jpg", "/other"]]
+    with running_redis(tmp_path / "redis") as rs:
+        settings = {"GBOT_ROBOTS_STORE": rs.url}
+        both = await defer.gatherResults(
+            [defer.ensureDeferred(_run(server, p, settings)) for p in paths]
+        )
+    assert server.count(FILE) == 1
+    assert [_forbidden(c) for c in both] == [1, 1]
+    assert sorted(int(c.stats.get_value("robotstxt/tdmrep/read_back", 0)) for c in both) == [0, 1]
