@@ -25,6 +25,7 @@ Imports nothing from Scrapy or Twisted.
 
 from __future__ import annotations
 
+import logging
 from collections import OrderedDict
 from collections.abc import Awaitable, Callable
 
@@ -33,6 +34,8 @@ from ..policy.fetch import ttl
 from ..policy.states import Kind, OriginState, PolicyConfig
 from ..preferences.tdmrep import WELL_KNOWN, TdmEntry, parse_file
 from ..stores.base import PersistentStore
+
+logger = logging.getLogger("scrapy_gbot_robots.middleware")
 
 Entries = tuple[TdmEntry, ...]
 
@@ -171,6 +174,15 @@ class TdmRepFiles:
         return len(self._memory)
 
     def close(self) -> None:
-        """Write what waits and let go of the persistent store (the crawl's is separate)."""
-        if self.persistent is not None:
-            self.persistent.close()
+        """Write what waits and let go of the persistent store (the robots.txt store is
+        another connection to it); a store error met meanwhile is logged, once."""
+        persistent = self.persistent
+        if persistent is None:
+            return
+        persistent.close()
+        if persistent.last_error is not None:
+            logger.warning(
+                "tdmrep.json answers in %(store)s: %(error)s (the answers this crawl could not "
+                "store are fetched again by the next run)",
+                {"store": persistent.name, "error": persistent.last_error},
+            )

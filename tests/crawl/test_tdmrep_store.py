@@ -4,10 +4,12 @@ a clock moved by hand, no crawl (issue 49)."""
 
 from __future__ import annotations
 
+import logging
 from collections.abc import Coroutine
 from pathlib import Path
 from typing import Any, TypeVar, cast
 
+import pytest
 from _httpserver import FakeClock
 
 from scrapy_gbot_robots.crawl.tdmrep_store import TdmRepFiles, entries_of, key_of, state_of
@@ -155,3 +157,15 @@ def test_find_fetches_once_then_reads_what_was_stored(tmp_path: Path) -> None:
     second.close()
     assert fetched == [ORIGIN] and read == [(ORIGIN, 2)]
     assert SqliteStore(path)._db.execute("SELECT COUNT(*) FROM locks").fetchone()[0] == 0
+
+
+def test_a_store_error_is_logged_at_the_close(
+    tmp_path: Path, caplog: pytest.LogCaptureFixture
+) -> None:
+    store = SqliteStore(str(tmp_path / "robots.db"))
+    files = TdmRepFiles(size=10, persistent=store, clock=FakeClock(), policy=CFG)
+    store._db.close()  # the file goes away under the crawl
+    assert files.put(ORIGIN, 200, TDMREP) == parse_file(TDMREP)  # kept in memory anyway
+    with caplog.at_level(logging.WARNING, logger="scrapy_gbot_robots"):
+        files.close()
+    assert [r.getMessage() for r in caplog.records if "tdmrep.json answers" in r.getMessage()]
