@@ -4,7 +4,9 @@ a clock moved by hand, no crawl (issue 49)."""
 
 from __future__ import annotations
 
+import json
 import logging
+import struct
 from collections.abc import Coroutine
 from pathlib import Path
 from typing import Any, TypeVar, cast
@@ -169,3 +171,15 @@ def test_a_store_error_is_logged_at_the_close(
     with caplog.at_level(logging.WARNING, logger="scrapy_gbot_robots"):
         files.close()
     assert [r.getMessage() for r in caplog.records if "tdmrep.json answers" in r.getMessage()]
+
+
+def test_the_entries_are_ones_a_020_worker_could_read() -> None:
+    """Version 1 of the format, and only the header keys 0.2.0 wrote (no validators): a 0.2
+    worker of the fleet never asks for the key, and could read the entry if it did."""
+    keys_020 = {"kind", "reason", "fetched_at", "refresh_at", "good_at", "error_since"}
+    keys_020 |= {"errors", "status", "page_ok_at", "truncated", "body"}
+    for status in (200, 404, None):
+        data = encode(state_of(status, TDMREP, "max-age=600", 0.0, CFG))
+        magic, version, size = struct.unpack_from(">3sBI", data)
+        assert (magic, version) == (b"GBR", 1)
+        assert set(json.loads(data[8 : 8 + size])) == keys_020
