@@ -57,6 +57,7 @@ BACKOFF_FLEET_ERRORS = "robotstxt/backoff/fleet_errors"
 USAGE_WITHHELD = "robotstxt/usage/withheld"
 TDMREP_FETCHED = "robotstxt/tdmrep/fetched"
 TDMREP_FORBIDDEN = "robotstxt/tdmrep/forbidden"
+TDMREP_READ_BACK = "robotstxt/tdmrep/read_back"
 
 # The gate, set when the spider closes.
 PARKED_PEAK = "robotstxt/parked_peak"

@@ -10,29 +10,33 @@ fetch of the file per origin, through Scrapy's engine and downloader (the other
 middlewares, the download slots), with robots.txt's bounds: ``GBOT_ROBOTS_DOWNLOAD_TIMEOUT``
 and 500 KiB (``GBOT_ROBOTS_MAX_BYTES``). A missing, refused or broken file, or a download
 that fails while the crawl runs, is "no reservation" (the final report's rule), never a
-stopped crawl. The parsed entries are kept in a bounded LRU (``GBOT_ROBOTS_STORE_SIZE``
-origins). The first entry whose location matches the URL decides
-(:mod:`..preferences.tdmrep`): a reservation forbids the request before its download
-(``IgnoreRequest``, counted as ``robotstxt/tdmrep/forbidden``, logged at DEBUG); either way
-the file's statement is put in ``gbot_robots_tdmrep`` for the usage answer. Requests with
-``dont_obey_robotstxt`` are not checked; observe mode forbids nothing.
+stopped crawl. Each answer is kept by :class:`~.tdmrep_store.TdmRepFiles`: in memory
+(``GBOT_ROBOTS_STORE_SIZE`` origins) and in the robots.txt store's SQLite file or Redis when
+there is one, until it expires (``Cache-Control: max-age``, else ``GBOT_ROBOTS_TTL``; a failed
+fetch ``GBOT_ROBOTS_RETRY_BACKOFF``), so a restart, a resume or a fleet's other workers read
+it instead of fetching it again (``robotstxt/tdmrep/read_back``; one fetch lock per file).
+The first entry whose location matches the URL decides (:mod:`..preferences.tdmrep`): a
+reservation forbids the request before its download (``IgnoreRequest``, counted as
+``robotstxt/tdmrep/forbidden``, logged at DEBUG); either way the file's statement is put in
+``gbot_robots_tdmrep`` for the usage answer. Requests with ``dont_obey_robotstxt`` are not
+checked; observe mode forbids nothing.
 
 The close: a download that fails while the crawl closes (the close waits for it, at most
 ``GBOT_ROBOTS_DOWNLOAD_TIMEOUT``) is no answer, never "no reservation": the requests that
 waited for it are never downloaded. Without ``JOBDIR`` they are dropped
 (``robotstxt/dropped``, a WARNING, ``parked_request_dropped``, ``IgnoreRequest`` to the
 errback); with it they go back to Scrapy's scheduler (``robotstxt/persisted``), whose disk
-queue keeps them for the next run. The parsed files are not kept across runs (a resumed
-crawl fetches each origin's file again once).
+queue keeps them for the next run. The answers fetched before the close are kept by the
+store (an SQLite file, ``JOBDIR``'s by default, or Redis): the next run reads them while they
+are fresh; with the memory store it fetches each origin's file again once.
 """
 
 from __future__ import annotations
 
 import logging
-from collections import OrderedDict
 from typing import TYPE_CHECKING, Any
 
-from scrapy import Request
+from scrapy import Request, signals
 from scrapy.exceptions import IgnoreRequest, NotConfigured
 from scrapy.utils.defer import maybe_deferred_to_future
 from twisted.internet.defer import Deferred
@@ -40,8 +44,10 @@ from twisted.internet.defer import Deferred
 from .._compat import crawl_started, engine_accepts_requests, engine_download
 from .._meta import DONT_OBEY, TDMREP_META
 from ..policy.origin import origin_of
-from ..preferences.tdmrep import WELL_KNOWN, TdmEntry, match_file, parse_file
+from ..preferences.tdmrep import WELL_KNOWN, match_file
 from .shared_parts import shared
+from .tdmrep_store import Entries, TdmRepFiles
+from .wiring import lock_ttl, open_persistent
 
 if TYPE_CHECKING:
     from scrapy.crawler import Crawler
@@ -59,30 +65,40 @@ _CUT = "the crawl closed before its origin's tdmrep.json was read"
 class TdmRepMiddleware:
     """Downloader middleware: each origin's ``tdmrep.json``, fetched once and obeyed."""
 
-    def __init__(self, crawler: Crawler, *, size: int, timeout: float, max_bytes: int) -> None:
+    def __init__(
+        self, crawler: Crawler, files: TdmRepFiles, *, timeout: float, max_bytes: int
+    ) -> None:
         parts = shared(crawler)
         self._parts = parts  # held: the other middlewares may find the shared parts here
         self.crawler = crawler
         self.observe = parts.config.observe
         self.telemetry = parts.telemetry.requests
-        self.size, self.timeout, self.max_bytes = size, timeout, max_bytes
-        self.files: OrderedDict[str, tuple[TdmEntry, ...]] = OrderedDict()
+        self.timeout, self.max_bytes = timeout, max_bytes
+        self.files = files
         #: Per origin whose file is being fetched: one Deferred per request waiting for it
         #: (Twisted's, so any reactor will do; each is awaited as Scrapy awaits Deferreds).
-        self.pending: dict[str, list[Deferred[tuple[TdmEntry, ...] | None]]] = {}
+        self.pending: dict[str, list[Deferred[Entries | None]]] = {}
         self._started = crawl_started(crawler)  # `scrapy shell`: only the spider's close counts
         self._jobdir = bool(crawler.settings.get("JOBDIR"))
 
     @classmethod
     def from_crawler(cls, crawler: Crawler) -> Self:
-        config = shared(crawler).config
+        parts = shared(crawler)
+        config = parts.config
         if not _TRAINING & set(config.usage):
             raise NotConfigured
-        return cls(
-            crawler,
+        persistent = open_persistent(config, crawler)  # the robots.txt store's file or Redis
+        files = TdmRepFiles(
             size=config.memory_size,
-            timeout=config.download_timeout,
-            max_bytes=config.policy.max_bytes,
+            persistent=persistent,
+            clock=config.clock,
+            policy=config.policy,
+            lock_ttl=lock_ttl(config, persistent),
+            on_read=parts.telemetry.requests.tdmrep_read_back,
+        )
+        crawler.signals.connect(files.close, signal=signals.spider_closed)
+        return cls(
+            crawler, files, timeout=config.download_timeout, max_bytes=config.policy.max_bytes
         )
 
     async def process_request(self, request: Request, spider: Any = None) -> Request | None:
@@ -111,31 +127,27 @@ class TdmRepMiddleware:
             )
         return None
 
-    async def _entries(self, origin: str) -> tuple[TdmEntry, ...] | None:
-        files = self.files
-        found = files.get(origin)
+    async def _entries(self, origin: str) -> Entries | None:
+        found = self.files.get(origin)
         if found is not None:
-            files.move_to_end(origin)
             return found
         waiting = self.pending.get(origin)
         if waiting is None:
             self.pending[origin] = waiting = []
-            entries = await self._fetch(origin)
+            # An earlier run's answer, another worker's, else a fetch of ours.
+            entries = await self.files.find(origin, lambda: self._fetch(origin))
             del self.pending[origin]
-            if entries is not None:  # None is not kept: a later request fetches it again
-                files[origin] = entries
-                if len(files) > self.size:
-                    files.popitem(last=False)
             for other in waiting:
                 other.callback(entries)
             return entries
-        mine: Deferred[tuple[TdmEntry, ...] | None] = Deferred()
+        mine: Deferred[Entries | None] = Deferred()
         waiting.append(mine)
         return await maybe_deferred_to_future(mine)
 
-    async def _fetch(self, origin: str) -> tuple[TdmEntry, ...] | None:
-        """One download of the file; anything but a readable 2xx says nothing, except a
-        download that fails while the crawl closes: None, no answer at all."""
+    async def _fetch(self, origin: str) -> Entries | None:
+        """One download of the file, kept (:class:`TdmRepFiles`); anything but a readable 2xx
+        says nothing, except a download that fails while the crawl closes: None, no answer
+        at all, not kept."""
         request = Request(
             origin + WELL_KNOWN,
             meta={
@@ -155,10 +167,13 @@ class TdmRepMiddleware:
             self.telemetry.tdmrep_fetched(origin, f"failed ({type(exc).__name__})", 0)
             if not engine_accepts_requests(self.crawler, crawl_started=self._started):
                 return None
-            return ()
-        if not 200 <= response.status < 300:
-            self.telemetry.tdmrep_fetched(origin, f"HTTP {response.status}", 0)
-            return ()
-        entries = parse_file(response.body[: self.max_bytes])
+            return self.files.put(origin, None)  # kept briefly: fetched again soon
+        cache_control = response.headers.get(b"Cache-Control")
+        entries = self.files.put(
+            origin,
+            response.status,
+            response.body,
+            cache_control.decode("latin-1") if cache_control else None,
+        )
         self.telemetry.tdmrep_fetched(origin, f"HTTP {response.status}", len(entries))
         return entries

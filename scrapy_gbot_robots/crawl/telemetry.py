@@ -364,6 +364,17 @@ class RequestEvents(Telling):
                 extra=self._extra(),
             )
 
+    def tdmrep_read_back(self, origin: str, entries: int) -> None:
+        """An origin's tdmrep.json answer read from the SQLite or Redis store, not fetched (an
+        earlier run's, or another worker's)."""
+        self.stats.inc_value(S.TDMREP_READ_BACK)
+        if self.debug and logger.isEnabledFor(logging.DEBUG):
+            logger.debug(
+                "tdmrep.json of %(origin)s: read from the store, %(entries)d entries",
+                {"origin": origin, "entries": entries},
+                extra=self._extra(),
+            )
+
     def tdmrep_forbidden(self, request: Request, where: str) -> None:
         """A request refused because its origin's tdmrep.json reserves TDM rights."""
         self.stats.inc_value(S.TDMREP_FORBIDDEN)

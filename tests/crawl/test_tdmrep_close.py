@@ -150,6 +150,9 @@ async def test_a_jobdir_pause_keeps_them_and_the_resumed_run_decides_each_once(
     assert server.count("/page", "slow.test") == 1
     assert server.count("/images/a.jpg", "slow.test") == 0
     assert again["robotstxt/tdmrep/forbidden"] == 1
+    # The fetch the pause cut was not stored (JOBDIR's SQLite store): fetched again, not read.
+    assert again["robotstxt/tdmrep/fetched"] == 1 and "robotstxt/tdmrep/read_back" not in again
+    assert server.count("/.well-known/tdmrep.json", "slow.test") == 2
     assert server.count("/go", "quick.test") == 1  # the first run's page is not crawled again
     assert "robotstxt/dropped" not in again
     assert again["finish_reason"] == "finished"
