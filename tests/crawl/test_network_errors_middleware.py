@@ -16,7 +16,7 @@ from typing import Any
 
 import pytest
 import pytest_twisted
-from _httpserver import BASE_SETTINGS, Route, Server, make_spider
+from _httpserver import BASE_SETTINGS, Route, Server, crawl, make_spider
 from scrapy.crawler import CrawlerRunner
 from scrapy.exceptions import IgnoreRequest, NotConfigured
 from scrapy.http import Request
@@ -300,3 +300,25 @@ async def test_a_timeout_during_the_close_starts_no_back_off(server: Server) -> 
     assert failed  # the failures were seen...
     assert crawler.stats.get_value("finish_reason") == "closespider_timeout"
     assert crawler.stats.get_value("robotstxt/backoff/entered") is None  # ...and not counted
+
+
+@pytest.mark.crawl
+@pytest.mark.parametrize("route", [{"status": 503}, {"hang": True}], ids=["503", "timeout"])
+@pytest_twisted.ensureDeferred
+async def test_tdmrep_json_failing_is_not_a_page_in_distress(
+    server: Server, route: dict[str, Any]
+) -> None:
+    """Our own tdmrep.json download has its own rule (a failure reserves nothing): its 503
+    or its timeout puts no origin in back-off."""
+    server.route("/robots.txt", body=b"User-agent: *\nAllow: /\n")
+    server.route("/.well-known/tdmrep.json", **route)
+    urls = [server.url(p) for p in PAGES]
+    settings = {
+        "GBOT_ROBOTS_USAGE": ["train-ai"],
+        "GBOT_ROBOTS_DOWNLOAD_TIMEOUT": TIMEOUT,
+        "RETRY_ENABLED": True,
+    }
+    crawler = await crawl(make_spider(urls=urls), settings)
+    assert server.count("/.well-known/tdmrep.json") >= 1
+    assert sorted(crawler.spider.crawled) == sorted(urls)
+    assert crawler.stats.get_value("robotstxt/backoff/entered") is None
