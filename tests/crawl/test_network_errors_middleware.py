@@ -322,3 +322,27 @@ async def test_tdmrep_json_failing_is_not_a_page_in_distress(
     assert server.count("/.well-known/tdmrep.json") >= 1
     assert sorted(crawler.spider.crawled) == sorted(urls)
     assert crawler.stats.get_value("robotstxt/backoff/entered") is None
+
+
+@pytest.mark.crawl
+@pytest_twisted.ensureDeferred
+async def test_dont_obey_robotstxt_requests_count_for_their_origin_but_never_wait(
+    server: Server,
+) -> None:
+    """As for a 5xx: the origin is in distress whoever asked, but a request that does not
+    obey robots.txt is not parked (nor are its retries)."""
+    import scrapy
+
+    _sites(server, Hanging())
+
+    def make_request(self: Any, url: str, **kwargs: Any) -> Any:
+        meta = {"dont_obey_robotstxt": True}
+        return scrapy.Request(url, callback=self.parse, errback=self.on_error, meta=meta)
+
+    urls = [server.url(p, "a.test") for p in PAGES]
+    settings = {"RETRY_ENABLED": True, "RETRY_TIMES": 8, "DOWNLOAD_TIMEOUT": TIMEOUT}
+    crawler = await crawl(make_spider(urls=urls, make_request=make_request), settings)
+    assert sorted(crawler.spider.crawled) == sorted(urls)
+    stats = crawler.stats.get_stats()
+    assert stats["robotstxt/backoff/network_error"] >= 1
+    assert "robotstxt/backoff/parked" not in stats and "robotstxt/parked" not in stats
