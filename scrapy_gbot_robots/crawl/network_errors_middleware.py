@@ -16,9 +16,9 @@ Which exceptions: the project's ``RETRY_EXCEPTIONS`` (a setting since Scrapy 2.1
 2.11's list names Twisted's errors, 2.13 and later wrap them in ``scrapy.exceptions``'
 ``Download*Error``, ``CannotResolveHostError``, ``ResponseDataLossError``: either way the
 list Scrapy retries), bar its bare ``OSError`` entry, which Scrapy lists for a body it cannot
-decompress, not a network error. The gate ignores failures while the crawl closes (the
-close cuts downloads short); the coordinator ignores our own robots.txt and tdmrep.json
-requests, which have their own rules. Not built (``NotConfigured``) when
+decompress, not a network error. The coordinator ignores failures while the crawl closes
+(the close cuts downloads short) and those of our own robots.txt and tdmrep.json requests,
+which have their own rules. Not built (``NotConfigured``) when
 ``GBOT_ROBOTS_BACKOFF`` is off or our robots.txt middleware is not in the chain.
 """
 
