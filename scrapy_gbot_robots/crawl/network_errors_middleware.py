@@ -12,14 +12,15 @@ the coordinator through a private signal of the crawler's (:data:`.coordinator.P
 and counts as one distress, as a ``503`` without ``Retry-After``. It returns None: Scrapy's
 retry still retries, and the retry is parked by the back-off. A healthy page never calls it.
 
-Which exceptions: the project's ``RETRY_EXCEPTIONS`` (a setting since Scrapy 2.10; Scrapy
-2.11's list names Twisted's errors, 2.13 and later wrap them in ``scrapy.exceptions``'
-``Download*Error``, ``CannotResolveHostError``, ``ResponseDataLossError``: either way the
-list Scrapy retries), bar its bare ``OSError`` entry, which Scrapy lists for a body it cannot
-decompress, not a network error. The coordinator ignores failures while the crawl closes
-(the close cuts downloads short) and those of our own robots.txt and tdmrep.json requests,
-which have their own rules. Not built (``NotConfigured``) when
-``GBOT_ROBOTS_BACKOFF`` is off or our robots.txt middleware is not in the chain.
+Which exceptions: the project's ``RETRY_EXCEPTIONS`` (a setting since Scrapy 2.10, so no
+``_compat`` switch; 2.11's list names Twisted's errors, recent releases' name
+``scrapy.exceptions``' ``Download*Error``, ``CannotResolveHostError``,
+``ResponseDataLossError``: either way the list Scrapy retries), bar its bare ``OSError``
+entry, which Scrapy lists for a body it cannot decompress, not a network error. The
+coordinator ignores failures while the crawl closes (the close cuts downloads short) and
+those of our own robots.txt and tdmrep.json requests, which have their own rules. Not built
+(``NotConfigured``) when ``GBOT_ROBOTS_BACKOFF`` is off or our robots.txt middleware is not
+in the chain.
 """
 
 from __future__ import annotations
