@@ -17,6 +17,7 @@ from typing import Any
 import pytest
 import pytest_twisted
 from _httpserver import BASE_SETTINGS, Route, Server, crawl, make_spider
+from _redisserver import missing, running_redis
 from scrapy.crawler import CrawlerRunner
 from scrapy.exceptions import IgnoreRequest, NotConfigured
 from scrapy.http import Request
@@ -346,3 +347,22 @@ async def test_dont_obey_robotstxt_requests_count_for_their_origin_but_never_wai
     stats = crawler.stats.get_stats()
     assert stats["robotstxt/backoff/network_error"] >= 1
     assert "robotstxt/backoff/parked" not in stats and "robotstxt/parked" not in stats
+
+
+@pytest.mark.crawl
+@pytest.mark.skipif(missing() is not None, reason=str(missing()))
+@pytest_twisted.ensureDeferred
+async def test_with_the_redis_store_the_back_off_is_shared_with_the_fleet(
+    server: Server, tmp_path: Any
+) -> None:
+    """The same gate call as a 5xx's: a back-off begun by a timeout is shared (one SET and
+    one PUBLISH), so the fleet's other workers hold it too (tests/crawl/test_fleet_backoff.py
+    shows the holding with two workers)."""
+    _sites(server, Hanging())
+    with running_redis(tmp_path / "redis") as rs:
+        settings = {"GBOT_ROBOTS_STORE": rs.url, "CONCURRENT_REQUESTS_PER_DOMAIN": 8}
+        crawler, failed = await _crawl(server, settings)
+    stats = crawler.stats.get_stats()
+    assert failed and {server.url(p, "a.test") for p in PAGES} <= set(crawler.spider.crawled)
+    assert stats["robotstxt/backoff/shared"] == stats["robotstxt/backoff/network_error"] >= 1
+    assert "robotstxt/backoff/fleet_errors" not in stats
