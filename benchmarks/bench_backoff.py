@@ -12,7 +12,11 @@ Scrapy's built-in ``RobotsTxtMiddleware`` (no add-on). Both with Scrapy's defaul
 and concurrency. Printed for each: page requests the site received during its 3 s of
 distress, pages crawled in the end, and the crawl's length.
 
-    .venv/bin/python benchmarks/bench_backoff.py [--pages 10] [--wait 3]
+``--timeout 0.5``: the site does not answer at all during its distress (each page request
+hangs), and the crawls download with ``DOWNLOAD_TIMEOUT = 0.5``: a network error, which
+Googlebot treats as a ``5xx`` (the add-on's doubling wait, no ``Retry-After``).
+
+    .venv/bin/python benchmarks/bench_backoff.py [--pages 10] [--wait 3] [--timeout 0.5]
 """
 
 from __future__ import annotations
@@ -23,14 +27,16 @@ from typing import Any
 
 
 class _Site:
-    """The site: ``503`` + ``Retry-After`` for ``wait`` s after its first page request."""
+    """The site: ``503`` + ``Retry-After`` (or, ``hang``, no answer) for ``wait`` s after its
+    first page request."""
 
-    def __init__(self, wait: float) -> None:
+    def __init__(self, wait: float, hang: bool) -> None:
         self.wait = wait
+        self.hang = hang
         self.first: float | None = None
         self.arrivals: list[float] = []
 
-    def render(self, request: Any) -> bytes:
+    def render(self, request: Any) -> bytes | int:
         path = request.path.decode()
         if path == "/robots.txt":
             request.setHeader(b"Content-Type", b"text/plain")
@@ -40,6 +46,10 @@ class _Site:
         if self.first is None:
             self.first = now
         if now - self.first < self.wait:
+            if self.hang:
+                from twisted.web.server import NOT_DONE_YET
+
+                return int(NOT_DONE_YET)  # the crawler's DOWNLOAD_TIMEOUT ends it
             request.setResponseCode(503)
             request.setHeader(b"Retry-After", str(int(self.wait)).encode())
             return b"busy"
@@ -50,18 +60,18 @@ class _Site:
         return 0 if first is None else sum(1 for t in self.arrivals if t - first < self.wait)
 
 
-async def _crawl(addon: bool, pages: int, wait: float) -> dict[str, Any]:
+async def _crawl(addon: bool, pages: int, wait: float, timeout: float) -> dict[str, Any]:
     import scrapy
     from scrapy.crawler import CrawlerRunner
     from twisted.internet import reactor
     from twisted.web import resource, server
 
-    site = _Site(wait)
+    site = _Site(wait, hang=timeout > 0)
 
     class Root(resource.Resource):
         isLeaf = True
 
-        def render(self, request: Any) -> bytes:
+        def render(self, request: Any) -> bytes | int:
             return site.render(request)
 
     reactor_any: Any = reactor
@@ -91,6 +101,8 @@ async def _crawl(addon: bool, pages: int, wait: float) -> dict[str, Any]:
         "LOG_ENABLED": False,
         "CLOSESPIDER_TIMEOUT": 120,
     }
+    if timeout > 0:
+        settings["DOWNLOAD_TIMEOUT"] = timeout
     if addon:
         settings["ADDONS"] = {"scrapy_gbot_robots.Addon": 0}
     start = time.monotonic()
@@ -110,6 +122,7 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=(__doc__ or "").split("\n")[0])
     parser.add_argument("--pages", type=int, default=10)
     parser.add_argument("--wait", type=float, default=3.0)
+    parser.add_argument("--timeout", type=float, default=0.0, help="hang instead of 503")
     args = parser.parse_args()
 
     from scrapy.utils.reactor import install_reactor
@@ -119,11 +132,16 @@ def main() -> None:
 
     async def run() -> None:
         results = {
-            "add-on": await _crawl(True, args.pages, args.wait),
-            "built-in": await _crawl(False, args.pages, args.wait),
+            "add-on": await _crawl(True, args.pages, args.wait, args.timeout),
+            "built-in": await _crawl(False, args.pages, args.wait, args.timeout),
         }
+        what = (
+            f"not answering (DOWNLOAD_TIMEOUT {args.timeout:g} s)"
+            if args.timeout > 0
+            else f"answering 503 + Retry-After: {args.wait:g}"
+        )
         print(
-            f"A site answering 503 + Retry-After: {args.wait:g} for {args.wait:g} s "
+            f"A site {what} for {args.wait:g} s "
             f"({args.pages} pages, Scrapy's default retries and concurrency):"
         )
         for name, r in results.items():

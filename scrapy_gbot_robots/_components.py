@@ -20,6 +20,10 @@ USAGE = "scrapy_gbot_robots.crawl.usage_middleware.UsageMiddleware"
 #: training); it disables itself otherwise.
 TDMREP = "scrapy_gbot_robots.crawl.tdmrep_middleware.TdmRepMiddleware"
 
+#: The downloader middleware telling a page's network error to the back-off, placed between
+#: RetryMiddleware (550) and the proxy's (750); it disables itself when the back-off is off.
+NETWORK_ERRORS = "scrapy_gbot_robots.crawl.network_errors_middleware.NetworkErrorsMiddleware"
+
 #: Every other spelling of the same classes: the package-level re-export, the public module
 #: path projects name in ``DOWNLOADER_MIDDLEWARES`` (where the classes lived in 0.2.0), and a
 #: module path deprecated in 0.3.0 (it still imports, with a warning: crawl/page_rules.py).

@@ -36,6 +36,9 @@ USAGE_ANSWER_META = "gbot_robots_usage_answer"
 #: ``GBOT_ROBOTS_USAGE`` naming AI training: the origin's tdmrep.json entry for the URL.
 TDMREP_META = "gbot_robots_tdmrep"
 
+#: Set on the tdmrep.json middleware's own request for an origin's file (not a page).
+TDMREP_FETCH = "gbot_robots_tdmrep_fetch"
+
 #: Scrapy's meta keys that choose the network path of a request: a robots.txt request carries
 #: those of the request that made it wanted (docs/meta.md says why these and no others).
 ROUTE_META = ("proxy", "bindaddress")

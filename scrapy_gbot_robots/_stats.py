@@ -42,10 +42,12 @@ PAGE_RULES_DROPPED_NOFOLLOW = "robotstxt/page_rules/dropped_nofollow"
 PAGE_RULES_KEPT_NOFOLLOW = "robotstxt/page_rules/kept_nofollow"
 PAGE_RULES_CAPPED = "robotstxt/page_rules/capped"
 
-# Googlebot's back-off (GBOT_ROBOTS_BACKOFF): pages that answered 429 or 5xx.
+# Googlebot's back-off (GBOT_ROBOTS_BACKOFF): pages that answered 429 or 5xx, or whose
+# download failed with a network error.
 BACKOFF_ENTERED = "robotstxt/backoff/entered"
 BACKOFF_LENGTHENED = "robotstxt/backoff/lengthened"
 BACKOFF_RETRY_AFTER = "robotstxt/backoff/retry_after"
+BACKOFF_NETWORK_ERROR = "robotstxt/backoff/network_error"
 BACKOFF_PARKED = "robotstxt/backoff/parked"
 BACKOFF_WITHDRAWN = "robotstxt/backoff/withdrawn"
 BACKOFF_SECONDS_MAX = "robotstxt/backoff/seconds_max"

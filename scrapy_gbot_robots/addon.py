@@ -3,8 +3,10 @@
 It disables Scrapy's built-in ``RobotsTxtMiddleware`` and puts ours at the priority the
 built-in had (100 unless the project moved it), plus ``RobotsBodyMiddleware`` at 595, just
 inside ``HttpCompressionMiddleware`` (590), where it sees robots.txt responses raw to bound
-and decode them, and the spider middleware ``PageRulesMiddleware`` at 60, which reads robots
-meta tags and ``X-Robots-Tag`` only with ``GBOT_ROBOTS_PAGE_RULES`` (else it is not built).
+and decode them, ``NetworkErrorsMiddleware`` at 580, whose ``process_exception`` runs before
+Scrapy's retry (550), so a page's network error counts toward the back-off, and the spider
+middleware ``PageRulesMiddleware`` at 60, which reads robots meta tags and ``X-Robots-Tag``
+only with ``GBOT_ROBOTS_PAGE_RULES`` (else it is not built).
 Parking needs no spider middleware: the downloader middleware parks requests from the
 engine's ``request_scheduled`` signal, which every scheduled request passes (start
 requests, callback output, redirects, retries). ``ROBOTSTXT_OBEY`` keeps its Scrapy meaning.
@@ -18,7 +20,16 @@ from typing import TYPE_CHECKING, Any
 if TYPE_CHECKING:
     from scrapy.settings import BaseSettings
 
-from ._components import BODY, OURS, PAGE_RULES, TDMREP, USAGE, path_of, spellings
+from ._components import (
+    BODY,
+    NETWORK_ERRORS,
+    OURS,
+    PAGE_RULES,
+    TDMREP,
+    USAGE,
+    path_of,
+    spellings,
+)
 
 logger = logging.getLogger("scrapy_gbot_robots")
 
@@ -27,6 +38,10 @@ _DEFAULT_PRIORITY = 100
 #: Between HttpCompressionMiddleware (590) and the downloader: its process_response sees
 #: robots.txt responses before they are decompressed.
 BODY_PRIORITY = 595
+#: Between RetryMiddleware (550) and HttpProxyMiddleware (750): its process_exception runs
+#: before the retry's (Scrapy calls them from the highest priority down), so a page's network
+#: error reaches the back-off (crawl/network_errors_middleware.py).
+NETWORK_ERRORS_PRIORITY = 580
 #: The spider middleware of GBOT_ROBOTS_PAGE_RULES (``PAGE_RULES``) goes just after
 #: HttpErrorMiddleware (50): see crawl/page_rules_middleware.py.
 PAGE_RULES_PRIORITY = 60
@@ -62,6 +77,8 @@ class Addon:
         mws[OURS] = _DEFAULT_PRIORITY if priority is None else priority
         if not any(_is(c, TDMREP) for c in mws):  # just after ours: robots.txt decides first
             mws[TDMREP] = mws[OURS] + 1
+        if not any(_is(c, NETWORK_ERRORS) for c in mws):  # a project's own placement wins
+            mws[NETWORK_ERRORS] = NETWORK_ERRORS_PRIORITY
         placed = [v for c, v in mws.items() if _is(c, BODY)]  # a project's own placement wins
         if not placed:
             mws[BODY] = BODY_PRIORITY

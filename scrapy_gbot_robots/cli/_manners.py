@@ -36,6 +36,8 @@ MAX_PER_DOMAIN = 8
 #: The add-on and our middleware, as a project names them.
 ADDON_NAMES = ("scrapy_gbot_robots.Addon", "scrapy_gbot_robots.addon.Addon")
 RFC2616 = "scrapy.extensions.httpcache.RFC2616Policy"
+#: The middleware that counts a page's network errors toward the back-off.
+NETWORK_ERRORS = "scrapy_gbot_robots.crawl.network_errors_middleware.NetworkErrorsMiddleware"
 
 
 @dataclass(frozen=True, slots=True)
@@ -273,7 +275,22 @@ def _backoff(project: Project) -> list[Finding]:
         return []
     value = project.settings.get("GBOT_ROBOTS_BACKOFF")
     if value is None or project.settings.getbool("GBOT_ROBOTS_BACKOFF", True):
-        return []  # unknown to this release, or on: the add-on backs off
+        # Unknown to this release, or on: the add-on backs off; a chain written by hand
+        # may lack the middleware that counts network errors.
+        mws = project.settings.getdict("DOWNLOADER_MIDDLEWARES")
+        if project.addon or any(path_of(k) == NETWORK_ERRORS for k in mws):
+            return []
+        return [
+            Finding(
+                "network-errors-unseen",
+                "info",
+                "DOWNLOADER_MIDDLEWARES",
+                NETWORK_ERRORS.rsplit(".", 1)[1] + " missing",
+                "A page that times out or whose connection fails does not slow the crawl "
+                "of its site (only 429 and 5xx answers do), where Googlebot slows down.",
+                f'DOWNLOADER_MIDDLEWARES["{NETWORK_ERRORS}"] = 580 (the add-on adds it)',
+            )
+        ]
     return [
         Finding(
             "backoff-off",
@@ -370,6 +387,13 @@ CHECKS: tuple[Callable[[Project], list[Finding]], ...] = (
     _pace,
     _conditional_requests,
 )
+
+
+def path_of(component: Any) -> str:
+    """A component key (an import path or a class) as an import path."""
+    if isinstance(component, str):
+        return component
+    return f"{component.__module__}.{component.__qualname__}"
 
 
 def names_ours(value: Any, names: tuple[str, ...], cls: type) -> bool:

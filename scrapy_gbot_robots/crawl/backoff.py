@@ -1,6 +1,7 @@
 """The back-off's books: which origins asked to slow down, until when, bounded.
 
-A page answer of distress (:func:`~..policy.backoff.is_distress`) puts its origin in
+A page answer of distress (:func:`~..policy.backoff.is_distress`), or a page download that
+failed with a network error (``crawl/network_errors_middleware.py``), puts its origin in
 back-off until the wait :func:`~..policy.backoff.backoff_delay` names has passed; the gate
 (:mod:`.gate`) parks the origin's requests meanwhile and wakes them at its end. Answers of
 distress that arrive while the back-off is in force came from requests sent before it began:
@@ -36,6 +37,8 @@ class Began:
     status: int
     asked: bool  # the server named the wait (Retry-After)
     new: bool
+    #: The network error that began it (``"TimeoutError"``...): no status then.
+    failure: str = ""
 
 
 class _Entry:
@@ -71,10 +74,11 @@ class Backoffs:
         return 0.0 if entry is None else entry.until
 
     def distress(
-        self, origin: str, status: int, retry_after: str | None, now: float
+        self, origin: str, status: int, retry_after: str | None, now: float, failure: str = ""
     ) -> Began | None:
-        """A page of ``origin`` answered ``status`` (a distress): the back-off it begins or
-        lengthens, or None when one already in force covers it."""
+        """A page of ``origin`` answered ``status`` (a distress), or its download failed with
+        the network error ``failure`` (status 0, no ``Retry-After``): the back-off it begins
+        or lengthens, or None when one already in force covers it."""
         entry = self._entries.get(origin)
         if entry is not None and entry.until > now:  # sent before the back-off began
             delay, asked = backoff_delay(retry_after, entry.streak, now, self._cap)
@@ -82,7 +86,7 @@ class Backoffs:
                 return None
             entry.until = now + delay
             self.longest = max(self.longest, entry.until - entry.began)
-            return Began(origin, entry.until, delay, status, True, False)
+            return Began(origin, entry.until, delay, status, True, False, failure)
         if entry is None:
             self._make_room(now)
             entry = self._entries[origin] = _Entry()
@@ -92,7 +96,7 @@ class Backoffs:
         self._active[origin] = entry
         self.entered += 1
         self.longest = max(self.longest, delay)
-        return Began(origin, entry.until, delay, status, asked, True)
+        return Began(origin, entry.until, delay, status, asked, True, failure)
 
     def adopt(self, origin: str, until: float, now: float) -> Began | None:
         """Another worker of the fleet put ``origin`` in back-off until ``until``: the same

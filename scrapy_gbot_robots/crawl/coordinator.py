@@ -56,7 +56,7 @@ from .._compat import (
     wake_engine,
     withdraw_queued,
 )
-from .._meta import BOUNCED, DONT_OBEY, DROPPED, FETCH_META, SCHEDULED, START
+from .._meta import BOUNCED, DONT_OBEY, DROPPED, FETCH_META, SCHEDULED, START, TDMREP_FETCH
 from ..policy.fetch import note_page_answer
 from ..policy.states import OriginState, rules_in_force
 from .effects import Drop, Fetch, Outbox, Release
@@ -96,6 +96,11 @@ logger = logging.getLogger("scrapy_gbot_robots.middleware")
 #: A private signal of the crawler's: another worker of the fleet put an origin in back-off
 #: (``origin``, ``seconds``), heard by ``stores/redis_backoff.py``.
 BACKOFF_HEARD = object()
+
+#: A private signal of the crawler's: a page's download failed with a network error before
+#: Scrapy's retry saw it (``request``, ``failure``: the error's name), sent by
+#: ``crawl/network_errors_middleware.py``.
+PAGE_FAILED = object()
 
 #: Seconds the spider's close waits for robots.txt fetches to finish deciding.
 CLOSE_WAIT = 10.0
@@ -168,6 +173,7 @@ class Coordinator:
         if config.backoff:  # a page's answer before any middleware (Scrapy's retry) sees it
             signals.connect(self.downloaded, scrapy_signals.response_downloaded)
             signals.connect(self.heard, BACKOFF_HEARD)
+            signals.connect(self.failed, PAGE_FAILED)
         signals.connect(self.idle, scrapy_signals.spider_idle)
         signals.connect(self.opened, scrapy_signals.spider_opened)
         signals.connect(self.closed, scrapy_signals.spider_closed)
@@ -249,13 +255,25 @@ class Coordinator:
         retry included, sees it) tells the gate's back-off (:mod:`.backoff`); one that begins
         a back-off also takes the origin's requests not yet sent out of their download slot,
         to be parked with the rest."""
-        gate = self._gate
-        if gate is None or FETCH_META in request.meta:
+        header = response.headers.get(b"Retry-After")
+        self._answered(request, response.status, header.decode("latin-1") if header else None)
+
+    def failed(self, request: Request, failure: str) -> None:
+        """``PAGE_FAILED``: a page's network error, one distress as a 5xx without Retry-After
+        is (Google's rule), unless the close cut the download short."""
+        if not self._lifecycle.closing:
+            self._answered(request, 0, None, failure)
+
+    def _answered(
+        self, request: Request, status: int, retry_after: str | None, failure: str = ""
+    ) -> None:
+        """A page's answer (not robots.txt's nor tdmrep.json's, which have their own rules)
+        to the gate; a distress it begins is shared with the fleet, then backed off from."""
+        gate, meta = self._gate, request.meta
+        if gate is None or FETCH_META in meta or TDMREP_FETCH in meta:
             return
         origin = self.keys.origin(request.url)
-        header = response.headers.get(b"Retry-After")
-        retry_after = header.decode("latin-1") if header else None
-        began = gate.answered(origin, response.status, retry_after, self._clock())
+        began = gate.answered(origin, status, retry_after, self._clock(), failure)
         if began is not None:
             if self._fleet_backoffs is not None:
                 self._fleet_backoffs.share(origin, began.delay)

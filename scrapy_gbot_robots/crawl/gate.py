@@ -200,8 +200,7 @@ class Gate(Generic[T]):
         return bool(self._origins.tally.now or budget.in_flight or budget.queue)
 
     def busy_anywhere(self) -> bool:
-        """:attr:`busy`, or, with a lot shared by a fleet, any worker's requests wait in it
-        (one read of Redis)."""
+        """:attr:`busy`, or any worker's requests wait in a fleet's shared lot (one read)."""
         lot = self._origins.lot
         return self.busy or (lot.shared and bool(lot.waiting()))
 
@@ -278,15 +277,16 @@ class Gate(Generic[T]):
         return self._backoff is not None and self._backoff.until(origin) > now
 
     def answered(
-        self, origin: str, status: int, retry_after: str | None, now: float
+        self, origin: str, status: int, retry_after: str | None, now: float, failure: str = ""
     ) -> Began | None:
-        """A page answered: a distress begins or lengthens its origin's back-off (returned)."""
+        """A page answered, or failed (``failure``): a distress begins or lengthens a back-off."""
         backoff = self._backoff
-        if backoff is None or not is_distress(status):
+        if backoff is None or not is_distress(status, failure):
             if backoff:  # someone is in the books: a healthy answer shortens its streak
                 backoff.healthy(origin, now)
             return None
-        return self._backing_off(origin, backoff.distress(origin, status, retry_after, now), now)
+        began = backoff.distress(origin, status, retry_after, now, failure)
+        return self._backing_off(origin, began, now)
 
     def heard(self, origin: str, until: float, now: float) -> Began | None:
         """Another worker of the fleet put ``origin`` in back-off until ``until``."""

@@ -141,6 +141,16 @@ class RunEvents(Telling):
             extra=self._extra(),
         )
 
+    def network_errors_unseen(self) -> None:
+        """The back-off is on but NetworkErrorsMiddleware is not in the chain: say so once."""
+        logger.info(
+            "NetworkErrorsMiddleware is not enabled in DOWNLOADER_MIDDLEWARES: a page that "
+            "times out or whose connection fails does not put its origin in back-off (only "
+            "429 and 5xx answers do). Add scrapy_gbot_robots.crawl.network_errors_middleware."
+            "NetworkErrorsMiddleware at 580 (the add-on does) to back off as Googlebot does",
+            extra=self._extra(),
+        )
+
     def fleet_parking(self, where: str) -> None:
         logger.info(
             "Parking requests in %(where)s, shared by every worker of the fleet",

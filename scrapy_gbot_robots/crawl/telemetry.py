@@ -163,15 +163,18 @@ class RequestEvents(Telling):
             self._send(signals.request_parked, request=request)
 
     def backoff_began(self, began: Began, withdrawn: int) -> None:
-        """An origin answered 429 or 5xx: its back-off began (one INFO line) or a later
-        ``Retry-After`` lengthened it; ``withdrawn``: its requests taken out of their download
-        slot, not yet sent."""
+        """An origin answered 429 or 5xx, or a page's download failed with a network error:
+        its back-off began (one INFO line) or a later ``Retry-After`` lengthened it;
+        ``withdrawn``: its requests taken out of their download slot, not yet sent."""
         stats = self.stats
-        fleet = began.status == 0  # another worker's answer, heard through the store
+        failure = began.failure
+        fleet = began.status == 0 and not failure  # another worker's, heard through the store
         if fleet:
             stats.inc_value(S.BACKOFF_HEARD)
         else:
             stats.inc_value(S.BACKOFF_ENTERED if began.new else S.BACKOFF_LENGTHENED)
+        if failure:
+            stats.inc_value(S.BACKOFF_NETWORK_ERROR)
         if began.asked and not fleet:
             stats.inc_value(S.BACKOFF_RETRY_AFTER)
         if withdrawn:
@@ -191,6 +194,8 @@ class RequestEvents(Telling):
                     "delay": began.delay,
                     "what": "another worker of the fleet was asked to"
                     if fleet
+                    else f"a page's download failed: {failure} ({why})"
+                    if failure
                     else f"it answered {began.status} ({why})",
                 },
                 extra=self._extra(),

@@ -27,7 +27,7 @@ from .._compat import (
     crawl_started,
     engine_accepts_requests,
 )
-from .._components import BODY, spellings
+from .._components import BODY, NETWORK_ERRORS, spellings
 from .._redact import redacted
 from .._settings import Config, ConfigError
 from ..engine.rules import Tokens
@@ -80,6 +80,8 @@ def build(crawler: Crawler, downloader: Downloader | None = None) -> Coordinator
     codec = RequestCodec(lambda: crawler.spider, telemetry.requests.unserializable)
     outbox: Outbox[Any] = Outbox()
     bounded_body = body_middleware_enabled(crawler.settings, spellings(BODY))
+    if config.backoff and not body_middleware_enabled(crawler.settings, spellings(NETWORK_ERRORS)):
+        telemetry.run.network_errors_unseen()
     fetcher = Fetcher(
         config,
         store,

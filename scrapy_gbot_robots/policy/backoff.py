@@ -4,9 +4,10 @@ Google's "Reduce the Google crawl rate" page: a site that answers ``500``, ``503
 sees Google's crawlers slow down on the whole host, and may say when to come back with
 ``Retry-After`` (seconds or an HTTP date) on a ``503`` or a ``429``. Google's "HTTP status
 codes, network and DNS errors" page: every ``5xx`` and ``429`` "prompt Google's crawlers to
-temporarily slow down". So the distress statuses are ``429`` and ``500``-``599``
-(docs/crawling.md, "Back-off"). robots.txt's own answers are read by :mod:`.fetch`; these are
-the pages'.
+temporarily slow down", and network timeouts, resets and DNS errors are treated as ``5xx``.
+So the distress statuses are ``429`` and ``500``-``599``, and a page's network error is one
+too (docs/crawling.md, "Back-off"). robots.txt's own answers are read by :mod:`.fetch`;
+these are the pages'.
 
 The wait: the server's ``Retry-After`` when it names one above zero (the parser is
 robots.txt's, :func:`.fetch.retry_after_seconds`), else a back-off that doubles with each
@@ -24,9 +25,12 @@ __all__ = ["BASE", "backoff_delay", "is_distress"]
 BASE = 1.0
 
 
-def is_distress(status: int) -> bool:
-    """Whether a page's answer asks the crawler to slow down (``429`` or any ``5xx``)."""
-    return status == 429 or 500 <= status <= 599
+def is_distress(status: int, failure: str = "") -> bool:
+    """Whether a page's answer asks the crawler to slow down (``429`` or any ``5xx``), or its
+    download failed with a network error (``failure``, the error's name): Google's "HTTP
+    status codes, network and DNS errors" page treats timeouts, resets and DNS errors as
+    ``5xx``, and its crawling "starts slowing down" at once on a network error."""
+    return bool(failure) or status == 429 or 500 <= status <= 599
 
 
 def backoff_delay(

@@ -203,6 +203,25 @@ def test_back_off_unknown_or_on_is_fine_and_off_is_a_warning() -> None:
     assert check(**POLITE_VALUES, GBOT_ROBOTS_BACKOFF="False")["backoff-off"].level == "warning"
 
 
+def test_a_hand_written_chain_without_the_network_errors_middleware_is_told() -> None:
+    """Our middleware named in DOWNLOADER_MIDDLEWARES without the add-on: network errors do
+    not count toward the back-off until NetworkErrorsMiddleware is listed too (an info)."""
+    ours = "scrapy_gbot_robots.middleware.GoogleRobotsTxtMiddleware"
+    network = "scrapy_gbot_robots.crawl.network_errors_middleware.NetworkErrorsMiddleware"
+
+    def by_hand(mws: dict[str, int], **values: Any) -> dict[str, Finding]:
+        settings = Settings({"ROBOTSTXT_OBEY": True, **POLITE_VALUES, **values})
+        settings.set("DOWNLOADER_MIDDLEWARES", mws)
+        found = examine(Project(settings, addon=False, middleware=True))
+        return {f.code: f for f in found}
+
+    missing = by_hand({ours: 100})["network-errors-unseen"]
+    assert missing.level == "info" and network in missing.fix
+    assert "network-errors-unseen" not in by_hand({ours: 100, network: 580})
+    assert "network-errors-unseen" not in by_hand({ours: 100}, GBOT_ROBOTS_BACKOFF=False)
+    assert "network-errors-unseen" not in check(**POLITE_VALUES)  # the add-on adds it
+
+
 def test_observe_mode_reads_page_rules_but_enforces_nothing() -> None:
     found = check(**{**POLITE_VALUES, "GBOT_ROBOTS_PAGE_RULES": None}, GBOT_ROBOTS_MODE="observe")
     assert found["observe-mode"].level == "warning" and "page-rules-off" not in found

@@ -1,6 +1,7 @@
 """Back-off under ``scrapy fetch``, ``shell``, ``parse`` and ``view``: a page answering ``503``
 with ``Retry-After: 1`` is retried by Scrapy once the second has passed, not at once, and the
-command shows the retry's answer and ends by itself."""
+command shows the retry's answer and ends by itself; so is a page whose connection closes
+without an answer (a network error: the doubling wait's first second)."""
 
 from __future__ import annotations
 
@@ -67,4 +68,28 @@ def test_a_command_waits_for_the_back_off_then_shows_the_retry(
     assert shown in out, out[-2000:]
     pages = [when for when, path in asked if path == "/a"]
     assert len(pages) == 2 and pages[1] - pages[0] >= 1.0, asked  # the retry waited 1 s
+    assert "Traceback" not in out
+
+
+class _Hangs(_Busy):
+    """The first two page requests get no answer (the connection closes): Twisted's client
+    may re-send the first on a fresh connection by itself, so two make sure Scrapy sees one."""
+
+    def do_GET(self) -> None:
+        pages = [path for _, path in type(self).asked if path != "/robots.txt"]
+        if self.path != "/robots.txt" and len(pages) < 2:
+            type(self).asked.append((time.monotonic(), self.path))
+            self.close_connection = True
+            return
+        super().do_GET()
+
+
+def test_fetch_waits_for_the_back_off_of_a_network_error(project: Path) -> None:
+    asked: list[tuple[float, str]] = []
+    with serving(type("Hangs", (_Hangs,), {"asked": asked})) as port:
+        out = scrapy(project, "fetch", "--nolog", f"http://127.0.0.1:{port}/a")
+    assert "hello" in out, out[-2000:]
+    pages = [when for when, path in asked if path == "/a"]
+    # Dropped twice; the answer came to a retry sent once the back-off (1 s) was over.
+    assert len(pages) >= 3 and pages[-1] - pages[-2] >= 1.0, asked
     assert "Traceback" not in out

@@ -103,3 +103,18 @@ def test_the_close_keeps_or_drops_what_the_back_off_parked() -> None:
     actions.lifecycle.close()
     assert gate.close(persist=False, reason="spider closed (shutdown)") == 0
     assert actions.dropped == [(A, "a1", "spider closed (shutdown)")]
+
+
+def test_a_network_error_parks_the_origin_as_a_503_without_retry_after_does() -> None:
+    gate, actions = make()
+    began = gate.answered(A, 0, None, 1.0, "DownloadTimeoutError")
+    assert began is not None and began.failure == "DownloadTimeoutError" and began.until == 2.0
+    assert gate.answered(A, 0, None, 1.1, "DownloadTimeoutError") is None  # in flight: one
+    assert gate.schedule(A, "a1", 1.5) is ParkReason.BACKOFF
+    assert gate.schedule(B, "b1", 1.5) is None
+    gate.tick(2.0)
+    assert actions.released == [(A, "a1")]
+    again = gate.answered(A, 0, None, 2.5, "ConnectionRefusedError")  # the next in a row
+    assert again is not None and again.delay == 2.0 and accounted(gate)
+    off, _ = make(backoff=False)
+    assert off.answered(A, 0, None, 1.0, "DownloadTimeoutError") is None
