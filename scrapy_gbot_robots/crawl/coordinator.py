@@ -213,8 +213,9 @@ class Coordinator:
             meta[BOUNCED] = True  # its origin asked to slow down: back to be parked
             return request
         result = self._verdicts.check(request, origin, url)
-        if result is ALLOWED:
-            return None
+        if result is ALLOWED:  # a fleet's Crawl-delay slot taken first (crawl_delay.py)
+            delay = self._crawl_delay
+            return delay.fleet_turn(request, origin, self._hold) if delay and scheduled else None
         if isinstance(result, Forbidden):
             raise IgnoreRequest(result.reason)
         return self._undecided(request, origin, scheduled)
@@ -267,6 +268,13 @@ class Coordinator:
         began = gate.heard(origin, now + seconds, now) if gate is not None else None
         if began is not None:
             self._backing_off(began, Request(origin + "/"))
+
+    def _hold(self, origin: str, seconds: float) -> None:
+        """The fleet's ``Crawl-delay`` slot of ``origin`` is taken for ``seconds``."""
+        now = self._clock()
+        (self._gate or self._open()).heard(origin, now + seconds, now, held=True)
+        self._carry_out()
+        call_later(seconds, self._recheck, origin)  # on time, not at the next tick
 
     def _backing_off(self, began: Began, request: Request) -> None:
         """Take the origin's requests not yet sent out of ``request``'s download slot (to be
@@ -534,6 +542,9 @@ class Coordinator:
             self._request_events.flush()  # the hot path's counts, before the final ones
             run.closed(gate.figures(), store)
             run.components(store, lot)
+        closing = None if self._crawl_delay is None else self._crawl_delay.close()
+        if closing is not None:
+            await closing
         if self._fleet_backoffs is not None:
             run.fleet_backoffs(self._fleet_backoffs.shared, self._fleet_backoffs.errors)
             self._fleet_backoffs.close()
