@@ -20,9 +20,10 @@ holds it, the request goes back to be parked until the slot is free (the gate wa
 back-off, outside the downloader), then tries again. Bounded: while a reservation of this
 worker is under way, or the slot is known to be taken (this worker's send, or the time Redis
 answered), the origin's other requests are parked without asking Redis, so a worker asks at
-most once per slot, and never reserves ahead. Its own slot's floor stays (it never delays a
-reserved send: the previous one was at least a delay earlier), and is what paces the worker
-while Redis cannot answer.
+most once per slot, and never reserves ahead. The reservation runs from now until the
+worker's own download slot will have sent the page (its delay since its last send: the
+robots.txt fetch, say) plus the delay, so the fleet's next send comes a delay after this one
+really left. The slot's floor stays: it paces the worker while Redis cannot answer.
 """
 
 from __future__ import annotations
