@@ -17,6 +17,8 @@ store does.
 
 from __future__ import annotations
 
+import asyncio
+import contextlib
 import logging
 import time
 
@@ -77,6 +79,10 @@ class FleetPace:
         except (RedisError, OSError, TimeoutError) as exc:
             self._fault(exc)
             return None
+        except Exception as exc:  # the client's bug must not fail the page: a fault too
+            logger.debug("Crawl-delay reservation failed", exc_info=True)
+            self._fault(exc)
+            return None
         if left <= 0:
             self.reserved += 1
             return 0.0
@@ -84,9 +90,11 @@ class FleetPace:
         return left / 1000.0
 
     async def close(self) -> None:
+        """Close the connection, bounded (a hung Redis never holds the spider's close)."""
         client, self._client, self._script = self._client, None, None
         if client is not None:
-            await client.aclose()
+            with contextlib.suppress(RedisError, OSError, TimeoutError):
+                await asyncio.wait_for(client.aclose(), self._timeout)
 
     async def _call(self, key: str, delay_ms: int) -> int:
         script = self._script

@@ -102,3 +102,24 @@ async def test_an_unreachable_redis_answers_none_counted_logged_once_then_paused
         await pace.close()
 
     await aio(body())
+
+
+@pytest_twisted.ensureDeferred
+async def test_a_hung_redis_costs_one_bounded_call_and_a_bounded_close(rs: RedisServer) -> None:
+    async def body() -> None:
+        pace = FleetPace(rs.url, socket_timeout=0.3)
+        assert await pace.reserve(A, 1.0) == 0.0  # connected
+        loop = asyncio.get_running_loop()
+        rs.pause()  # keeps its socket, answers nothing
+        try:
+            began = loop.time()
+            assert await pace.reserve("http://b.test", 1.0) is None
+            assert pace.errors == 1 and loop.time() - began < 2.0
+            assert await pace.reserve("http://b.test", 1.0) is None  # the pause: no call
+            began = loop.time()
+            await pace.close()
+            assert loop.time() - began < 2.0
+        finally:
+            rs.resume()
+
+    await aio(body())
