@@ -66,10 +66,13 @@ class Ears:
         self.told.append((origin, seconds))
 
 
-async def listening(fleet: FleetBackoffs, rs: RedisServer) -> None:
-    """Wait (bounded) until ``fleet`` is subscribed to its channel."""
+async def listening(fleet: FleetBackoffs, rs: RedisServer, count: int = 1) -> None:
+    """Wait (bounded) until ``count`` workers listen on ``fleet``'s channel (its own included:
+    one that is not listening yet would hear a share from its SCAN pass, not the channel)."""
     client = rs.client()
-    await until(lambda: client.pubsub_numsub(fleet.channel)[0][1] >= 1, 5, "the worker to listen")
+    await until(
+        lambda: client.pubsub_numsub(fleet.channel)[0][1] >= count, 5, "the workers to listen"
+    )
 
 
 @pytest_twisted.ensureDeferred
@@ -80,7 +83,9 @@ async def test_a_share_is_heard_by_another_worker_on_the_same_prefix(rs: RedisSe
         other = FleetBackoffs(rs.url, ears_other, prefix="another_fleet")
         for fleet in (a, b, other):
             fleet.start()
-            await listening(fleet, rs)
+        await listening(a, rs, 2)
+        await listening(other, rs)
+        await asyncio.sleep(0.2)  # their SCAN passes over: a share is heard once, on the channel
         a.share(A, 12.5)
         a.share("http://nothing.test", 0)  # no wait: nothing shared
         await until(lambda: ears_b.told, 5, "the share to be heard")
