@@ -9,6 +9,8 @@ server's own log of page requests (its wall clock) is the check: no two closer t
 The close: requests waiting for the fleet's slot are parked requests, so the close's rules
 apply as they are: kept with ``JOBDIR`` (or in a fleet's shared lot), else dropped (counted,
 logged, signalled). One worker whose slot another holds for a long time shows both.
+``scrapy fetch`` and ``scrapy shell`` schedule their request: it waits for the slot too, then
+is downloaded.
 
 Which worker sends a page is not fixed: a request released after its wait goes back to
 scrapy-redis's shared queue, and the worker whose engine takes it first checks it, so a busy
@@ -19,8 +21,12 @@ from __future__ import annotations
 
 import itertools
 import json
+import os
+import subprocess
+import sys
 import time
 from collections.abc import Iterator
+from http.server import BaseHTTPRequestHandler
 from pathlib import Path
 from typing import Any
 
@@ -29,6 +35,7 @@ import pytest_twisted
 from _httpserver import Route, Server
 from _procs import CrawlProcess, finish, reap, spawn, until
 from _redisserver import RedisServer, missing, running_redis
+from _threadserver import serving
 from test_fleet import fleet_settings
 
 REASON = missing(scrapy_redis=True)
@@ -192,3 +199,68 @@ async def test_requests_waiting_for_the_fleets_slot_follow_the_close_rules(
         assert stats.get("robotstxt/dropped") == len(PAGES), stats
         assert "spider closed (closespider_timeout)" in worker.text(), logs
         assert worker.lines("FAILED") == [], logs
+
+
+class _Timed(BaseHTTPRequestHandler):
+    """Serves ROBOTS and small pages; records (wall clock, path) of each request."""
+
+    asked: list[tuple[float, str]] = []  # noqa: RUF012 - one list per test: see the test
+
+    def do_GET(self) -> None:
+        type(self).asked.append((time.time(), self.path))
+        body = ROBOTS if self.path == "/robots.txt" else b"hello " + self.path.encode()
+        self.send_response(200)
+        self.send_header("Content-Type", "text/plain")
+        self.send_header("Content-Length", str(len(body)))
+        self.end_headers()
+        self.wfile.write(body)
+
+    def log_message(self, *args: object) -> None:
+        pass
+
+
+@pytest.mark.parametrize("command", ["fetch", "shell"])
+def test_scrapys_commands_wait_for_the_fleets_slot_then_download(
+    rs: RedisServer, tmp_path: Path, command: str
+) -> None:
+    """``scrapy fetch`` and ``scrapy shell`` schedule their request: it waits (parked) for the
+    slot another worker holds, then is downloaded, and the command ends by itself."""
+    asked: list[tuple[float, str]] = []
+    handler = type("Timed", (_Timed,), {"asked": asked})
+    with serving(handler) as port:
+        base = f"http://127.0.0.1:{port}"
+        client = rs.client()
+        seconds, micros = client.time()  # another worker holds the slot for 2 s
+        client.set(f"gbot_robots:pace:{base}", str(seconds * 1000 + micros // 1000 + 2000))
+        client.pexpire(f"gbot_robots:pace:{base}", 2000)
+        held_until = time.time() + 2.0
+        settings = {
+            "ROBOTSTXT_OBEY": True,
+            "ADDONS": {"scrapy_gbot_robots.Addon": 0},
+            "GBOT_ROBOTS_STORE": rs.url,
+            "GBOT_ROBOTS_CRAWL_DELAY": True,
+            "GBOT_ROBOTS_TICK": 0.1,
+            "TWISTED_REACTOR": "twisted.internet.asyncioreactor.AsyncioSelectorReactor",
+            "TELNETCONSOLE_ENABLED": False,
+        }
+        args = [a for k, v in settings.items() for a in ("-s", f"{k}={_text(v)}")]
+        if command == "fetch":
+            args = ["fetch", "--nolog", *args, base + "/a"]
+        else:
+            args = ["shell", *args, base + "/a", "-c", "response.text if response else None"]
+        done = subprocess.run(
+            [sys.executable, "-m", "scrapy", *args],
+            cwd=tmp_path,
+            env={**os.environ, "PYTHONPATH": os.pathsep.join(sys.path)},
+            capture_output=True,
+            text=True,
+            timeout=90,
+        )
+    assert done.returncode == 0, done.stderr[-3000:]
+    assert "hello /a" in done.stdout, (done.stdout[-2000:], done.stderr[-3000:])
+    pages = [when for when, path in asked if path == "/a"]
+    assert len(pages) == 1 and pages[0] >= held_until - 0.1, (pages, held_until)
+
+
+def _text(value: Any) -> str:
+    return json.dumps(value) if isinstance(value, dict) else str(value)
