@@ -10,6 +10,7 @@ deleting a branch here.
 
 from __future__ import annotations
 
+import time
 from collections.abc import Callable, Iterable
 from typing import TYPE_CHECKING, Any, Protocol, cast
 
@@ -102,6 +103,31 @@ def downloader_slot(engine: Any, request: Request) -> Any:
     return slots.get(key) if slots is not None and key is not None else None
 
 
+def slot_for(engine: Any, request: Request) -> Any:
+    """The download slot ``request`` goes to, when it exists already (None otherwise), before
+    the downloader has named it in the request's meta. The slot-key method is public since
+    Scrapy 2.12; private, and given the spider, before."""
+    downloader: Any = getattr(engine, "downloader", None)
+    try:
+        if hasattr(downloader, "get_slot_key"):
+            key = downloader.get_slot_key(request)
+        else:  # Scrapy < 2.12: private, and it takes the spider
+            key = downloader._get_slot_key(request, getattr(engine, "spider", None))
+        return downloader.slots.get(key)
+    except AttributeError:
+        return None
+
+
+def slot_wait(slot: Any, floor: float) -> float:
+    """Seconds before ``slot`` sends its next request, its delay raised to ``floor`` (as
+    ``crawl/crawl_delay.py`` raises it when the request reaches the slot). A slot's last send,
+    ``lastseen``, is on the monotonic clock in recent Scrapy releases (2.19 has it) and on the
+    wall clock in older ones: an epoch time is past 1e9, an uptime is not."""
+    last = float(getattr(slot, "lastseen", 0.0) or 0.0)
+    now = time.time() if last > 1e9 else time.monotonic()
+    return max(0.0, last + max(float(getattr(slot, "delay", 0.0)), floor) - now)
+
+
 def withdraw_queued(
     engine: Any, request: Request, take: Callable[[Request], bool], mark: Callable[[Request], None]
 ) -> int:
@@ -111,16 +137,8 @@ def withdraw_queued(
     deferred the download fires, and the downloader middleware manager returns a request it
     receives there as is, which the engine then crawls (every supported Scrapy). The number
     taken; 0 for a downloader without slots."""
-    downloader: Any = getattr(engine, "downloader", None)
-    try:
-        if hasattr(downloader, "get_slot_key"):
-            key = downloader.get_slot_key(request)
-        else:  # Scrapy < 2.12: private, and it takes the spider
-            key = downloader._get_slot_key(request, getattr(engine, "spider", None))
-        slot = downloader.slots.get(key)
-        queue = slot.queue if slot is not None else None
-    except AttributeError:
-        return 0
+    slot = slot_for(engine, request)
+    queue = getattr(slot, "queue", None)
     if not queue:
         return 0
     taken: list[Any] = []

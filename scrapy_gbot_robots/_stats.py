@@ -54,6 +54,10 @@ BACKOFF_SECONDS_MAX = "robotstxt/backoff/seconds_max"
 BACKOFF_SHARED = "robotstxt/backoff/shared"
 BACKOFF_HEARD = "robotstxt/backoff/heard"
 BACKOFF_FLEET_ERRORS = "robotstxt/backoff/fleet_errors"
+CRAWL_DELAY_RESERVED = "robotstxt/crawl_delay/reserved"
+CRAWL_DELAY_REFUSED = "robotstxt/crawl_delay/refused"
+CRAWL_DELAY_PARKED = "robotstxt/crawl_delay/parked"
+CRAWL_DELAY_FLEET_ERRORS = "robotstxt/crawl_delay/fleet_errors"
 
 # Usage preferences (GBOT_ROBOTS_USAGE): a response whose header or meta refuses a use.
 USAGE_WITHHELD = "robotstxt/usage/withheld"

@@ -309,8 +309,8 @@ CHECKED_FOLDERS = ("crawl", "engine", "parking", "stores")
 #: reference (``tests/engine/test_semantics.py``, ``test_properties.py``,
 #: ``test_conformance.py``) come on top of the per-module files, not instead of them.
 COVERED_ELSEWHERE: dict[str, str] = {
-    # A fleet's back-offs need two workers and a channel: the fleet crawl tests them whole.
-    "stores/redis_backoff.py": "tests/crawl/test_fleet_backoff.py",
+    # The coordinator's collaborator for page answers: through real crawls of the back-off.
+    "crawl/page_answers.py": "tests/crawl/test_backoff.py",
     # Test modules need distinct names, and tests/page/test_rules.py is page/rules.py's.
     "engine/rules.py": "tests/engine/test_robots_txt.py",
     # The old import path of engine/tokens.py, kept for code outside the package.

@@ -8,7 +8,9 @@ distress that arrive while the back-off is in force came from requests sent befo
 they lengthen it only when their ``Retry-After`` asks for a later end, and never count as one
 more distress in a row (eight requests in flight answering ``503`` at once are one distress,
 not a 2^8 s wait). Each healthy answer after the back-off shortens the streak by one, and an
-origin whose streak is back to zero leaves the books.
+origin whose streak is back to zero leaves the books. A fleet's ``Crawl-delay`` slot taken
+by another worker (:meth:`Backoffs.hold`) parks an origin's requests the same way, without
+being a back-off.
 
 Bounded: an entry exists only while its origin is in back-off or has a streak left, and at
 most ``max_entries`` (the store's size: an origin the crawl cannot remember is one it cannot
@@ -42,12 +44,13 @@ class Began:
 
 
 class _Entry:
-    __slots__ = ("began", "streak", "until")
+    __slots__ = ("began", "held", "streak", "until")
 
     def __init__(self) -> None:
         self.began = 0.0
         self.until = 0.0
         self.streak = 0
+        self.held = False  # the wait is a fleet's Crawl-delay slot (:meth:`Backoffs.hold`)
 
 
 class Backoffs:
@@ -80,7 +83,7 @@ class Backoffs:
         the network error ``failure`` (status 0, no ``Retry-After``): the back-off it begins
         or lengthens, or None when one already in force covers it."""
         entry = self._entries.get(origin)
-        if entry is not None and entry.until > now:  # sent before the back-off began
+        if entry is not None and entry.until > now and not entry.held:  # sent before it began
             delay, asked = backoff_delay(retry_after, entry.streak, now, self._cap)
             if not asked or now + delay <= entry.until:
                 return None
@@ -91,6 +94,7 @@ class Backoffs:
             self._make_room(now)
             entry = self._entries[origin] = _Entry()
         entry.streak += 1
+        entry.held = False
         delay, asked = backoff_delay(retry_after, entry.streak, now, self._cap)
         entry.began, entry.until = now, now + delay
         self._active[origin] = entry
@@ -108,6 +112,7 @@ class Backoffs:
         if entry is None:
             self._make_room(now)
             entry = self._entries[origin] = _Entry()
+        entry.held = False
         if new:
             entry.began = now
             self._active[origin] = entry
@@ -115,6 +120,26 @@ class Backoffs:
         entry.until = until
         self.longest = max(self.longest, until - entry.began)
         return Began(origin, until, until - now, 0, True, new)
+
+    def hold(self, origin: str, until: float, now: float) -> Began | None:
+        """The fleet's ``Crawl-delay`` slot of ``origin`` is taken until ``until``
+        (``stores/redis_pace.py``): its requests wait as in a back-off, which this is not (no
+        streak, not counted, never reported as ended). None when a wait ends as late."""
+        entry = self._entries.get(origin)
+        if until <= now or (entry is not None and entry.until >= until):
+            return None
+        if entry is None:
+            self._make_room(now)
+            entry = self._entries[origin] = _Entry()
+        if entry.until <= now:  # no back-off in force: the wait is the slot's
+            entry.held = True
+        entry.until = until
+        return Began(origin, until, until - now, 0, False, False)
+
+    def held(self, origin: str) -> bool:
+        """Whether the origin's wait is a fleet's ``Crawl-delay`` slot, not a back-off."""
+        entry = self._entries.get(origin)
+        return entry is not None and entry.held
 
     def healthy(self, origin: str, now: float) -> None:
         """A page of ``origin`` answered without distress: after its back-off, the streak

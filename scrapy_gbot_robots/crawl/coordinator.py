@@ -54,14 +54,13 @@ from .._compat import (
     engine_full,
     looping_call,
     wake_engine,
-    withdraw_queued,
 )
-from .._meta import BOUNCED, DONT_OBEY, DROPPED, FETCH_META, SCHEDULED, START, TDMREP_FETCH
-from ..policy.fetch import note_page_answer
+from .._meta import BOUNCED, DONT_OBEY, DROPPED, SCHEDULED, START
 from ..policy.states import OriginState, rules_in_force
 from .effects import Drop, Fetch, Outbox, Release
 from .exits import Waiter, undecided
 from .own_copy import ROBOTS_PATH, own_copy
+from .page_answers import PageAnswers
 from .reasons import STOPPED, ParkReason
 from .verdicts import ALLOWED, Forbidden
 
@@ -76,7 +75,6 @@ if TYPE_CHECKING:
     from ..engine.rules import Tokens
     from ..stores.redis_backoff import FleetBackoffs
     from ..stores.tiered import TieredStore
-    from .backoff import Began
     from .crawl_delay import CrawlDelay
     from .exits import Exits
     from .fetch_runs import FetchRuns
@@ -92,15 +90,6 @@ if TYPE_CHECKING:
     from .verdicts import Verdicts
 
 logger = logging.getLogger("scrapy_gbot_robots.middleware")
-
-#: A private signal of the crawler's: another worker of the fleet put an origin in back-off
-#: (``origin``, ``seconds``), heard by ``stores/redis_backoff.py``.
-BACKOFF_HEARD = object()
-
-#: A private signal of the crawler's: a page's download failed with a network error before
-#: Scrapy's retry saw it (``request``, ``failure``: the error's name), sent by
-#: ``crawl/network_errors_middleware.py``.
-PAGE_FAILED = object()
 
 #: Seconds the spider's close waits for robots.txt fetches to finish deciding.
 CLOSE_WAIT = 10.0
@@ -159,6 +148,19 @@ class Coordinator:
         self._bounded_body = bounded_body
         #: With the Redis store: this worker's back-offs shared, the fleet's heard.
         self._fleet_backoffs = fleet_backoffs
+        #: A page's answer to the 30-day rule and the back-off; held here, as every listener.
+        self._answers = PageAnswers(
+            crawler,
+            keys=self.keys,
+            store=store,
+            clock=self._clock,
+            lifecycle=lifecycle,
+            events=self._request_events,
+            gate=lambda: self._gate,
+            carry_out=self._carry_out,
+            backoff=config.backoff,
+            fleet_backoffs=fleet_backoffs,
+        )
         #: Built when the spider opens (:meth:`_open`): the gate, its lot, the admission.
         self._opened: Opened | None = None
         self._gate: Gate[Any] | None = None
@@ -170,10 +172,6 @@ class Coordinator:
         signals = crawler.signals  # held weakly by Scrapy: this object lives as long as the
         signals.connect(self.scheduled, scrapy_signals.request_scheduled)  # middleware
         signals.connect(self.refused, scrapy_signals.request_dropped)
-        if config.backoff:  # a page's answer before any middleware (Scrapy's retry) sees it
-            signals.connect(self.downloaded, scrapy_signals.response_downloaded)
-            signals.connect(self.heard, BACKOFF_HEARD)
-            signals.connect(self.failed, PAGE_FAILED)
         signals.connect(self.idle, scrapy_signals.spider_idle)
         signals.connect(self.opened, scrapy_signals.spider_opened)
         signals.connect(self.closed, scrapy_signals.spider_closed)
@@ -219,8 +217,9 @@ class Coordinator:
             meta[BOUNCED] = True  # its origin asked to slow down: back to be parked
             return request
         result = self._verdicts.check(request, origin, url)
-        if result is ALLOWED:
-            return None
+        if result is ALLOWED:  # a fleet's Crawl-delay slot taken first (crawl_delay.py)
+            delay = self._crawl_delay
+            return delay.fleet_turn(request, origin, self._hold) if delay and scheduled else None
         if isinstance(result, Forbidden):
             raise IgnoreRequest(result.reason)
         return self._undecided(request, origin, scheduled)
@@ -237,67 +236,15 @@ class Coordinator:
             self._carry_out()  # a fetch waiting for room may have started
 
     def answered(self, request: Request, response: Response) -> Response:
-        """Remember that an origin in server error still serves other pages (the policy says
-        which answers count: not a 429 nor a 5xx)."""
-        if FETCH_META not in request.meta:
-            origin = self.keys.origin(request.url)
-            state = self.store.get(origin) if origin else None
-            if state is not None:
-                updated = note_page_answer(state, response.status, self._clock())
-                if updated is not None:
-                    self.store.put(origin, updated)
-        return response
+        """A page's answer, as evidence for the 30-day rule (:mod:`.page_answers`)."""
+        return self._answers.answered(request, response)
 
-    def downloaded(
-        self, response: Response, request: Request, spider: Spider | None = None
-    ) -> None:
-        """A page's answer (``response_downloaded``: before any downloader middleware, Scrapy's
-        retry included, sees it) tells the gate's back-off (:mod:`.backoff`); one that begins
-        a back-off also takes the origin's requests not yet sent out of their download slot,
-        to be parked with the rest."""
-        header = response.headers.get(b"Retry-After")
-        self._answered(request, response.status, header.decode("latin-1") if header else None)
-
-    def failed(self, request: Request, failure: str) -> None:
-        """``PAGE_FAILED``: a page's network error, one distress as a 5xx without Retry-After
-        is (Google's rule), unless the close cut the download short."""
-        if not self._lifecycle.closing:
-            self._answered(request, 0, None, failure)
-
-    def _answered(
-        self, request: Request, status: int, retry_after: str | None, failure: str = ""
-    ) -> None:
-        """A page's answer (not robots.txt's nor tdmrep.json's, which have their own rules)
-        to the gate; a distress it begins is shared with the fleet, then backed off from."""
-        gate, meta = self._gate, request.meta
-        if gate is None or FETCH_META in meta or TDMREP_FETCH in meta:
-            return
-        origin = self.keys.origin(request.url)
-        began = gate.answered(origin, status, retry_after, self._clock(), failure)
-        if began is not None:
-            if self._fleet_backoffs is not None:
-                self._fleet_backoffs.share(origin, began.delay)
-            self._backing_off(began, request)
-
-    def heard(self, origin: str, seconds: float) -> None:
-        """Another worker of the fleet put ``origin`` in back-off for ``seconds``."""
-        gate, now = self._gate, self._clock()
-        began = gate.heard(origin, now + seconds, now) if gate is not None else None
-        if began is not None:
-            self._backing_off(began, Request(origin + "/"))
-
-    def _backing_off(self, began: Began, request: Request) -> None:
-        """Take the origin's requests not yet sent out of ``request``'s download slot (to be
-        parked with the rest), tell, and carry out what the gate decided."""
-        origin, origin_of = began.origin, self.keys.origin
-        withdrawn = withdraw_queued(
-            self._crawler.engine,
-            request,
-            lambda queued: origin_of(queued.url) == origin and not queued.meta.get(DONT_OBEY),
-            lambda queued: queued.meta.__setitem__(BOUNCED, True),
-        )
-        self._request_events.backoff_began(began, withdrawn)
+    def _hold(self, origin: str, seconds: float) -> None:
+        """The fleet's ``Crawl-delay`` slot of ``origin`` is taken for ``seconds``."""
+        now = self._clock()
+        (self._gate or self._open()).heard(origin, now + seconds, now, held=True)
         self._carry_out()
+        call_later(seconds, self._recheck, origin)  # on time, not at the next tick
 
     def _undecided(self, request: Request, origin: str, scheduled: bool) -> Any:
         """A request reached the downloader without a usable decision for its origin.
@@ -552,6 +499,9 @@ class Coordinator:
             self._request_events.flush()  # the hot path's counts, before the final ones
             run.closed(gate.figures(), store)
             run.components(store, lot)
+        closing = None if self._crawl_delay is None else self._crawl_delay.close()
+        if closing is not None:
+            await closing
         if self._fleet_backoffs is not None:
             run.fleet_backoffs(self._fleet_backoffs.shared, self._fleet_backoffs.errors)
             self._fleet_backoffs.close()

@@ -11,7 +11,19 @@ It is applied when a request reaches the downloader (``request_reached_downloade
 before the slot's queue is processed), and again after each response (AutoThrottle, whose
 handler runs first, may have lowered the delay). A slot is Scrapy's: by default one per
 host, so origins sharing a host share the larger floor; a ``download_slot`` meta key or
-``DOWNLOAD_SLOTS`` decide otherwise. In a fleet each worker applies it to its own slots.
+``DOWNLOAD_SLOTS`` decide otherwise.
+
+A fleet (the Redis store): the delay holds for the fleet, not per worker. Before a scheduled
+request of a crawl-delay origin is downloaded, :meth:`CrawlDelay.fleet_turn` reserves the
+origin's next send in Redis (``stores/redis_pace.py``, one round trip); when another send
+holds it, the request goes back to be parked until the slot is free (the gate waits as for a
+back-off, outside the downloader), then tries again. Bounded: while a reservation of this
+worker is under way, or the slot is known to be taken (this worker's send, or the time Redis
+answered), the origin's other requests are parked without asking Redis, so a worker asks at
+most once per slot, and never reserves ahead. The reservation runs from now until the
+worker's own download slot will have sent the page (its delay since its last send: the
+robots.txt fetch, say) plus the delay, so the fleet's next send comes a delay after this one
+really left. The slot's floor stays: it paces the worker while Redis cannot answer.
 """
 
 from __future__ import annotations
@@ -21,19 +33,26 @@ from typing import TYPE_CHECKING, Any
 
 from scrapy import signals as scrapy_signals
 
-from .._compat import downloader_slot, drop_jitter
-from .._meta import DONT_OBEY
+from .._compat import downloader_slot, drop_jitter, slot_for, slot_wait
+from .._meta import BOUNCED, DONT_OBEY
 from ..policy.states import rules_in_force
 
 if TYPE_CHECKING:
+    from collections.abc import Callable, Coroutine
+
     from scrapy.crawler import Crawler
     from scrapy.http import Request, Response
 
     from .._settings import Config
     from ..engine.rules import RobotsTxt
+    from ..stores.redis_pace import FleetPace
     from ..stores.tiered import TieredStore
     from .request_keys import RequestKeys
+    from .run_events import RunEvents
     from .telemetry import FetchEvents
+
+    #: Called with (origin, seconds): the fleet's slot of the origin is taken for that long.
+    Hold = Callable[[str, float], None]
 
 logger = logging.getLogger("scrapy_gbot_robots.middleware")
 
@@ -51,6 +70,8 @@ class CrawlDelay:
         keys: RequestKeys,
         store: TieredStore,
         telemetry: FetchEvents,
+        fleet: FleetPace | None = None,
+        run: RunEvents | None = None,
     ) -> None:
         self.crawler = crawler
         self.config = config
@@ -60,6 +81,11 @@ class CrawlDelay:
         self.cap = config.crawl_delay_max
         # origin -> (the robots.txt copy it was read from, its floor in seconds)
         self._floors: dict[str, tuple[RobotsTxt, float]] = {}
+        #: The fleet's slots (None: no Redis store), and where their counts are told.
+        self.fleet = fleet
+        self._run = run
+        # origin -> until when (config.clock) its fleet slot is known taken, or being reserved
+        self._taken: dict[str, float] = {}
         # Scrapy holds these receivers weakly: the coordinator holds this object.
         crawler.signals.connect(self._reached, scrapy_signals.request_reached_downloader)
         crawler.signals.connect(self._downloaded, scrapy_signals.response_downloaded)
@@ -83,6 +109,59 @@ class CrawlDelay:
         if asked:
             self.telemetry.crawl_delay(origin, asked, floor)
         return floor
+
+    def fleet_turn(self, request: Request, origin: str, hold: Hold) -> Any:
+        """A scheduled request of ``origin`` is about to be downloaded: None sends it (no fleet,
+        no crawl-delay); else the request itself, to be parked (its origin's slot is taken:
+        ``hold`` was told), or a coroutine that reserves the slot and answers one of those."""
+        fleet = self.fleet
+        if fleet is None:
+            return None
+        delay = self.floor(origin)
+        if not delay:
+            return None
+        now = self.config.clock()
+        taken = self._taken.get(origin, 0.0)
+        if taken > now:
+            return self._park(request, origin, taken - now, hold)
+        if len(self._taken) >= MEMO:
+            self._taken.clear()
+        # Reserved from now until this worker's slot sends it (its delay since its last
+        # send: the robots.txt fetch, say), plus the delay.
+        span = delay + self._lag(request, delay)
+        self._taken[origin] = now + span  # until it answers, the others wait
+        return self._reserve(fleet, request, origin, span, hold)
+
+    def _lag(self, request: Request, floor: float) -> float:
+        """How long the request's download slot will keep it after now (0: sent at once)."""
+        slot = slot_for(self.crawler.engine, request)
+        return 0.0 if slot is None else slot_wait(slot, floor)
+
+    async def _reserve(
+        self, fleet: FleetPace, request: Request, origin: str, span: float, hold: Hold
+    ) -> Request | None:
+        left = await fleet.reserve(origin, span)
+        now = self.config.clock()
+        if left is None:  # Redis cannot answer: the slot's own floor paces this worker
+            self._taken.pop(origin, None)
+            return None
+        self._taken[origin] = now + (left or span)
+        return self._park(request, origin, left, hold) if left else None
+
+    @staticmethod
+    def _park(request: Request, origin: str, seconds: float, hold: Hold) -> Request:
+        hold(origin, seconds)
+        request.meta[BOUNCED] = True  # back through the engine, to be parked
+        return request
+
+    def close(self) -> Coroutine[Any, Any, None] | None:
+        """At the spider's close: the fleet's counts told, its connection closed (awaited)."""
+        fleet = self.fleet
+        if fleet is None:
+            return None
+        if self._run is not None:
+            self._run.fleet_pace(fleet.reserved, fleet.refused, fleet.errors)
+        return fleet.close()
 
     def _apply(self, request: Request) -> None:
         meta = request.meta

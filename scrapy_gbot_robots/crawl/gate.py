@@ -85,6 +85,8 @@ from .waiting import Waiting
 __all__ = ["Gate", "GateFigures"]
 
 T = TypeVar("T")
+#: Why a request waits for a time its origin was given (a back-off, a fleet's slot).
+_HELD = (ParkReason.BACKOFF, ParkReason.CRAWL_DELAY)
 
 
 @dataclass(frozen=True, slots=True)
@@ -200,7 +202,7 @@ class Gate(Generic[T]):
         return bool(self._origins.tally.now or budget.in_flight or budget.queue)
 
     def busy_anywhere(self) -> bool:
-        """:attr:`busy`, or any worker's requests wait in a fleet's shared lot (one read)."""
+        """:attr:`busy`, or any worker's requests wait in a fleet's shared lot (a Redis read)."""
         lot = self._origins.lot
         return self.busy or (lot.shared and bool(lot.waiting()))
 
@@ -269,7 +271,8 @@ class Gate(Generic[T]):
         """Park a request sent back from the downloader (undecided, or in back-off); call
         :meth:`check` soon."""
         self._origins.park(origin, self._origins.get(origin), item, now)
-        return ParkReason.BACKOFF if self.backing_off(origin, now) else ParkReason.BOUNCED
+        held = self.backing_off(origin, now)
+        return _waits_for(self._backoff, origin) if held else ParkReason.BOUNCED
 
     # -- the back-off -------------------------------------------------------------------------
     def backing_off(self, origin: str, now: float) -> bool:
@@ -288,10 +291,12 @@ class Gate(Generic[T]):
         began = backoff.distress(origin, status, retry_after, now, failure)
         return self._backing_off(origin, began, now)
 
-    def heard(self, origin: str, until: float, now: float) -> Began | None:
-        """Another worker of the fleet put ``origin`` in back-off until ``until``."""
-        began = None if self._backoff is None else self._backoff.adopt(origin, until, now)
-        return self._backing_off(origin, began, now)
+    def heard(self, origin: str, until: float, now: float, held: bool = False) -> Began | None:
+        """Another worker of the fleet put ``origin`` in back-off until ``until``, or holds
+        its ``Crawl-delay`` slot until then (``held``: :meth:`.Backoffs.hold`)."""
+        backoff = self._backoff
+        take = None if backoff is None else backoff.hold if held else backoff.adopt
+        return self._backing_off(origin, None if take is None else take(origin, until, now), now)
 
     def _backing_off(self, origin: str, began: Began | None, now: float) -> Began | None:
         if began is not None and origin in self._origins and not self._lifecycle.closed:
@@ -308,12 +313,7 @@ class Gate(Generic[T]):
             self._check(origin, now)
 
     def fetch_done(
-        self,
-        origin: str,
-        now: float,
-        *,
-        recheck_at: float | None = None,
-        cut: bool = False,
+        self, origin: str, now: float, *, recheck_at: float | None = None, cut: bool = False
     ) -> None:
         """The origin's fetch ended (its new state is in the store). ``recheck_at``: another
         process holds the fetch (a fleet's lock), look again then (no error, no backoff).
@@ -430,9 +430,9 @@ class Gate(Generic[T]):
         ):
             reason: ParkReason | None = ParkReason.WAITING
             if not held and self.backing_off(origin, now):  # told apart for the stats
-                reason = ParkReason.BACKOFF
+                reason = _waits_for(self._backoff, origin)
         elif not held and self.backing_off(origin, now):
-            reason, failing = ParkReason.BACKOFF, True
+            reason, failing = _waits_for(self._backoff, origin), True
             if origins.in_turn(origin):
                 self._leave_turn(origin, now)
         else:
@@ -455,7 +455,7 @@ class Gate(Generic[T]):
             return reason
         if want is not None:
             self._want(origin, rec, now, True, want)
-        elif reason is ParkReason.BACKOFF and self._backoff is not None:
+        elif reason in _HELD and self._backoff is not None:
             origins.backing_off(origin, rec, now, self._backoff.until(origin))
         elif wake:
             origins.wake(origin, wake)
@@ -588,6 +588,12 @@ class Gate(Generic[T]):
     def _accepting(self, now: float) -> bool:
         """Whether the crawl still takes released items (the first False starts the close)."""
         return self._lifecycle.accepting(now)
+
+
+def _waits_for(backoff: Backoffs | None, origin: str) -> ParkReason:
+    """What a request of an origin given a time waits for: a back-off, or a fleet's slot."""
+    held = backoff is not None and backoff.held(origin)
+    return ParkReason.CRAWL_DELAY if held else ParkReason.BACKOFF
 
 
 def _stopped(state: OriginState | None, now: float, policy: PolicyConfig) -> bool:

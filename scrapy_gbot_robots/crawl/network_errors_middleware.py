@@ -8,7 +8,7 @@ exception into a retry before our robots.txt middleware (100) could see it. So
 :class:`NetworkErrorsMiddleware` has one hook, ``process_exception``, at 580 (the add-on
 places it; Scrapy calls ``process_exception`` from the highest priority down, so before the
 retry): an exception of Scrapy's own list of retryable ones (``RETRY_EXCEPTIONS``) is told to
-the coordinator through a private signal of the crawler's (:data:`.coordinator.PAGE_FAILED`)
+the coordinator through a private signal of the crawler's (:data:`.page_answers.PAGE_FAILED`)
 and counts as one distress, as a ``503`` without ``Retry-After``. It returns None: Scrapy's
 retry still retries, and the retry is parked by the back-off. A healthy page never calls it.
 
@@ -32,7 +32,7 @@ from scrapy.utils.misc import load_object
 
 from .._compat import body_middleware_enabled as enabled
 from .._components import OURS, spellings
-from .coordinator import PAGE_FAILED
+from .page_answers import PAGE_FAILED
 from .shared_parts import Shared, shared
 
 if TYPE_CHECKING:

@@ -98,7 +98,12 @@ class Opener:
             bounds=store,
             pace_release=config.release_per_turn > 0,
             # Bounded as the store is: an origin it cannot remember, it cannot slow down.
-            backoff=Backoffs(config.backoff_max, config.memory_size) if config.backoff else None,
+            # Crawl-delay's fleet slot waits in it too (stores/redis_pace.py).
+            backoff=(
+                Backoffs(config.backoff_max, config.memory_size)
+                if config.backoff or config.crawl_delay
+                else None
+            ),
         )
         offsite = [mw for mw in downloader_middlewares(engine) if isinstance(mw, OffsiteMiddleware)]
         admission = Admission(

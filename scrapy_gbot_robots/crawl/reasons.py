@@ -11,9 +11,9 @@ They share three values because a request that finds its origin unknown (``MISS`
 expired (``EXPIRED``) or a retry due (``RETRY``) is what makes the fetch of the same name
 wanted: :data:`WANTS` is that one link. The other reasons are one side's alone: a request
 also waits behind another's fetch (``WAITING``), for a stopped origin's retry (``STOPPED``),
-after a bounce (``BOUNCED``), for its turn (``TURN``) or for its origin's back-off
-(``BACKOFF``); a fetch is also a retry in the
-background while requests pass (``REFRESH``) or a look again (``RECHECK``).
+after a bounce (``BOUNCED``), for its turn (``TURN``), for its origin's back-off
+(``BACKOFF``) or for the fleet's ``Crawl-delay`` slot (``CRAWL_DELAY``); a fetch is also a
+retry in the background while requests pass (``REFRESH``) or a look again (``RECHECK``).
 
 Drop reasons are text, since the close's carries the spider's close reason; the two fixed
 ones are named here. Pure: nothing from Scrapy or Twisted.
@@ -35,6 +35,7 @@ class ParkReason(str, enum.Enum):
     BOUNCED = "bounced"  # it reached the downloader undecided and came back
     TURN = "turn"  # decided, but taken while the engine is full: it waits its turn
     BACKOFF = "backoff"  # its origin asked to slow down (429, 5xx): it waits for the back-off
+    CRAWL_DELAY = "crawl_delay"  # another worker of the fleet holds the Crawl-delay slot
 
 
 class FetchReason(str, enum.Enum):

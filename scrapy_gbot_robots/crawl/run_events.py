@@ -38,6 +38,17 @@ class RunEvents(Telling):
         if errors:
             self.stats.set_value(S.BACKOFF_FLEET_ERRORS, errors)
 
+    def fleet_pace(self, reserved: int, refused: int, errors: int) -> None:
+        """At the close: this worker's Redis calls for the fleet's ``Crawl-delay`` slots
+        (``stores/redis_pace.py``): those that took a slot, found it taken, or failed."""
+        for name, count in (
+            (S.CRAWL_DELAY_RESERVED, reserved),
+            (S.CRAWL_DELAY_REFUSED, refused),
+            (S.CRAWL_DELAY_FLEET_ERRORS, errors),
+        ):
+            if count:
+                self.stats.set_value(name, count)
+
     def pruned(self, count: int, keep: float) -> None:
         if not count:
             return

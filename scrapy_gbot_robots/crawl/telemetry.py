@@ -46,6 +46,8 @@ _PARKED_LINES = {
     ParkReason.TURN: "Parked until its turn (the engine was full; %(origin)s is decided): "
     "%(request)s",
     ParkReason.BACKOFF: "Parked until the back-off of %(origin)s is over: %(request)s",
+    ParkReason.CRAWL_DELAY: "Parked until the fleet's Crawl-delay slot of %(origin)s is free: "
+    "%(request)s",
 }
 
 
@@ -151,6 +153,8 @@ class RequestEvents(Telling):
             self.stats.inc_value(S.WAITED_TURN)
         elif reason is ParkReason.BACKOFF:
             self.stats.inc_value(S.BACKOFF_PARKED)
+        elif reason is ParkReason.CRAWL_DELAY:
+            self.stats.inc_value(S.CRAWL_DELAY_PARKED)
         if self.report is not None:
             self.report.parked(origin, backoff=reason is ParkReason.BACKOFF)
         if self.debug:

@@ -36,13 +36,14 @@ from ..stores.base import OriginStore, PersistentStore
 from ..stores.compact import CompactStore
 from ..stores.memory import MemoryStore
 from ..stores.tiered import TieredStore
-from .coordinator import BACKOFF_HEARD, Coordinator
+from .coordinator import Coordinator
 from .crawl_delay import CrawlDelay
 from .effects import Outbox
 from .exits import Exits
 from .fetch_runs import FetchRuns
 from .lifecycle import Lifecycle
 from .opener import Opener, jobdir_lot
+from .page_answers import BACKOFF_HEARD
 from .progress import Progress
 from .read_back import ReadBacks
 from .reporting import ReportFiles
@@ -58,6 +59,7 @@ if TYPE_CHECKING:
 
     from ..policy.states import OriginState
     from ..stores.redis_backoff import FleetBackoffs
+    from ..stores.redis_pace import FleetPace
 
 logger = logging.getLogger("scrapy_gbot_robots.middleware")
 
@@ -96,7 +98,11 @@ def build(crawler: Crawler, downloader: Downloader | None = None) -> Coordinator
         revalidate=not crawler.settings.getbool("HTTPCACHE_ENABLED"),
     )
     crawl_delay = (
-        CrawlDelay(crawler, config, keys, store, telemetry.fetches) if config.crawl_delay else None
+        CrawlDelay(
+            crawler, config, keys, store, telemetry.fetches, _fleet_pace(config), telemetry.run
+        )
+        if config.crawl_delay
+        else None
     )
     report_files = None
     fleet_backoffs = _fleet_backoffs(config, crawler)
@@ -152,6 +158,16 @@ def _fleet_backoffs(config: Config, crawler: Crawler) -> FleetBackoffs | None:
         lambda **heard: send(BACKOFF_HEARD, **heard),
         max_entries=config.memory_size,
     )
+
+
+def _fleet_pace(config: Config) -> FleetPace | None:
+    """With the Redis store, ``Crawl-delay`` holds for the fleet (``stores/redis_pace.py``)."""
+    kind, where = config.store_at
+    if kind != "redis" or config.custom_store is not None:
+        return None
+    from ..stores.redis_pace import FleetPace  # redis is imported only for it
+
+    return FleetPace(where)
 
 
 def _matcher_of(token: Tokens) -> Callable[[OriginState], None]:

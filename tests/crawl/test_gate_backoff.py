@@ -118,3 +118,50 @@ def test_a_network_error_parks_the_origin_as_a_503_without_retry_after_does() ->
     assert again is not None and again.delay == 2.0 and accounted(gate)
     off, _ = make(backoff=False)
     assert off.answered(A, 0, None, 1.0, "DownloadTimeoutError") is None
+
+
+# -- a fleet's Crawl-delay slot held (crawl/crawl_delay.py): parked as in a back-off ------------
+
+
+def test_a_held_crawl_delay_slot_parks_the_origin_until_it_is_free_and_is_no_back_off() -> None:
+    gate, actions = make()
+    assert gate.schedule(A, "a1", 1.0) is None
+    held = gate.heard(A, 2.5, 1.0, held=True)  # another worker's send holds the slot
+    assert held is not None and held.until == 2.5 and gate.backing_off(A, 2.0)
+    assert gate.bounce(A, "a1", 1.1) is ParkReason.CRAWL_DELAY  # sent back from the check
+    assert gate.schedule(A, "a2", 1.2) is ParkReason.CRAWL_DELAY
+    assert gate.schedule(B, "b1", 1.2) is None  # another origin passes
+    assert gate.heard(A, 2.0, 1.3, held=True) is None  # a shorter hold changes nothing
+    gate.tick(2.4)
+    assert actions.released == []
+    gate.tick(2.5)
+    assert actions.released == [(A, "a1"), (A, "a2")]
+    assert gate.backoff_ended(3.0) == []  # not a back-off: nothing began, nothing ended
+    assert gate.schedule(A, "a3", 2.6) is None and accounted(gate)
+
+
+def test_a_distress_during_a_held_slot_begins_a_real_back_off() -> None:
+    gate, _ = make()
+    gate.schedule(A, "a1", 0.0)
+    gate.heard(A, 1.0, 0.0, held=True)
+    began = gate.answered(A, 503, "5", 0.5)  # not "sent before a back-off": there was none
+    assert began is not None and began.new and began.until == 5.5
+    assert gate.schedule(A, "a2", 0.6) is ParkReason.BACKOFF
+
+
+def test_a_held_slot_parks_its_requests_until_the_park_timeout_at_most() -> None:
+    gate, actions = make(timeout=3.0)
+    gate.schedule(A, "a1", 0.0)
+    gate.heard(A, 100.0, 0.0, held=True)  # a slot held far longer than the deadline
+    gate.bounce(A, "a1", 0.0)
+    gate.check(A, 0.0)
+    gate.tick(3.5)
+    assert [item for _, item, _ in actions.dropped] == ["a1"] and accounted(gate)
+
+
+def test_holds_are_kept_within_the_books_bound() -> None:
+    books = Backoffs(300.0, 2)
+    for i in range(5):
+        assert books.hold(f"http://o{i}", 10.0 + i, 0.0) is not None
+    assert len(books) == 2 and books.evicted == 3 and books.entered == 0
+    assert books.held("http://o4") and not books.held("http://o0")

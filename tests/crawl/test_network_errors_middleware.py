@@ -32,11 +32,11 @@ from scrapy_gbot_robots._meta import FETCH_META, TDMREP_FETCH
 from scrapy_gbot_robots.addon import NETWORK_ERRORS_PRIORITY, Addon
 from scrapy_gbot_robots.crawl import tdmrep_middleware
 from scrapy_gbot_robots.crawl.backoff import Backoffs
-from scrapy_gbot_robots.crawl.coordinator import PAGE_FAILED
 from scrapy_gbot_robots.crawl.network_errors_middleware import (
     NetworkErrorsMiddleware,
     network_errors,
 )
+from scrapy_gbot_robots.crawl.page_answers import PAGE_FAILED
 
 PAGES = [f"/p{i}" for i in range(10)]
 TIMEOUT = 0.5  # DOWNLOAD_TIMEOUT of the crawls
