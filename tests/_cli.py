@@ -32,10 +32,19 @@ def _stream(data: bytes = b"") -> io.TextIOWrapper:
 
 
 def run_cli(
-    args: list[str], stdin: bytes = b"", env: dict[str, str] | None = None
+    args: list[str],
+    stdin: bytes = b"",
+    env: dict[str, str] | None = None,
+    *,
+    refused: bool = False,
 ) -> subprocess.CompletedProcess[str]:
-    """The console script's answer to ``args``: in this process when the command allows it."""
-    if args and args[0] in NEEDS_A_PROCESS:
+    """The console script's answer to ``args``: in this process when the command allows it.
+
+    ``refused``: the arguments are a usage error, which every command reports before Scrapy
+    is imported, so ``fetch`` and ``inspect`` too answer in this process (were they accepted
+    by mistake, starting the reactor here fails the test: it is never silently passed).
+    """
+    if args and args[0] in NEEDS_A_PROCESS and not refused:
         proc = subprocess.run(
             [*ENTRY, *args],
             input=stdin,

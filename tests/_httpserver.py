@@ -278,7 +278,7 @@ class Streamer:
 
 
 # -- crawling helpers ------------------------------------------------------------------------
-#: The crawls of a thousand origins and more: pytest-xdist (``--dist loadgroup``) runs them on
+#: The crawls of hundreds of origins: pytest-xdist (``--dist loadgroup``) runs them on
 #: one worker, one after another, so two never share the cores (docs/development.md).
 BIG_CRAWL = pytest.mark.xdist_group("big-crawls")
 

@@ -11,6 +11,7 @@ HTTP server gets the marker here. ``pytest -m "not crawl"`` runs the fast layer 
 
 from __future__ import annotations
 
+import os
 from collections.abc import AsyncIterator, Iterator
 from typing import Any
 
@@ -20,6 +21,13 @@ from _httpserver import LoopbackResolver, Server
 
 #: Fixtures that mean a real crawl against the loopback server.
 _CRAWL_FIXTURES = frozenset({"server", "server2", "loopback_dns"})
+
+
+def pytest_xdist_auto_num_workers(config: pytest.Config) -> int:
+    """``-n auto``: two workers per core (at most 16). Most of the suite's time is crawls,
+    servers and processes waiting: on 2 cores, 2 workers kept 1.4 cores busy (8 min 26 s),
+    4 workers 1.8 (7 min 18 s), every test passing in both."""
+    return min(2 * (os.cpu_count() or 1), 16)
 
 
 def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:

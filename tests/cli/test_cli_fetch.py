@@ -20,6 +20,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from _cli import run_cli
 from _threadserver import serving
 
 pytestmark = pytest.mark.crawl
@@ -233,7 +234,8 @@ def test_fail_on_lint_findings(site: Site) -> None:
     ],
 )
 def test_fetch_usage_errors(args: list[str], message: str) -> None:
-    proc = fetch(*args)
+    env = {k: v for k, v in os.environ.items() if "proxy" not in k.lower() and k != "NO_COLOR"}
+    proc = run_cli(["fetch", *args], env=env, refused=True)
     assert proc.returncode == 2
     assert message in proc.stderr
     assert "Traceback" not in proc.stderr

@@ -21,6 +21,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from _cli import run_cli
 from _hostile import HOSTILE, assert_safe
 from _threadserver import serving
 
@@ -373,7 +374,9 @@ def test_robots_txt_server_error_exits_1_without_fetching_the_page(site: Site) -
     ],
 )
 def test_usage_errors_exit_2(args: list[str], message: str) -> None:
-    proc = inspect(*args)
+    env = {k: v for k, v in os.environ.items() if "proxy" not in k.lower() and k != "NO_COLOR"}
+    proc = run_cli(["inspect", *args], env=env, refused=True)
+    assert "Traceback" not in proc.stderr, proc.stderr
     assert proc.returncode == 2 and message in proc.stderr
     assert "did not decide" not in proc.stdout + proc.stderr
 
