@@ -20,7 +20,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from _cli import run_cli
+from _cli import run_cli, spawn_cli
 from _threadserver import serving
 
 pytestmark = pytest.mark.crawl
@@ -93,12 +93,7 @@ def site() -> Iterator[Site]:
 
 def fetch(*args: str) -> subprocess.CompletedProcess[str]:
     env = {k: v for k, v in os.environ.items() if "proxy" not in k.lower() and k != "NO_COLOR"}
-    proc = subprocess.run(
-        [*ENTRY, "fetch", *args], capture_output=True, env=env, timeout=120, check=False
-    )
-    return subprocess.CompletedProcess(
-        proc.args, proc.returncode, proc.stdout.decode(), proc.stderr.decode()
-    )
+    return spawn_cli(["fetch", *args], env)
 
 
 def fetch_json(*args: str) -> tuple[int, dict[str, Any]]:

@@ -21,7 +21,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from _cli import run_cli
+from _cli import run_cli, spawn_cli
 from _hostile import HOSTILE, assert_safe
 from _threadserver import serving
 
@@ -98,13 +98,9 @@ def site() -> Iterator[Site]:
 
 def inspect(*args: str) -> subprocess.CompletedProcess[str]:
     env = {k: v for k, v in os.environ.items() if "proxy" not in k.lower() and k != "NO_COLOR"}
-    proc = subprocess.run(
-        [*ENTRY, "inspect", *args], capture_output=True, env=env, timeout=120, check=False
-    )
-    out = proc.stdout.decode("utf-8")
-    err = proc.stderr.decode("utf-8")
-    assert "Traceback" not in err, err
-    return subprocess.CompletedProcess(proc.args, proc.returncode, out, err)
+    proc = spawn_cli(["inspect", *args], env)
+    assert "Traceback" not in proc.stderr, proc.stderr
+    return proc
 
 
 def fact(out: str, label: str, text: str) -> bool:
