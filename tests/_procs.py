@@ -128,3 +128,31 @@ async def reap(procs: list[CrawlProcess], timeout: float = 10.0) -> None:
         proc.kill()
     with contextlib.suppress(AssertionError):
         await until(lambda: not any(p.running for p in procs), timeout, "killed processes")
+
+
+async def fleet_crawl(workers: list[CrawlProcess], client: Any, urls: list[str]) -> None:
+    """A scrapy-redis fleet's crawl of ``urls``, start to end: once every worker listens to
+    the fleet's back-offs, the URLs go to the shared queue (``fleet:start_urls``); when each
+    was crawled, every worker is closed with Ctrl-C and must exit 0. Whatever happens, no
+    worker is left running."""
+    import json
+
+    try:
+        await until(
+            lambda: client.pubsub_numsub("gbot_robots:backoff")[0][1] == len(workers),
+            60,
+            "every worker to listen",
+        )
+        client.rpush("fleet:start_urls", *[json.dumps({"url": url}) for url in urls])
+        await until(
+            lambda: sum(len(w.lines("CRAWLED")) for w in workers) >= len(urls),
+            60,
+            "every page to be crawled",
+        )
+        for worker in workers:
+            worker.signal("INT")  # Ctrl-C: a graceful close
+        for worker in workers:
+            code = await finish(worker, 30)
+            assert code == 0, worker.text()[-3000:]
+    finally:
+        await reap(workers)

@@ -27,7 +27,7 @@ from typing import Any
 import pytest
 import pytest_twisted
 from _httpserver import Route, Server
-from _procs import CrawlProcess, finish, reap, spawn, until
+from _procs import CrawlProcess, fleet_crawl, spawn
 from _redisserver import RedisServer, missing, running_redis
 from test_fleet import fleet_settings
 
@@ -129,26 +129,7 @@ async def test_one_workers_back_off_holds_for_the_whole_fleet(
     server.handle("*", site)
     client = rs.client()
     workers = [_worker(f"worker{i}", tmp_path, rs.url) for i in range(2)]
-    try:
-        # Both workers listen to the fleet's back-offs before any URL is given out.
-        await until(
-            lambda: client.pubsub_numsub("gbot_robots:backoff")[0][1] == 2,
-            60,
-            "both workers to listen",
-        )
-        client.rpush("fleet:start_urls", *[json.dumps({"url": server.url(p)}) for p in PAGES])
-        await until(
-            lambda: sum(len(w.lines("CRAWLED")) for w in workers) >= len(PAGES),
-            60,
-            "every page to be crawled",
-        )
-        for worker in workers:
-            worker.signal("INT")  # Ctrl-C: a graceful close
-        for worker in workers:
-            code = await finish(worker, 30)
-            assert code == 0, worker.text()[-3000:]
-    finally:
-        await reap(workers)
+    await fleet_crawl(workers, client, [server.url(p) for p in PAGES])
 
     logs = "\n".join(w.text()[-3000:] for w in workers)
     distress = _sent(workers, "DISTRESS")

@@ -33,7 +33,7 @@ from typing import Any
 import pytest
 import pytest_twisted
 from _httpserver import Route, Server
-from _procs import CrawlProcess, finish, reap, spawn, until
+from _procs import CrawlProcess, finish, fleet_crawl, reap, spawn
 from _redisserver import RedisServer, missing, running_redis
 from _threadserver import serving
 from test_fleet import fleet_settings
@@ -103,26 +103,7 @@ async def test_the_crawl_delay_holds_for_the_whole_fleet(
     server.handle("*", site)
     client = rs.client()
     workers = [_worker(f"worker{i}", tmp_path, rs.url) for i in range(2)]
-    try:
-        # Both workers are up (they listen to the fleet's back-offs) before any URL is out.
-        await until(
-            lambda: client.pubsub_numsub("gbot_robots:backoff")[0][1] == 2,
-            60,
-            "both workers to start",
-        )
-        client.rpush("fleet:start_urls", *[json.dumps({"url": server.url(p)}) for p in PAGES])
-        await until(
-            lambda: sum(len(w.lines("CRAWLED")) for w in workers) >= len(PAGES),
-            60,
-            "every page to be crawled",
-        )
-        for worker in workers:
-            worker.signal("INT")  # Ctrl-C: a graceful close
-        for worker in workers:
-            code = await finish(worker, 30)
-            assert code == 0, worker.text()[-3000:]
-    finally:
-        await reap(workers)
+    await fleet_crawl(workers, client, [server.url(p) for p in PAGES])
 
     logs = "\n".join(w.text()[-3000:] for w in workers)
     gaps = [later - earlier for earlier, later in itertools.pairwise(arrivals)]

@@ -14,14 +14,13 @@ from __future__ import annotations
 
 import asyncio
 import logging
-from collections.abc import Coroutine, Iterator
-from pathlib import Path
-from typing import Any, TypeVar
 
 import pytest
 import pytest_twisted
-from _redisserver import RedisServer, free_port, missing, running_redis
-from twisted.internet.defer import Deferred
+from _redisserver import RedisServer, free_port, missing
+from test_redis_store import aio, rs, until  # shared helpers; rs: the fixture
+
+__all__ = ["rs"]  # the fixture, used by name
 
 pytestmark = [
     pytest.mark.crawl,
@@ -32,28 +31,6 @@ if missing() is None:
     from scrapy_gbot_robots.stores.redis_backoff import FleetBackoffs
 
 A = "http://a.test"
-R = TypeVar("R")
-
-
-def aio(coro: Coroutine[Any, Any, R]) -> Deferred[R]:
-    """Run ``coro`` as an asyncio task on the reactor's loop (as Scrapy runs coroutines)."""
-    return Deferred.fromFuture(asyncio.ensure_future(coro))
-
-
-async def until(condition: Any, timeout: float, what: str) -> None:
-    """Wait (bounded) for ``condition()``, yielding to the loop between looks."""
-    loop = asyncio.get_running_loop()
-    deadline = loop.time() + timeout
-    while not condition():
-        if loop.time() > deadline:
-            raise AssertionError(f"timed out after {timeout} s waiting for {what}")
-        await asyncio.sleep(0.02)
-
-
-@pytest.fixture
-def rs(tmp_path: Path) -> Iterator[RedisServer]:
-    with running_redis(tmp_path / "redis") as server:
-        yield server
 
 
 class Ears:

@@ -10,14 +10,13 @@ from __future__ import annotations
 
 import asyncio
 import logging
-from collections.abc import Coroutine, Iterator
-from pathlib import Path
-from typing import Any, TypeVar
 
 import pytest
 import pytest_twisted
-from _redisserver import RedisServer, free_port, missing, running_redis
-from twisted.internet.defer import Deferred
+from _redisserver import RedisServer, free_port, missing
+from test_redis_store import aio, rs  # shared helpers; rs: the fixture
+
+__all__ = ["rs"]  # the fixture, used by name
 
 pytestmark = [
     pytest.mark.crawl,
@@ -28,18 +27,6 @@ if missing() is None:
     from scrapy_gbot_robots.stores.redis_pace import FleetPace
 
 A = "http://a.test"
-R = TypeVar("R")
-
-
-def aio(coro: Coroutine[Any, Any, R]) -> Deferred[R]:
-    """Run ``coro`` as an asyncio task on the reactor's loop (as Scrapy runs coroutines)."""
-    return Deferred.fromFuture(asyncio.ensure_future(coro))
-
-
-@pytest.fixture
-def rs(tmp_path: Path) -> Iterator[RedisServer]:
-    with running_redis(tmp_path / "redis") as server:
-        yield server
 
 
 @pytest_twisted.ensureDeferred
