@@ -145,7 +145,7 @@ def _closing_spider(urls: list[str], close_after: int | None) -> type:
             return spider
 
         def on_scheduled(self, request: Any, spider: Any) -> None:
-            if request.url not in self.seen:  # its first time: parked
+            if request.url not in self.seen:  # its first time: parked (or passed at once)
                 self.seen.add(request.url)
                 return
             self.released += 1  # its second: released
@@ -174,7 +174,11 @@ async def test_a_close_while_requests_wait_their_turn_drops_and_counts_them(
     assert 5 <= sent < 20  # none went on after the close began
     assert len(spider.dropped) == dropped
     assert all(reason.startswith("spider closed") for _, reason in spider.dropped)
-    assert sum(server.count(f"/p{n}") for n in range(200)) <= sent
+    # A page downloaded was released, or passed at once: a start request Scrapy took after
+    # robots.txt was decided is never parked (under load, Scrapy < 2.13 and 2.13+ alike).
+    passed_at_once = len(spider.seen) - parked
+    assert 0 <= passed_at_once < 20
+    assert sum(server.count(f"/p{n}") for n in range(200)) <= sent + passed_at_once
     # Issue 46, item 11: their site was decided; the log said "stayed undecided".
     lines = [r.getMessage() for r in caplog.records if r.getMessage().startswith("Dropped ")]
     assert len(lines) == dropped
