@@ -88,7 +88,8 @@ GOOGLE_CRAWLERS: Final[Mapping[str, GoogleCrawler]] = {
         _special("APIs-Google"),
         _special("AdsBot-Google"),
         _special("AdsBot-Google-Mobile"),
-        # AdSense: the page gives its entry the same robots.txt note as APIs-Google's.
+        # AdSense: the page gives its entry the same note as APIs-Google's (* is ignored);
+        # read in a copy of the page, the stored one being cut before it (docs/cli.md).
         _special("Mediapartners-Google"),
         _ignores("Google-Safety", SPECIAL),
         _ignores("FeedFetcher-Google"),
